@@ -1,0 +1,63 @@
+# dlbridge — the two commands a user needs:
+#   make demo   builds dlbridge and runs the example
+#   make test   builds dlbridge and runs every test suite
+# Both install what is missing (Debian packages) first; a second run with
+# everything present neither reinstalls nor reconfigures.
+
+BUILD      ?= build
+SAN_BUILD  ?= build-asan
+TSAN_BUILD ?= build-tsan
+LLVM_DIR   ?= /usr/lib/llvm-22
+JOBS       ?= $(shell nproc)
+
+APT_PACKAGES := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
+                ninja-build cmake g++ libgtest-dev python3
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+CMAKE_FLAGS := -G Ninja -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
+               -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit
+
+.PHONY: all deps build test test-unit test-lit test-sanitizers demo clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
+	  done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:" $$missing; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+$(BUILD)/build.ninja: | deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD) -j $(JOBS)
+
+test-unit: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+test-lit: build
+	ninja -C $(BUILD) check-dlbridge-lit
+
+# The C++ unit tests again under ASan+UBSan (LeakSanitizer included), and the
+# runtime's concurrency tests under TSan.
+$(SAN_BUILD)/build.ninja: | deps
+	cmake -S . -B $(SAN_BUILD) $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  '-DDLBRIDGE_SANITIZE=address;undefined'
+$(TSAN_BUILD)/build.ninja: | deps
+	cmake -S . -B $(TSAN_BUILD) $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DDLBRIDGE_RUNTIME_ONLY=ON -DDLBRIDGE_SANITIZE=thread
+
+test-sanitizers: deps $(SAN_BUILD)/build.ninja $(TSAN_BUILD)/build.ninja
+	ninja -C $(SAN_BUILD) -j $(JOBS) dlbridge-unittests
+	ctest --test-dir $(SAN_BUILD) --output-on-failure -j $(JOBS)
+	ninja -C $(TSAN_BUILD) -j $(JOBS)
+	ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS)
+
+test: test-lit test-unit test-sanitizers
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD)

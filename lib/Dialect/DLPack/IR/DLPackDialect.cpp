@@ -1,0 +1,108 @@
+//===- DLPackDialect.cpp - dlpack dialect ---------------------------------===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
+
+#include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
+#include "dlbridge/Dialect/DLPack/IR/DTypeMapping.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace dlbridge::dlpack;
+
+#include "dlbridge/Dialect/DLPack/IR/DLPackOpsDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dlbridge/Dialect/DLPack/IR/DLPackOpsTypes.cpp.inc"
+
+void DLPackDialect::initialize() {
+  registerAttributes();
+  registerTypes();
+  addOperations<
+#define GET_OP_LIST
+#include "dlbridge/Dialect/DLPack/IR/DLPackOps.cpp.inc"
+      >();
+}
+
+void DLPackDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dlbridge/Dialect/DLPack/IR/DLPackOpsTypes.cpp.inc"
+      >();
+}
+
+LogicalResult DLPackDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  if (attr.getName() != kEntryAttrName)
+    return op->emitError() << "'" << attr.getName().getValue()
+                           << "' is not an operation attribute of the dlpack "
+                              "dialect";
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitError() << "'" << kEntryAttrName
+                           << "' must be a unit attribute";
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitError() << "'" << kEntryAttrName
+                           << "' applies to functions only";
+  return success();
+}
+
+/// Verifies `dlpack.name` and `dlpack.dtype` on a value of type `type`;
+/// `what` is "argument" or "result" for messages.
+static LogicalResult verifyValueAttribute(Operation *op, Type type,
+                                          StringRef what, unsigned index,
+                                          NamedAttribute attr) {
+  if (attr.getName() == DLPackDialect::kNameAttrName) {
+    auto name = dyn_cast<StringAttr>(attr.getValue());
+    if (!name || name.empty())
+      return op->emitError() << "'" << DLPackDialect::kNameAttrName << "' of "
+                             << what << " " << index
+                             << " must be a non-empty string";
+    return success();
+  }
+  if (attr.getName() == DLPackDialect::kDTypeAttrName) {
+    auto dtype = dyn_cast<DTypeAttr>(attr.getValue());
+    if (!dtype)
+      return op->emitError() << "'" << DLPackDialect::kDTypeAttrName << "' of "
+                             << what << " " << index
+                             << " must be a #dlpack.dtype";
+    auto memrefType = dyn_cast<MemRefType>(type);
+    if (!memrefType)
+      return op->emitError() << "'" << DLPackDialect::kDTypeAttrName
+                             << "' applies to memref " << what
+                             << "s, but " << what << " " << index << " is "
+                             << type;
+    return verifyBoundaryMemRefType(
+        [&] { return op->emitError() << what << " " << index << ": "; },
+        memrefType, dtype);
+  }
+  return op->emitError() << "'" << attr.getName().getValue()
+                         << "' is not a dlpack attribute of " << what << "s";
+}
+
+LogicalResult DLPackDialect::verifyRegionArgAttribute(Operation *op,
+                                                      unsigned regionIndex,
+                                                      unsigned argIndex,
+                                                      NamedAttribute attr) {
+  Region &region = op->getRegion(regionIndex);
+  Type type;
+  if (auto function = dyn_cast<FunctionOpInterface>(op))
+    type = function.getArgumentTypes()[argIndex];
+  else if (!region.empty())
+    type = region.getArgument(argIndex).getType();
+  return verifyValueAttribute(op, type, "argument", argIndex, attr);
+}
+
+LogicalResult DLPackDialect::verifyRegionResultAttribute(Operation *op,
+                                                         unsigned regionIndex,
+                                                         unsigned resultIndex,
+                                                         NamedAttribute attr) {
+  Type type;
+  if (auto function = dyn_cast<FunctionOpInterface>(op))
+    type = function.getResultTypes()[resultIndex];
+  return verifyValueAttribute(op, type, "result", resultIndex, attr);
+}

@@ -1,0 +1,70 @@
+//===- DLPackOps.cpp - dlpack operations ----------------------------------===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
+
+#include "dlbridge/Dialect/DLPack/IR/DTypeMapping.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace dlbridge::dlpack;
+
+#define GET_OP_CLASSES
+#include "dlbridge/Dialect/DLPack/IR/DLPackOps.cpp.inc"
+
+LogicalResult CheckOp::verify() {
+  if (!getParam().getMemRefType())
+    return emitOpError() << "checks tensors, but parameter '"
+                         << getParam().getName()
+                         << "' is a scalar of type " << getParam().getType();
+  return success();
+}
+
+LogicalResult UnpackOp::verify() {
+  return verifyBoundaryMemRefType([&] { return emitOpError(); }, getType(),
+                                  /*dtype=*/nullptr);
+}
+
+LogicalResult PackOp::verify() {
+  return verifyBoundaryMemRefType([&] { return emitOpError(); },
+                                  getMemref().getType(), getDtypeAttr());
+}
+
+ParamAttr PackOp::getResultParam() {
+  return ParamAttr::get(getContext(), getName().value_or("result"),
+                        getMemref().getType(),
+                        Access::ReadWrite, getDtypeAttr());
+}
+
+LogicalResult
+SignatureOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto function = symbolTable.lookupNearestSymbolFrom<FunctionOpInterface>(
+      *this, getFunctionAttr());
+  if (!function)
+    return emitOpError() << "refers to " << getFunctionAttr()
+                         << ", which is not a function";
+  auto checkParams = [&](ArrayAttr params, ArrayRef<Type> types,
+                         StringRef what) -> LogicalResult {
+    if (params.size() != types.size())
+      return emitOpError() << "has " << params.size() << " " << what
+                           << " records, but " << getFunctionAttr() << " has "
+                           << types.size() << " " << what << "s";
+    for (auto [index, param, type] :
+         llvm::enumerate(params.getAsRange<ParamAttr>(), types))
+      if (param.getType() != type)
+        return emitOpError() << what << " record " << index << " has type "
+                             << param.getType() << ", but " << what << " "
+                             << index << " of " << getFunctionAttr()
+                             << " is " << type;
+    return success();
+  };
+  if (failed(checkParams(getArgParams(), function.getArgumentTypes(),
+                         "argument")))
+    return failure();
+  return checkParams(getResultParams(), function.getResultTypes(), "result");
+}

@@ -1,0 +1,23 @@
+//===- InitAll.cpp - Register everything dlbridge's tools use -------------===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dlbridge/InitAll.h"
+
+#include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+void dlbridge::registerAllDialects(mlir::DialectRegistry &registry) {
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+  registry.insert<dlpack::DLPackDialect>();
+}
+
+void dlbridge::registerAllPasses() { mlir::registerAllPasses(); }
