@@ -7,6 +7,7 @@
 #include "dlbridge/InitAll.h"
 
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
+#include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -20,4 +21,7 @@ void dlbridge::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<dlpack::DLPackDialect>();
 }
 
-void dlbridge::registerAllPasses() { mlir::registerAllPasses(); }
+void dlbridge::registerAllPasses() {
+  mlir::registerAllPasses();
+  dlpack::registerDLPackPasses();
+}
