@@ -31,7 +31,7 @@ typedef enum dlrt_status_code {
   DLRT_ERR_INVALID_ARGUMENT = 1, ///< NULL or malformed descriptor/context.
   DLRT_ERR_RANK = 2,             ///< ndim differs from the parameter's rank.
   DLRT_ERR_DTYPE = 3,            ///< code, bits or lanes differ.
-  DLRT_ERR_SHAPE = 4,            ///< a static dimension differs.
+  DLRT_ERR_SHAPE = 4,            ///< a static dimension differs (or < 0).
   DLRT_ERR_LAYOUT = 5,           ///< strides/offset the memref cannot express.
   DLRT_ERR_DEVICE = 6,           ///< device type or id differs from the call's.
   DLRT_ERR_ALIGNMENT = 7,        ///< byte_offset not a multiple of the element.
@@ -52,8 +52,11 @@ DLRT_EXPORT const char *dlrt_status_name(int32_t status);
  * Call context
  *===----------------------------------------------------------------------===*/
 
-/// Optional allocation hooks for results. Both functions must be set or
-/// neither. `stream` is the call's stream (NULL on the CPU).
+/// Allocation hooks for a call's buffers (host buffers of CPU calls, see
+/// dlrt_call_begin). Both functions must be set. `alignment` is a power of
+/// two, at least 64; `stream` is the call's stream (NULL on the CPU). `free`
+/// also runs from result deleters, on any thread and at any later time, so
+/// `user` must outlive every result of the calls that used the hooks.
 typedef struct dlrt_allocator {
   void *(*alloc)(void *user, size_t bytes, size_t alignment, DLDevice device,
                  void *stream);
@@ -75,7 +78,8 @@ typedef struct dlrt_call_ctx {
   /// Optional DLPACK_FLAG_BITMASK_* of each argument, indexed like `args`;
   /// NULL when the caller knows none (plain DLTensors carry no flags).
   const uint64_t *arg_flags;
-  /// Optional allocation hooks for results; NULL uses the runtime's own.
+  /// Optional allocation hooks; NULL uses the runtime's own. They serve the
+  /// host buffers of CPU calls between dlrt_call_begin and dlrt_call_end.
   const dlrt_allocator *allocator;
   /// Status of the first failure in this call, DLRT_OK otherwise.
   int32_t status;
@@ -88,8 +92,11 @@ typedef struct dlrt_call_ctx {
 DLRT_EXPORT void dlrt_call_ctx_init(dlrt_call_ctx *ctx, DLDevice device,
                                     void *stream);
 
-/// Records a failure in `ctx` (only the first failure of a call is kept) and
-/// in the calling thread's last error; returns `status`. printf-style.
+/// Records a failure in `ctx` and in the calling thread's last error;
+/// returns `status`. printf-style; messages are truncated to
+/// DLRT_ERROR_CAPACITY - 1 characters. Only the first failure of a call is
+/// kept: once ctx->status is set, later failures (and status DLRT_OK) record
+/// nothing. With ctx NULL only the thread's last error is written.
 DLRT_EXPORT int32_t dlrt_set_error(dlrt_call_ctx *ctx, int32_t status,
                                    const char *format, ...)
     __attribute__((format(printf, 3, 4)));
@@ -97,8 +104,9 @@ DLRT_EXPORT int32_t dlrt_set_error(dlrt_call_ctx *ctx, int32_t status,
 /// The context's status; what generated code returns after packing results.
 DLRT_EXPORT int32_t dlrt_status(const dlrt_call_ctx *ctx);
 
-/// The calling thread's most recent error message ("" if none). Valid until
-/// the thread's next failing runtime call.
+/// The calling thread's most recently recorded failure ("" if none): after a
+/// failed call, the message its context kept. Valid until the thread's next
+/// failing runtime call.
 DLRT_EXPORT const char *dlrt_last_error(void);
 
 /*===----------------------------------------------------------------------===*
@@ -114,9 +122,14 @@ typedef enum dlrt_param_kind {
 } dlrt_param_kind;
 
 typedef enum dlrt_layout {
-  /// Compact row-major; strides of size-1 and empty dims are not checked.
+  /// Compact row-major; strides of size-1 dims and of tensors with a
+  /// zero-size dim are not checked. Any byte_offset (data + byte_offset is
+  /// the memref's aligned pointer).
   DLRT_LAYOUT_IDENTITY = 0,
-  /// `strided<[...], offset: ...>`: any strides, checked where static.
+  /// `strided<[...], offset: ...>`: any strides (0 and negative included),
+  /// checked where static except for size-1 dims and empty tensors (which
+  /// never address memory through them); a static offset must equal
+  /// byte_offset / element size.
   DLRT_LAYOUT_STRIDED = 1,
 } dlrt_layout;
 
@@ -139,6 +152,7 @@ typedef struct dlrt_param_desc {
   DLDataType dtype;       ///< element dtype (lanes > 1 for vector elements)
   int32_t reserved;       ///< zero
   const int64_t *shape;   ///< `rank` sizes, DLRT_DYNAMIC where dynamic
+                          ///< (may be NULL for rank 0)
   const int64_t *strides; ///< `rank` strides in elements (strided layout
                           ///< only, else NULL), DLRT_DYNAMIC where dynamic
   int64_t offset;         ///< element offset (strided), DLRT_DYNAMIC if dynamic
@@ -161,12 +175,27 @@ DLRT_EXPORT const char *dlrt_dtype_name(DLDataType dtype, char *buf,
                                         size_t size);
 
 /// Checks that `tensor` can be viewed as parameter `index` described by
-/// `desc` in a call on `ctx->device`: rank, dtype, static dims, layout,
-/// device type and id, byte_offset alignment, data NULL only when empty,
-/// int64 overflow of the addressed extent, and READ_ONLY (from
-/// ctx->arg_flags) against written parameters. Returns DLRT_OK, or records
-/// "argument <index> '<name>': expected <what>, got <what>" in ctx and
-/// returns the failing check's status. Never reads tensor data.
+/// `desc` in a call on `ctx->device`. Each rule has its own status:
+///  - INVALID_ARGUMENT: NULL ctx/desc/tensor, a non-tensor or unknown-layout
+///    record, a negative index, shape NULL with ndim > 0;
+///  - RANK: ndim != desc->rank; DTYPE: code, bits or lanes differ;
+///  - UNSUPPORTED: sub-byte elements (bits * lanes not a multiple of 8);
+///  - SHAPE: a negative dim, or a static dim that differs;
+///  - DEVICE: a CPU call takes kDLCPU (device_id 0), kDLCUDAHost,
+///    kDLCUDAManaged and kDLROCMHost tensors; a CUDA call takes kDLCUDA and
+///    kDLCUDAManaged tensors of its own device_id; other calls their exact
+///    device;
+///  - ALIGNMENT: byte_offset not a multiple of the element size;
+///  - NULL_DATA: data NULL although no dim is 0;
+///  - OVERFLOW: byte_offset or the lowest/highest addressed byte (negative
+///    strides included) does not fit int64;
+///  - LAYOUT: strides (NULL = compact row-major) or offset the layout of
+///    dlrt_layout refuses;
+///  - READ_ONLY: ctx->arg_flags[index] has DLPACK_FLAG_BITMASK_READ_ONLY and
+///    desc->access has DLRT_ACCESS_WRITE.
+/// Returns DLRT_OK, or records "argument <index> '<name>': expected <what>,
+/// got <what>" in ctx and returns the failing rule's status. Never reads
+/// tensor data; allocates and formats nothing when the tensor is accepted.
 DLRT_EXPORT int32_t dlrt_check_tensor(dlrt_call_ctx *ctx, int32_t index,
                                       const DLTensor *tensor,
                                       const dlrt_param_desc *desc);
@@ -176,12 +205,23 @@ DLRT_EXPORT int32_t dlrt_check_tensor(dlrt_call_ctx *ctx, int32_t index,
  *===----------------------------------------------------------------------===*/
 
 /// Hands a buffer allocated by generated code to the caller as a DLPack 1.3
-/// managed tensor on ctx->device. `allocated` is what must be freed (the
-/// memref descriptor's allocated pointer), `aligned + offset` elements is
-/// where the data starts; `sizes` and `strides` (elements) are copied.
-/// Ownership of `allocated` moves to the runtime even on failure. Returns the
-/// tensor, whose deleter frees buffer and tensor exactly once from any
-/// thread, or NULL after recording the failure in ctx.
+/// managed tensor on ctx->device (flags 0, dtype and rank from `desc`).
+/// `allocated` is what must be freed (the memref descriptor's allocated
+/// pointer), `aligned + offset` elements is where the data starts (data =
+/// aligned, byte_offset = offset * element size); `sizes` and `strides`
+/// (elements) are copied into the tensor's own storage (NULL for rank 0).
+/// The buffer is freed with ctx->allocator->free when it came from the hooks
+/// (a CPU call in progress with ctx->allocator set, see dlrt_call_begin),
+/// else with free() on the CPU and in order on ctx->stream for CUDA; calls on
+/// other devices cannot own results (UNSUPPORTED).
+/// Ownership of `allocated` moves to the runtime even on failure (with ctx
+/// NULL, where its device is unknown, it is leaked). Returns the tensor, or
+/// NULL after recording the failure in ctx.
+///
+/// The deleter frees buffer and tensor exactly once, from any thread, even
+/// when several threads call it at the same time; it never dereferences its
+/// argument before knowing the tensor is live, so a racing or repeated call
+/// is harmless as long as the address was not reused by a newer result.
 DLRT_EXPORT DLManagedTensorVersioned *
 dlrt_pack_result(dlrt_call_ctx *ctx, void *allocated, void *aligned,
                  int64_t offset, const int64_t *sizes, const int64_t *strides,

@@ -1,0 +1,25 @@
+//===- CallState.h - The calling thread's call in progress -----*- C++ -*-===//
+//
+// Part of dlbridge's runtime (libdlrt), a plain C ABI without MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLBRIDGE_LIB_RUNTIME_CALLSTATE_H
+#define DLBRIDGE_LIB_RUNTIME_CALLSTATE_H
+
+#include "dlbridge/Runtime/dlrt.h"
+
+extern "C" {
+/// The context passed to dlrt_call_begin on this thread and not yet ended,
+/// or NULL.
+dlrt_call_ctx *dlrt_internal_current_call(void);
+
+/// The allocator hooks that serve `ctx`'s buffers on this thread right now,
+/// or NULL: ctx->allocator while ctx's call is in progress, for CPU calls.
+/// (CUDA calls allocate through the mgpu* ABI, which does not use the hooks.)
+/// Allocation entry points and dlrt_pack_result both ask this, so a buffer
+/// is always freed by the allocator that made it.
+const dlrt_allocator *dlrt_internal_call_allocator(const dlrt_call_ctx *ctx);
+}
+
+#endif // DLBRIDGE_LIB_RUNTIME_CALLSTATE_H
