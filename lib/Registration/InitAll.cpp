@@ -6,6 +6,7 @@
 
 #include "dlbridge/InitAll.h"
 
+#include "dlbridge/Conversion/Passes.h"
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -19,9 +20,11 @@ void dlbridge::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<dlpack::DLPackDialect>();
+  registerConvertDLPackToLLVMInterface(registry);
 }
 
 void dlbridge::registerAllPasses() {
   mlir::registerAllPasses();
   dlpack::registerDLPackPasses();
+  registerDLBridgeConversionPasses();
 }

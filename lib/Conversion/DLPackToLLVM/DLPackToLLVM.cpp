@@ -1,0 +1,1013 @@
+//===- DLPackToLLVM.cpp - Lower the dlpack dialect to LLVM ----------------===//
+//
+// Part of dlbridge. Lowers dlpack ops to LLVM dialect loads, stores and GEPs
+// on DLPack 1.3's structs and to calls into libdlrt (dlbridge/Runtime/dlrt.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dlbridge/Conversion/DLPackToLLVM/DLPackToLLVM.h"
+
+#include "dlbridge/Conversion/DLPackToLLVM/DLPackABI.h"
+#include "dlbridge/Conversion/Passes.h"
+#include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
+#include "dlbridge/Dialect/DLPack/IR/DTypeMapping.h"
+#include "mlir/Analysis/DataLayoutAnalysis.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+namespace dlbridge {
+#define GEN_PASS_DEF_CONVERTDLPACKTOLLVM
+#include "dlbridge/Conversion/Passes.h.inc"
+} // namespace dlbridge
+
+using namespace mlir;
+using namespace dlbridge;
+using namespace dlbridge::dlpack;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Type llvmPtrType(MLIRContext *context) {
+  return LLVM::LLVMPointerType::get(context);
+}
+
+Value createI32(OpBuilder &b, Location loc, int64_t value) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                  b.getI32IntegerAttr(value));
+}
+
+Value createI64(OpBuilder &b, Location loc, int64_t value) {
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                  b.getI64IntegerAttr(value));
+}
+
+/// Sign-extends or truncates the integer `value` to `type`.
+Value castInteger(OpBuilder &b, Location loc, Value value, Type type) {
+  unsigned from = value.getType().getIntOrFloatBitWidth();
+  unsigned to = type.getIntOrFloatBitWidth();
+  if (from == to)
+    return value;
+  if (from < to)
+    return LLVM::SExtOp::create(b, loc, type, value);
+  return LLVM::TruncOp::create(b, loc, type, value);
+}
+
+/// Whether `type` is or contains a dlpack type.
+bool containsDLPackType(Type type) {
+  return type
+      .walk([](Type t) {
+        return isa<DLPackDialect>(t.getDialect()) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Whether an operand or result of `op` has a dlpack type.
+bool mentionsDLPackType(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), containsDLPackType) ||
+         llvm::any_of(op->getResultTypes(), containsDLPackType);
+}
+
+/// Whether `op` is a function whose signature mentions a dlpack type, i.e.
+/// one whose blocks the conversion retypes.
+bool isConvertedFunction(Operation *op) {
+  auto function = dyn_cast_or_null<FunctionOpInterface>(op);
+  return function && containsDLPackType(function.getFunctionType());
+}
+
+/// Declares (once per module) the runtime function `name`.
+FailureOr<LLVM::LLVMFuncOp> getRuntimeFunction(OpBuilder &b, Operation *op,
+                                               StringRef name,
+                                               ArrayRef<Type> params,
+                                               Type result) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (!module)
+    return op->emitOpError("must be nested in a module to call ") << name;
+  return LLVM::lookupOrCreateFn(b, module, name, params, result);
+}
+
+/// Calls the runtime function `name`, declaring it if needed.
+FailureOr<LLVM::CallOp> callRuntime(ConversionPatternRewriter &rewriter,
+                                    Operation *op, StringRef name,
+                                    ArrayRef<Type> params, Type result,
+                                    ValueRange args) {
+  FailureOr<LLVM::LLVMFuncOp> function =
+      getRuntimeFunction(rewriter, op, name, params, result);
+  if (failed(function))
+    return failure();
+  return LLVM::CallOp::create(rewriter, op->getLoc(), *function, args);
+}
+
+/// Address of field `field` of the DLTensor `tensor` points to.
+Value getTensorFieldPtr(OpBuilder &b, Location loc, Value tensor,
+                        int32_t field) {
+  MLIRContext *context = b.getContext();
+  return LLVM::GEPOp::create(b, loc, llvmPtrType(context),
+                             dlpack_abi::getDLTensorType(context), tensor,
+                             ArrayRef<LLVM::GEPArg>{0, field},
+                             LLVM::GEPNoWrapFlags::inbounds);
+}
+
+Value loadTensorField(OpBuilder &b, Location loc, Value tensor, int32_t field,
+                      Type type) {
+  return LLVM::LoadOp::create(b, loc, type,
+                              getTensorFieldPtr(b, loc, tensor, field));
+}
+
+/// Address of `slots[index]` in a `void **` array.
+Value getSlotPtr(OpBuilder &b, Location loc, Value slots, int64_t index) {
+  Type ptrType = llvmPtrType(b.getContext());
+  return LLVM::GEPOp::create(b, loc, ptrType, ptrType, slots,
+                             ArrayRef<LLVM::GEPArg>{
+                                 static_cast<int32_t>(index)},
+                             LLVM::GEPNoWrapFlags::inbounds);
+}
+
+//===----------------------------------------------------------------------===//
+// Parameter records
+//===----------------------------------------------------------------------===//
+
+/// The contents of one `dlrt_param_desc`.
+struct ParamRecord {
+  std::string name;
+  int32_t kind = dlpack_abi::kParamKindTensor;
+  int32_t layout = dlpack_abi::kLayoutIdentity;
+  int32_t access = 0;
+  DTypeAttr dtype;
+  SmallVector<int64_t> shape;
+  /// Set for strided layouts of rank > 0 only.
+  std::optional<SmallVector<int64_t>> strides;
+  int64_t offset = 0;
+
+  /// A stable, readable prefix for the globals of this record:
+  /// `__dlpack_param_<name>_<hash of the contents>`.
+  std::string symbolPrefix() const;
+};
+
+std::string ParamRecord::symbolPrefix() const {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << name << '\0' << kind << ',' << layout << ',' << access << ','
+     << dtype.getCode() << ',' << dtype.getBits() << ',' << dtype.getLanes()
+     << ";shape";
+  for (int64_t size : shape)
+    os << ',' << size;
+  if (strides) {
+    os << ";strides";
+    for (int64_t stride : *strides)
+      os << ',' << stride;
+  }
+  os << ";offset," << offset;
+
+  std::string prefix = "__dlpack_param_";
+  for (char c : name)
+    prefix.push_back(llvm::isAlnum(c) ? c : '_');
+  llvm::raw_string_ostream(prefix)
+      << '_' << llvm::format_hex_no_prefix(llvm::xxh3_64bits(key), 16);
+  return prefix;
+}
+
+/// Computes the record of `param`; fails (with a diagnostic at `loc`) when
+/// the runtime cannot describe it.
+FailureOr<ParamRecord> describeParam(Location loc, ParamAttr param) {
+  ParamRecord record;
+  record.name = param.getName().str();
+  record.access = static_cast<int32_t>(param.getAccess());
+  record.dtype = param.getEffectiveDType();
+  if (!record.dtype)
+    return emitError(loc) << "no DLPack dtype for parameter '"
+                          << param.getName() << "' of type "
+                          << param.getType();
+  MemRefType type = param.getMemRefType();
+  if (!type) {
+    record.kind = dlpack_abi::kParamKindScalar;
+    return record;
+  }
+  record.shape.assign(type.getShape().begin(), type.getShape().end());
+  if (type.getLayout().isIdentity())
+    return record;
+  auto strided = dyn_cast<StridedLayoutAttr>(type.getLayout());
+  if (!strided)
+    return emitError(loc) << "parameter '" << param.getName()
+                          << "' has layout " << type.getLayout()
+                          << ", neither identity nor strided";
+  record.layout = dlpack_abi::kLayoutStrided;
+  if (type.getRank() > 0)
+    record.strides.emplace(strided.getStrides().begin(),
+                           strided.getStrides().end());
+  record.offset = strided.getOffset();
+  return record;
+}
+
+/// Returns the global `name` of `module`, creating it at the end of the
+/// module with `build` when there is none.
+LLVM::GlobalOp
+getOrCreateGlobal(OpBuilder &b, ModuleOp module, StringRef name,
+                  function_ref<LLVM::GlobalOp(OpBuilder &)> build) {
+  if (auto global = dyn_cast_or_null<LLVM::GlobalOp>(
+          SymbolTable::lookupSymbolIn(module, name)))
+    return global;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(module.getBody());
+  return build(b);
+}
+
+/// A private constant NUL-terminated string global.
+LLVM::GlobalOp getOrCreateString(OpBuilder &b, Location loc, ModuleOp module,
+                                 StringRef name, StringRef value) {
+  return getOrCreateGlobal(b, module, name, [&](OpBuilder &b) {
+    std::string contents = value.str();
+    contents.push_back('\0');
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), contents.size());
+    return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                  LLVM::Linkage::Private, name,
+                                  b.getStringAttr(contents));
+  });
+}
+
+/// A private constant `int64_t[]` global.
+LLVM::GlobalOp getOrCreateI64Array(OpBuilder &b, Location loc, ModuleOp module,
+                                   StringRef name, ArrayRef<int64_t> values) {
+  return getOrCreateGlobal(b, module, name, [&](OpBuilder &b) {
+    auto type = LLVM::LLVMArrayType::get(b.getI64Type(), values.size());
+    auto value = DenseElementsAttr::get(
+        RankedTensorType::get({static_cast<int64_t>(values.size())},
+                              b.getI64Type()),
+        values);
+    return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                  LLVM::Linkage::Private, name, value);
+  });
+}
+
+Value addressOf(OpBuilder &b, Location loc, LLVM::GlobalOp global) {
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+Value nullPtr(OpBuilder &b, Location loc) {
+  return LLVM::ZeroOp::create(b, loc, llvmPtrType(b.getContext()));
+}
+
+Value insert(OpBuilder &b, Location loc, Value aggregate, Value value,
+             int64_t position) {
+  return LLVM::InsertValueOp::create(b, loc, aggregate, value, position);
+}
+
+/// Builds the `dlrt_param_desc` value of `record` at `b`'s insertion point (a
+/// global's initializer), creating the globals it points to.
+Value buildParamRecordValue(OpBuilder &b, Location loc, ModuleOp module,
+                            const ParamRecord &record) {
+  MLIRContext *context = b.getContext();
+  std::string prefix = record.symbolPrefix();
+  LLVM::GlobalOp name =
+      getOrCreateString(b, loc, module, prefix + "_name", record.name);
+  Value shape =
+      record.shape.empty()
+          ? nullPtr(b, loc)
+          : addressOf(b, loc,
+                      getOrCreateI64Array(b, loc, module, prefix + "_shape",
+                                          record.shape));
+  Value strides =
+      !record.strides
+          ? nullPtr(b, loc)
+          : addressOf(b, loc,
+                      getOrCreateI64Array(b, loc, module, prefix + "_strides",
+                                          *record.strides));
+
+  Value dtype = LLVM::PoisonOp::create(b, loc, dlpack_abi::getDLDataTypeType(context));
+  dtype = insert(b, loc, dtype,
+                 LLVM::ConstantOp::create(
+                     b, loc, b.getI8Type(),
+                     b.getI8IntegerAttr(
+                         static_cast<int8_t>(record.dtype.getCode()))),
+                 dlpack_abi::kDLDataTypeCode);
+  dtype = insert(b, loc, dtype,
+                 LLVM::ConstantOp::create(
+                     b, loc, b.getI8Type(),
+                     b.getI8IntegerAttr(
+                         static_cast<int8_t>(record.dtype.getBits()))),
+                 dlpack_abi::kDLDataTypeBits);
+  dtype = insert(b, loc, dtype,
+                 LLVM::ConstantOp::create(
+                     b, loc, b.getI16Type(),
+                     b.getI16IntegerAttr(
+                         static_cast<int16_t>(record.dtype.getLanes()))),
+                 dlpack_abi::kDLDataTypeLanes);
+
+  Value desc = LLVM::PoisonOp::create(b, loc, dlpack_abi::getParamDescType(context));
+  desc = insert(b, loc, desc, addressOf(b, loc, name), dlpack_abi::kParamName);
+  desc = insert(b, loc, desc, createI32(b, loc, record.kind), dlpack_abi::kParamKind);
+  desc =
+      insert(b, loc, desc, createI32(b, loc, record.layout), dlpack_abi::kParamLayout);
+  desc =
+      insert(b, loc, desc, createI32(b, loc, record.access), dlpack_abi::kParamAccess);
+  desc = insert(b, loc, desc, createI32(b, loc, record.shape.size()),
+                dlpack_abi::kParamRank);
+  desc = insert(b, loc, desc, dtype, dlpack_abi::kParamDType);
+  desc = insert(b, loc, desc, createI32(b, loc, 0), dlpack_abi::kParamReserved);
+  desc = insert(b, loc, desc, shape, dlpack_abi::kParamShape);
+  desc = insert(b, loc, desc, strides, dlpack_abi::kParamStrides);
+  desc =
+      insert(b, loc, desc, createI64(b, loc, record.offset), dlpack_abi::kParamOffset);
+  return desc;
+}
+
+/// Creates a constant global of `type` named `name` whose initializer is
+/// built by `build`.
+LLVM::GlobalOp
+createInitializedGlobal(OpBuilder &b, Location loc, Type type, StringRef name,
+                        LLVM::Linkage linkage,
+                        function_ref<Value(OpBuilder &)> build) {
+  auto global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                       linkage, name, /*value=*/Attribute());
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&global.getInitializerRegion());
+  LLVM::ReturnOp::create(b, loc, build(b));
+  return global;
+}
+
+/// The `dlrt_param_desc` global of `param` in `op`'s module: one per distinct
+/// record and module.
+FailureOr<LLVM::GlobalOp> getOrCreateParamGlobal(OpBuilder &b, Operation *op,
+                                                 ParamAttr param) {
+  Location loc = op->getLoc();
+  FailureOr<ParamRecord> record = describeParam(loc, param);
+  if (failed(record))
+    return failure();
+  auto module = op->getParentOfType<ModuleOp>();
+  if (!module)
+    return op->emitOpError("must be nested in a module");
+  return getOrCreateGlobal(
+      b, module, record->symbolPrefix(), [&](OpBuilder &b) {
+        return createInitializedGlobal(
+            b, loc, dlpack_abi::getParamDescType(b.getContext()),
+            record->symbolPrefix(), LLVM::Linkage::Private,
+            [&](OpBuilder &b) {
+              return buildParamRecordValue(b, loc, module, *record);
+            });
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Entry-point plumbing
+//===----------------------------------------------------------------------===//
+
+/// `dlpack.load_arg %args[i]`: `args[i]` is the DLTensor* itself, or points
+/// to the scalar.
+struct LoadArgOpLowering : public ConvertOpToLLVMPattern<LoadArgOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(LoadArgOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getIndex() > INT32_MAX)
+      return rewriter.notifyMatchFailure(op, "argument index out of range");
+    Location loc = op.getLoc();
+    Type ptrType = llvmPtrType(getContext());
+    Value slot = getSlotPtr(rewriter, loc, adaptor.getArgs(), op.getIndex());
+    Value pointer = LLVM::LoadOp::create(rewriter, loc, ptrType, slot);
+    if (isa<dlpack::TensorType>(op.getType())) {
+      rewriter.replaceOp(op, pointer);
+      return success();
+    }
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "unconvertible scalar type");
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, type, pointer);
+    return success();
+  }
+};
+
+/// `dlpack.store_result %v, %results[i]`: a managed tensor goes into
+/// `results[i]`, a scalar through the pointer in `results[i]`.
+struct StoreResultOpLowering : public ConvertOpToLLVMPattern<StoreResultOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(StoreResultOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getIndex() > INT32_MAX)
+      return rewriter.notifyMatchFailure(op, "result index out of range");
+    Location loc = op.getLoc();
+    Value slot =
+        getSlotPtr(rewriter, loc, adaptor.getResults(), op.getIndex());
+    if (!isa<ManagedType>(op.getValue().getType()))
+      slot = LLVM::LoadOp::create(rewriter, loc, llvmPtrType(getContext()),
+                                  slot);
+    rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, adaptor.getValue(), slot);
+    return success();
+  }
+};
+
+/// `dlpack.status %ctx` → `dlrt_status(ctx)`.
+struct StatusOpLowering : public ConvertOpToLLVMPattern<StatusOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(StatusOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<LLVM::CallOp> call =
+        callRuntime(rewriter, op, "dlrt_status", {llvmPtrType(getContext())},
+                    rewriter.getI32Type(), {adaptor.getCtx()});
+    if (failed(call))
+      return failure();
+    rewriter.replaceOp(op, call->getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Tensors in
+//===----------------------------------------------------------------------===//
+
+/// `dlpack.check` → `dlrt_check_tensor(ctx, index, tensor, &param)`.
+struct CheckOpLowering : public ConvertOpToLLVMPattern<CheckOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(CheckOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getIndex() > INT32_MAX)
+      return rewriter.notifyMatchFailure(op, "argument index out of range");
+    FailureOr<LLVM::GlobalOp> param =
+        getOrCreateParamGlobal(rewriter, op, op.getParam());
+    if (failed(param))
+      return failure();
+    Location loc = op.getLoc();
+    Type ptrType = llvmPtrType(getContext());
+    Value index = createI32(rewriter, loc, op.getIndex());
+    FailureOr<LLVM::CallOp> call = callRuntime(
+        rewriter, op, "dlrt_check_tensor",
+        {ptrType, rewriter.getI32Type(), ptrType, ptrType},
+        rewriter.getI32Type(),
+        {adaptor.getCtx(), index, adaptor.getTensor(),
+         addressOf(rewriter, loc, *param)});
+    if (failed(call))
+      return failure();
+    rewriter.replaceOp(op, call->getResults());
+    return success();
+  }
+};
+
+/// `dlpack.unpack`: a memref descriptor viewing the DLTensor.
+///
+/// - Identity layout: the aligned pointer is `data + byte_offset` and the
+///   offset 0 (the type promises offset 0), strides are compact row-major
+///   whatever the tensor says (the check ignored strides of size-1 dims).
+/// - Strided layout: the aligned pointer is `data`, the offset
+///   `byte_offset / element size`; a static stride is taken from the type,
+///   a dynamic one from `strides[i]`, or the compact one when `strides` is
+///   NULL.
+/// - 0-d: `shape` and `strides` are never read.
+struct UnpackOpLowering : public ConvertOpToLLVMPattern<UnpackOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(UnpackOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MemRefType type = op.getType();
+    auto descriptorType = dyn_cast_or_null<LLVM::LLVMStructType>(
+        getTypeConverter()->convertType(type));
+    DTypeAttr dtype = getDefaultDType(type.getElementType());
+    if (!descriptorType || !dtype || dtype.getElementBits() % 8 != 0)
+      return rewriter.notifyMatchFailure(op, "unsupported memref type");
+    SmallVector<int64_t> typeStrides;
+    int64_t typeOffset;
+    if (failed(type.getStridesAndOffset(typeStrides, typeOffset)))
+      return rewriter.notifyMatchFailure(op, "layout is not strided");
+    bool identity = type.getLayout().isIdentity();
+
+    Location loc = op.getLoc();
+    MLIRContext *context = getContext();
+    Type ptrType = llvmPtrType(context);
+    Type i64Type = rewriter.getI64Type();
+    Type indexType = getIndexType();
+    Value tensor = adaptor.getTensor();
+    auto indexConstant = [&](int64_t value) {
+      return createIndexAttrConstant(rewriter, loc, indexType, value);
+    };
+
+    MemRefDescriptor descriptor =
+        MemRefDescriptor::poison(rewriter, loc, descriptorType);
+    Value data =
+        loadTensorField(rewriter, loc, tensor, dlpack_abi::kDLTensorData, ptrType);
+    Value byteOffset = loadTensorField(rewriter, loc, tensor,
+                                       dlpack_abi::kDLTensorByteOffset, i64Type);
+    descriptor.setAllocatedPtr(rewriter, loc, data);
+    if (identity) {
+      Value aligned = LLVM::GEPOp::create(rewriter, loc, ptrType,
+                                          rewriter.getI8Type(), data,
+                                          ArrayRef<LLVM::GEPArg>{byteOffset});
+      descriptor.setAlignedPtr(rewriter, loc, aligned);
+      descriptor.setOffset(rewriter, loc, indexConstant(0));
+    } else {
+      descriptor.setAlignedPtr(rewriter, loc, data);
+      if (!ShapedType::isDynamic(typeOffset)) {
+        descriptor.setOffset(rewriter, loc, indexConstant(typeOffset));
+      } else {
+        int64_t elementBytes = dtype.getElementBits() / 8;
+        Value offset = byteOffset;
+        if (elementBytes != 1)
+          offset = LLVM::UDivOp::create(rewriter, loc, byteOffset,
+                                        createI64(rewriter, loc, elementBytes));
+        descriptor.setOffset(rewriter, loc,
+                             castInteger(rewriter, loc, offset, indexType));
+      }
+    }
+
+    int64_t rank = type.getRank();
+    if (rank == 0) {
+      rewriter.replaceOp(op, {descriptor});
+      return success();
+    }
+
+    // Sizes: static ones from the type, dynamic ones from shape[i].
+    SmallVector<Value> sizes;
+    Value shape;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!type.isDynamicDim(i)) {
+        sizes.push_back(indexConstant(type.getDimSize(i)));
+        continue;
+      }
+      if (!shape)
+        shape = loadTensorField(rewriter, loc, tensor, dlpack_abi::kDLTensorShape,
+                                ptrType);
+      Value sizePtr =
+          LLVM::GEPOp::create(rewriter, loc, ptrType, i64Type, shape,
+                              ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)},
+                              LLVM::GEPNoWrapFlags::inbounds);
+      Value size = LLVM::LoadOp::create(rewriter, loc, i64Type, sizePtr);
+      sizes.push_back(castInteger(rewriter, loc, size, indexType));
+    }
+
+    // Compact row-major strides: suffix products of the sizes, folded while
+    // they are static.
+    SmallVector<Value> compact(rank);
+    std::optional<int64_t> staticStride = 1;
+    Value stride;
+    for (int64_t i = rank - 1; i >= 0; --i) {
+      compact[i] = staticStride ? indexConstant(*staticStride) : stride;
+      if (staticStride && !type.isDynamicDim(i)) {
+        staticStride = *staticStride * type.getDimSize(i);
+        continue;
+      }
+      stride = staticStride == 1
+                   ? sizes[i]
+                   : LLVM::MulOp::create(rewriter, loc, compact[i], sizes[i]);
+      staticStride.reset();
+    }
+
+    // Strides of a strided layout: static from the type, dynamic from the
+    // tensor unless its strides are NULL. `strides[i]` must not be read when
+    // `strides` is NULL, so the load goes through a pointer selected between
+    // `&strides[i]` and `&shape[i]` (never NULL for ndim > 0, which the check
+    // established) and its value is then discarded.
+    SmallVector<Value> strides = compact;
+    if (!identity) {
+      Value tensorStrides, hasStrides;
+      for (int64_t i = 0; i < rank; ++i) {
+        if (!ShapedType::isDynamic(typeStrides[i])) {
+          strides[i] = indexConstant(typeStrides[i]);
+          continue;
+        }
+        if (!tensorStrides) {
+          tensorStrides = loadTensorField(rewriter, loc, tensor,
+                                          dlpack_abi::kDLTensorStrides, ptrType);
+          hasStrides =
+              LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne,
+                                   tensorStrides, nullPtr(rewriter, loc));
+          if (!shape)
+            shape = loadTensorField(rewriter, loc, tensor,
+                                    dlpack_abi::kDLTensorShape, ptrType);
+        }
+        Value base = LLVM::SelectOp::create(rewriter, loc, hasStrides,
+                                            tensorStrides, shape);
+        Value stridePtr =
+            LLVM::GEPOp::create(rewriter, loc, ptrType, i64Type, base,
+                                ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)},
+                                LLVM::GEPNoWrapFlags::inbounds);
+        Value loaded = castInteger(
+            rewriter, loc, LLVM::LoadOp::create(rewriter, loc, i64Type, stridePtr),
+            indexType);
+        strides[i] = LLVM::SelectOp::create(rewriter, loc, hasStrides, loaded,
+                                            compact[i]);
+      }
+    }
+
+    for (int64_t i = 0; i < rank; ++i) {
+      descriptor.setSize(rewriter, loc, i, sizes[i]);
+      descriptor.setStride(rewriter, loc, i, strides[i]);
+    }
+    rewriter.replaceOp(op, {descriptor});
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Tensors out
+//===----------------------------------------------------------------------===//
+
+/// `dlpack.pack` → `dlrt_pack_result(ctx, allocated, aligned, offset, sizes,
+/// strides, &param)`. Sizes and strides go through two stack arrays
+/// allocated once in the entry block of the enclosing allocation scope (the
+/// runtime copies them), so a pack in a loop does not grow the stack.
+struct PackOpLowering : public ConvertOpToLLVMPattern<PackOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(PackOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MemRefType type = op.getMemref().getType();
+    FailureOr<LLVM::GlobalOp> param =
+        getOrCreateParamGlobal(rewriter, op, op.getResultParam());
+    if (failed(param))
+      return failure();
+
+    Location loc = op.getLoc();
+    Type ptrType = llvmPtrType(getContext());
+    Type i64Type = rewriter.getI64Type();
+    MemRefDescriptor descriptor(adaptor.getMemref());
+    Value allocated = descriptor.allocatedPtr(rewriter, loc);
+    Value aligned = descriptor.alignedPtr(rewriter, loc);
+    Value offset =
+        castInteger(rewriter, loc, descriptor.offset(rewriter, loc), i64Type);
+
+    int64_t rank = type.getRank();
+    Value sizes, strides;
+    if (rank == 0) {
+      sizes = strides = nullPtr(rewriter, loc);
+    } else {
+      Operation *scope =
+          op->getParentWithTrait<OpTrait::AutomaticAllocationScope>();
+      if (!scope || scope->getNumRegions() == 0 ||
+          scope->getRegion(0).empty())
+        return rewriter.notifyMatchFailure(op, "no allocation scope");
+      auto arrayType = LLVM::LLVMArrayType::get(i64Type, rank);
+      {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(&scope->getRegion(0).front());
+        Value one = createI64(rewriter, loc, 1);
+        sizes = LLVM::AllocaOp::create(rewriter, loc, ptrType, arrayType, one);
+        strides =
+            LLVM::AllocaOp::create(rewriter, loc, ptrType, arrayType, one);
+      }
+      for (int64_t i = 0; i < rank; ++i) {
+        auto storeAt = [&](Value array, Value value) {
+          Value element = LLVM::GEPOp::create(
+              rewriter, loc, ptrType, arrayType, array,
+              ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)},
+              LLVM::GEPNoWrapFlags::inbounds);
+          LLVM::StoreOp::create(rewriter, loc,
+                                castInteger(rewriter, loc, value, i64Type),
+                                element);
+        };
+        storeAt(sizes, descriptor.size(rewriter, loc, i));
+        storeAt(strides, descriptor.stride(rewriter, loc, i));
+      }
+    }
+
+    FailureOr<LLVM::CallOp> call = callRuntime(
+        rewriter, op, "dlrt_pack_result",
+        {ptrType, ptrType, ptrType, i64Type, ptrType, ptrType, ptrType},
+        ptrType,
+        {adaptor.getCtx(), allocated, aligned, offset, sizes, strides,
+         addressOf(rewriter, loc, *param)});
+    if (failed(call))
+      return failure();
+    rewriter.replaceOp(op, call->getResults());
+    return success();
+  }
+};
+
+/// `dlpack.release` → `dlrt_release_managed(tensor)`.
+struct ReleaseOpLowering : public ConvertOpToLLVMPattern<ReleaseOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ReleaseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<LLVM::CallOp> call = callRuntime(
+        rewriter, op, "dlrt_release_managed", {llvmPtrType(getContext())},
+        LLVM::LLVMVoidType::get(getContext()), {adaptor.getTensor()});
+    if (failed(call))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Queries
+//===----------------------------------------------------------------------===//
+
+/// `dlpack.rank` → `(index)tensor->ndim`.
+struct RankOpLowering : public ConvertOpToLLVMPattern<RankOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(RankOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value ndim = loadTensorField(rewriter, loc, adaptor.getTensor(),
+                                 dlpack_abi::kDLTensorNDim, rewriter.getI32Type());
+    rewriter.replaceOp(op, castInteger(rewriter, loc, ndim, getIndexType()));
+    return success();
+  }
+};
+
+/// `dlpack.dim %t[%i]` → `(index)tensor->shape[i]`.
+struct DimOpLowering : public ConvertOpToLLVMPattern<DimOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(DimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type ptrType = llvmPtrType(getContext());
+    Type i64Type = rewriter.getI64Type();
+    Value shape = loadTensorField(rewriter, loc, adaptor.getTensor(),
+                                  dlpack_abi::kDLTensorShape, ptrType);
+    Value sizePtr =
+        LLVM::GEPOp::create(rewriter, loc, ptrType, i64Type, shape,
+                            ArrayRef<LLVM::GEPArg>{adaptor.getIndex()},
+                            LLVM::GEPNoWrapFlags::inbounds);
+    Value size = LLVM::LoadOp::create(rewriter, loc, i64Type, sizePtr);
+    rewriter.replaceOp(op, castInteger(rewriter, loc, size, getIndexType()));
+    return success();
+  }
+};
+
+/// `dlpack.device` → `tensor->device.device_type, tensor->device.device_id`.
+struct DeviceOpLowering : public ConvertOpToLLVMPattern<DeviceOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(DeviceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = getContext();
+    SmallVector<Value, 2> fields;
+    for (int32_t field : {dlpack_abi::kDLDeviceType, dlpack_abi::kDLDeviceId}) {
+      Value fieldPtr = LLVM::GEPOp::create(
+          rewriter, loc, llvmPtrType(context), dlpack_abi::getDLTensorType(context),
+          adaptor.getTensor(),
+          ArrayRef<LLVM::GEPArg>{0, dlpack_abi::kDLTensorDevice, field},
+          LLVM::GEPNoWrapFlags::inbounds);
+      fields.push_back(LLVM::LoadOp::create(rewriter, loc,
+                                            rewriter.getI32Type(), fieldPtr));
+    }
+    rewriter.replaceOp(op, fields);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Signature records
+//===----------------------------------------------------------------------===//
+
+/// `dlpack.signature @sym` → a constant `dlrt_signature` global `@sym`,
+/// pointing to `@sym_args` and `@sym_results`, arrays of `dlrt_param_desc`.
+struct SignatureOpLowering : public ConvertOpToLLVMPattern<SignatureOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(SignatureOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *context = getContext();
+    auto module = op->getParentOfType<ModuleOp>();
+    SmallVector<ParamRecord> args, results;
+    for (auto [params, records] :
+         {std::make_pair(op.getArgParams(), &args),
+          std::make_pair(op.getResultParams(), &results)}) {
+      for (ParamAttr param : params.getAsRange<ParamAttr>()) {
+        FailureOr<ParamRecord> record = describeParam(loc, param);
+        if (failed(record))
+          return failure();
+        records->push_back(std::move(*record));
+      }
+    }
+
+    StringRef symbol = op.getSymName();
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    // Returns a pointer to `@<symbol><suffix>`, an array of `records`, or
+    // NULL when there are none; builds the array global before `op`.
+    auto buildArray = [&](ArrayRef<ParamRecord> records,
+                          StringRef suffix) -> LLVM::GlobalOp {
+      if (records.empty())
+        return nullptr;
+      auto arrayType =
+          LLVM::LLVMArrayType::get(dlpack_abi::getParamDescType(context), records.size());
+      return createInitializedGlobal(
+          rewriter, loc, arrayType, (symbol + suffix).str(),
+          LLVM::Linkage::Private, [&](OpBuilder &b) {
+            Value array = LLVM::PoisonOp::create(b, loc, arrayType);
+            for (auto [i, record] : llvm::enumerate(records))
+              array = insert(b, loc, array,
+                             buildParamRecordValue(b, loc, module, record), i);
+            return array;
+          });
+    };
+    LLVM::GlobalOp argsGlobal = buildArray(args, "_args");
+    LLVM::GlobalOp resultsGlobal = buildArray(results, "_results");
+    LLVM::GlobalOp name = getOrCreateString(
+        rewriter, loc, module, (symbol + "_name").str(),
+        op.getFunctionAttr().getValue());
+
+    createInitializedGlobal(
+        rewriter, loc, dlpack_abi::getSignatureType(context), symbol,
+        LLVM::Linkage::External, [&](OpBuilder &b) {
+          auto pointerTo = [&](LLVM::GlobalOp global) {
+            return global ? addressOf(b, loc, global) : nullPtr(b, loc);
+          };
+          Value signature =
+              LLVM::PoisonOp::create(b, loc, dlpack_abi::getSignatureType(context));
+          signature = insert(b, loc, signature, addressOf(b, loc, name),
+                             dlpack_abi::kSignatureName);
+          signature = insert(
+              b, loc, signature,
+              createI32(b, loc,
+                        static_cast<int32_t>(op.getDevice().getType())),
+              dlpack_abi::kSignatureDeviceType);
+          signature = insert(b, loc, signature, createI32(b, loc, args.size()),
+                             dlpack_abi::kSignatureNumArgs);
+          signature = insert(b, loc, signature,
+                             createI32(b, loc, results.size()),
+                             dlpack_abi::kSignatureNumResults);
+          signature = insert(b, loc, signature, createI32(b, loc, 0),
+                             dlpack_abi::kSignatureReserved);
+          signature = insert(b, loc, signature, pointerTo(argsGlobal),
+                             dlpack_abi::kSignatureArgs);
+          signature = insert(b, loc, signature, pointerTo(resultsGlobal),
+                             dlpack_abi::kSignatureResults);
+          return signature;
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Functions that carry dlpack values
+//===----------------------------------------------------------------------===//
+
+/// Converts the types of a `func.func` in place, every block of its body
+/// included (upstream's FunctionOpInterface signature conversion retypes the
+/// entry block only, which leaves branches to the other blocks mistyped).
+struct FuncOpSignatureConversion : public OpConversionPattern<func::FuncOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(func::FuncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FunctionType type = op.getFunctionType();
+    TypeConverter::SignatureConversion signature(type.getNumInputs());
+    SmallVector<Type> results;
+    if (failed(getTypeConverter()->convertSignatureArgs(type.getInputs(),
+                                                        signature)) ||
+        failed(getTypeConverter()->convertTypes(type.getResults(), results)))
+      return rewriter.notifyMatchFailure(op, "unconvertible signature");
+    if (!op.isExternal() &&
+        failed(rewriter.convertRegionTypes(&op.getBody(), *getTypeConverter(),
+                                           &signature)))
+      return rewriter.notifyMatchFailure(op, "unconvertible block types");
+    rewriter.modifyOpInPlace(op, [&] {
+      op.setType(FunctionType::get(getContext(),
+                                   signature.getConvertedTypes(), results));
+    });
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// ConvertToLLVMPatternInterface
+//===----------------------------------------------------------------------===//
+
+/// Lets `--convert-to-llvm` lower dlpack ops.
+struct DLPackToLLVMDialectInterface : public ConvertToLLVMPatternInterface {
+  using ConvertToLLVMPatternInterface::ConvertToLLVMPatternInterface;
+
+  void populateConvertToLLVMConversionPatterns(
+      ConversionTarget &target, LLVMTypeConverter &typeConverter,
+      RewritePatternSet &patterns) const final {
+    target.addIllegalDialect<DLPackDialect>();
+    populateDLPackToLLVMConversionPatterns(typeConverter, patterns);
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertDLPackToLLVMPass
+    : public dlbridge::impl::ConvertDLPackToLLVMBase<ConvertDLPackToLLVMPass> {
+  using ConvertDLPackToLLVMBase::ConvertDLPackToLLVMBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    const auto &dataLayoutAnalysis = getAnalysis<DataLayoutAnalysis>();
+    LowerToLLVMOptions options(context,
+                               dataLayoutAnalysis.getAtOrAbove(module));
+    if (indexBitwidth != kDeriveIndexBitwidthFromDataLayout)
+      options.overrideIndexBitwidth(indexBitwidth);
+    LLVMTypeConverter converter(context, options, &dataLayoutAnalysis);
+
+    RewritePatternSet patterns(context);
+    populateDLPackToLLVMConversionPatterns(converter, patterns);
+    // Ops that carry dlpack values keep their identity but change types.
+    patterns.add<FuncOpSignatureConversion>(converter, context);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    populateBranchOpInterfaceTypeConversionPattern(patterns, converter);
+    scf::populateSCFStructuralTypeConversions(converter, patterns);
+
+    // Only what mentions a dlpack type is converted; a function whose
+    // signature does has all its types converted (memrefs to descriptors,
+    // index to iN), and so do its returns and the branches between its
+    // blocks, which the signature conversion retypes. Those functions are
+    // collected first: once converted, their signatures no longer say so.
+    llvm::DenseSet<Operation *> convertedFunctions;
+    module.walk([&](FunctionOpInterface function) {
+      if (isConvertedFunction(function))
+        convertedFunctions.insert(function);
+    });
+    // A return or branch of such a function is legal once its operands have
+    // the converted types.
+    auto isLegalTerminator = [&](Operation *op) -> std::optional<bool> {
+      if (!convertedFunctions.contains(op->getParentOp()))
+        return std::nullopt;
+      return converter.isLegal(op->getOperandTypes());
+    };
+    ConversionTarget target(*context);
+    target.addIllegalDialect<DLPackDialect>();
+    target.addLegalDialect<LLVM::LLVMDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>(
+        [](func::FuncOp op) { return !isConvertedFunction(op); });
+    target.addDynamicallyLegalOp<func::ReturnOp>([&](func::ReturnOp op) {
+      return isLegalTerminator(op).value_or(!mentionsDLPackType(op));
+    });
+    target.markUnknownOpDynamicallyLegal([&](Operation *op) {
+      if (isa<BranchOpInterface>(op))
+        if (std::optional<bool> legal = isLegalTerminator(op))
+          return *legal;
+      return !mentionsDLPackType(op);
+    });
+
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Public entry points
+//===----------------------------------------------------------------------===//
+
+void dlbridge::populateDLPackToLLVMTypeConversions(
+    LLVMTypeConverter &converter) {
+  converter.addConversion([](dlpack::TensorType type) -> Type {
+    return LLVM::LLVMPointerType::get(type.getContext());
+  });
+  converter.addConversion([](ManagedType type) -> Type {
+    return LLVM::LLVMPointerType::get(type.getContext());
+  });
+  converter.addConversion([](ContextType type) -> Type {
+    return LLVM::LLVMPointerType::get(type.getContext());
+  });
+}
+
+void dlbridge::populateDLPackToLLVMConversionPatterns(
+    LLVMTypeConverter &converter, RewritePatternSet &patterns) {
+  populateDLPackToLLVMTypeConversions(converter);
+  patterns.add<CheckOpLowering, DeviceOpLowering, DimOpLowering,
+               LoadArgOpLowering, PackOpLowering, RankOpLowering,
+               ReleaseOpLowering, SignatureOpLowering, StatusOpLowering,
+               StoreResultOpLowering, UnpackOpLowering>(converter);
+}
+
+void dlbridge::registerConvertDLPackToLLVMInterface(
+    DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, DLPackDialect *dialect) {
+    dialect->addInterfaces<DLPackToLLVMDialectInterface>();
+  });
+}
