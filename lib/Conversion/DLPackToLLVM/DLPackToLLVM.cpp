@@ -696,6 +696,29 @@ struct PackOpLowering : public ConvertOpToLLVMPattern<PackOp> {
   }
 };
 
+/// `dlpack.call_begin` / `dlpack.call_end` → `dlrt_call_begin(ctx)` /
+/// `dlrt_call_end(ctx)`.
+template <typename OpTy>
+struct CallScopeOpLowering : public ConvertOpToLLVMPattern<OpTy> {
+  CallScopeOpLowering(const LLVMTypeConverter &converter, StringRef function)
+      : ConvertOpToLLVMPattern<OpTy>(converter), function(function) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MLIRContext *context = op.getContext();
+    FailureOr<LLVM::CallOp> call =
+        callRuntime(rewriter, op, function, {llvmPtrType(context)},
+                    LLVM::LLVMVoidType::get(context), {adaptor.getCtx()});
+    if (failed(call))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  StringRef function;
+};
+
 /// `dlpack.release` → `dlrt_release_managed(tensor)`.
 struct ReleaseOpLowering : public ConvertOpToLLVMPattern<ReleaseOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -1003,6 +1026,8 @@ void dlbridge::populateDLPackToLLVMConversionPatterns(
                LoadArgOpLowering, PackOpLowering, RankOpLowering,
                ReleaseOpLowering, SignatureOpLowering, StatusOpLowering,
                StoreResultOpLowering, UnpackOpLowering>(converter);
+  patterns.add<CallScopeOpLowering<CallBeginOp>>(converter, "dlrt_call_begin");
+  patterns.add<CallScopeOpLowering<CallEndOp>>(converter, "dlrt_call_end");
 }
 
 void dlbridge::registerConvertDLPackToLLVMInterface(

@@ -71,6 +71,16 @@ func.func @status_and_release(%ctx: !dlpack.context, %m: !dlpack.managed) -> i32
   return %s : i32
 }
 
+// CHECK-LABEL: func.func @call_scope
+// CHECK-SAME: (%[[CTX:.*]]: !llvm.ptr)
+func.func @call_scope(%ctx: !dlpack.context) {
+  // CHECK: llvm.call @dlrt_call_begin(%[[CTX]]) : (!llvm.ptr) -> ()
+  dlpack.call_begin %ctx
+  // CHECK: llvm.call @dlrt_call_end(%[[CTX]]) : (!llvm.ptr) -> ()
+  dlpack.call_end %ctx
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Checks: one record per distinct parameter and module
 //===----------------------------------------------------------------------===//

@@ -21,9 +21,11 @@
 // CHECK: %[[XM:.*]] = dlpack.unpack %[[X]] : !dlpack.tensor to memref<?xf32, strided<[?], offset: ?>>
 // CHECK: %[[YM:.*]] = dlpack.unpack %[[Y]] : !dlpack.tensor to memref<?xf32>
 // CHECK: %[[ALPHA:.*]] = dlpack.load_arg %[[ARGS]][2] : f32
-// CHECK: %[[R:.*]]:2 = call @axpy(%[[XM]], %[[YM]], %[[ALPHA]])
+// CHECK: dlpack.call_begin %[[CTX]]
+// CHECK-NEXT: %[[R:.*]]:2 = call @axpy(%[[XM]], %[[YM]], %[[ALPHA]])
 // CHECK: %[[OUT:.*]] = dlpack.pack %[[R]]#0, %[[CTX]] {name = "out"} : memref<?xf32> to !dlpack.managed
 // CHECK: %[[STATUS:.*]] = dlpack.status %[[CTX]]
+// CHECK-NEXT: dlpack.call_end %[[CTX]]
 // CHECK: %[[OK:.*]] = arith.cmpi eq, %[[STATUS]], %[[ZERO]]
 // CHECK: cf.cond_br %[[OK]], ^[[STORE:.*]], ^[[RELEASE:[^(]*]](%[[STATUS]] : i32)
 // CHECK: ^[[RELEASE]](%[[RS:.*]]: i32):
@@ -69,6 +71,8 @@ func.func @helper(%x: memref<4xf32>) {
 // argument is neither read nor written. Unsigned dtypes come from
 // `dlpack.dtype`; 0-d memrefs are tensors too. No memref result: no pack.
 // CHECK-LABEL: func.func @scale_rows__dlpack(
+// CHECK: call @scale_rows
+// CHECK-NEXT: dlpack.call_end
 // CHECK-NOT: dlpack.pack
 // CHECK-NOT: dlpack.status
 // CHECK: return

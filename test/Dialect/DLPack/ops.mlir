@@ -24,6 +24,10 @@ func.func @entry_plumbing(%args: !llvm.ptr, %results: !llvm.ptr, %ctx: !dlpack.c
   // CHECK: %[[OUT:.*]] = dlpack.pack %{{.*}}, %[[CTX]] {dtype = #dlpack.dtype<uint, 8>, name = "y"} : memref<?xi8> to !dlpack.managed
   %buf = memref.alloc(%n) : memref<?xi8>
   %out = dlpack.pack %buf, %ctx {dtype = #dlpack.dtype<uint, 8>, name = "y"} : memref<?xi8> to !dlpack.managed
+  // CHECK: dlpack.call_begin %[[CTX]]
+  dlpack.call_begin %ctx
+  // CHECK: dlpack.call_end %[[CTX]]
+  dlpack.call_end %ctx
   // CHECK: %[[STATUS:.*]] = dlpack.status %[[CTX]]
   %status = dlpack.status %ctx
   // CHECK: dlpack.store_result %[[OUT]], %[[RESULTS]][0] : !dlpack.managed

@@ -238,6 +238,7 @@ void EntryPointBuilder::buildWrapper() {
       callArgs.push_back(
           LoadArgOp::create(builder, loc, param.getType(), args, index));
   }
+  CallBeginOp::create(builder, loc, ctx);
   auto call = func::CallOp::create(builder, loc, func, callArgs);
 
   // Pack every memref result, then either hand all of them out or, when one
@@ -255,8 +256,11 @@ void EntryPointBuilder::buildWrapper() {
     outputs.push_back(pack);
     packed.push_back(pack);
   }
-  if (!packed.empty()) {
+  if (packed.empty()) {
+    CallEndOp::create(builder, loc, ctx);
+  } else {
     Value status = StatusOp::create(builder, loc, i32, ctx);
+    CallEndOp::create(builder, loc, ctx);
     Block *storeBlock = builder.getInsertionBlock();
     Block *releaseBlock = builder.createBlock(failureBlock, {i32}, {loc});
     for (Value tensor : packed)

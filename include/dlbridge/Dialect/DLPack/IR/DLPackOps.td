@@ -77,6 +77,33 @@ def DLPack_StatusOp : DLPack_Op<"status", [MemoryEffects<[MemRead]>]> {
   let assemblyFormat = "$ctx attr-dict";
 }
 
+def DLPack_CallBeginOp : DLPack_Op<"call_begin", [MemoryEffects<[MemWrite]>]> {
+  let summary = "marks the context's call as running on this thread";
+  let description = [{
+    Until the matching `dlpack.call_end`, buffers the called function
+    allocates come from the context's allocator hooks when it has some (and
+    are otherwise 64-byte aligned), and results are packed with the matching
+    free (`dlrt_call_begin`).
+
+    ```mlir
+    dlpack.call_begin %ctx
+    ```
+  }];
+  let arguments = (ins DLPack_ContextType:$ctx);
+  let assemblyFormat = "$ctx attr-dict";
+}
+
+def DLPack_CallEndOp : DLPack_Op<"call_end", [MemoryEffects<[MemWrite]>]> {
+  let summary = "ends the context's call on this thread";
+  let description = [{
+    ```mlir
+    dlpack.call_end %ctx
+    ```
+  }];
+  let arguments = (ins DLPack_ContextType:$ctx);
+  let assemblyFormat = "$ctx attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Tensors in
 //===----------------------------------------------------------------------===//
