@@ -9,6 +9,7 @@
 #include "dlbridge/Conversion/Passes.h"
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
+#include "dlbridge/Pipelines/Pipelines.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -27,4 +28,5 @@ void dlbridge::registerAllPasses() {
   mlir::registerAllPasses();
   dlpack::registerDLPackPasses();
   registerDLBridgeConversionPasses();
+  registerDLPackPipelines();
 }

@@ -1,0 +1,123 @@
+//===- Kernel.h - Compile MLIR to kernels callable with DLPack --*- C++ -*-===//
+//
+// Part of dlbridge. The C++ API compiler backends and the Python module use:
+// one call takes MLIR source and returns a Kernel callable with DLPack
+// tensors. No MLIR or LLVM type appears here, so clients need neither's
+// headers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLBRIDGE_JIT_KERNEL_H
+#define DLBRIDGE_JIT_KERNEL_H
+
+#include "dlbridge/Runtime/dlrt.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dlbridge::jit {
+
+enum class Target { CPU, CUDA };
+
+/// What `--dlpack-cuda-pipeline` hands to the driver.
+enum class GPUBinaryFormat { PTX, Cubin, Fatbin };
+
+struct CompileOptions {
+  Target target = Target::CPU;
+  /// LLVM optimisation level of host code, 0 to 3.
+  unsigned optLevel = 3;
+  /// CUDA only: the chip (`sm_90`), the PTX ISA version (empty: derived from
+  /// the chip), the binary format, and the toolkit holding ptxas and
+  /// libdevice (empty: CUDA_HOME, CUDA_PATH, CUDA_ROOT, then PATH).
+  std::string chip = "sm_80";
+  std::string ptxVersion;
+  GPUBinaryFormat format = GPUBinaryFormat::Fatbin;
+  std::string toolkitPath;
+  /// Reuse and fill the in-memory and disk caches (see Cache.h).
+  bool useCache = true;
+};
+
+/// One parameter or result of a kernel, read from its signature record.
+struct ParamInfo {
+  std::string name;
+  bool isTensor = true;
+  DLDataType dtype{};
+  int32_t rank = 0;
+  /// `rank` sizes; DLRT_DYNAMIC where dynamic.
+  std::vector<int64_t> shape;
+  /// Tensors: whether any strides are accepted (else compact row-major).
+  bool strided = false;
+  /// dlrt_access bits: read 1, write 2.
+  int32_t access = DLRT_ACCESS_NONE;
+};
+
+struct Signature {
+  /// The compiled function's name.
+  std::string name;
+  DLDeviceType device = kDLCPU;
+  std::vector<ParamInfo> args;
+  std::vector<ParamInfo> results;
+};
+
+/// The MLIR a kernel was built from, per stage, for inspection.
+struct KernelStages {
+  std::string input;
+  /// After the pipeline, in the LLVM dialect.
+  std::string llvmDialect;
+};
+
+class KernelImpl;
+
+/// A compiled entry point. Copies share one compiled module; calls are
+/// thread-safe (each call brings its own dlrt_call_ctx).
+class Kernel {
+public:
+  const Signature &signature() const;
+  /// Empty when the kernel came from the disk cache (no MLIR was run).
+  const KernelStages &stages() const;
+
+  /// Runs the kernel with the entry ABI of dlrt.h: `args[i]` is a DLTensor*
+  /// or a pointer to a scalar, `results[j]` receives a
+  /// DLManagedTensorVersioned* (owned by the caller) or a scalar. Picks the
+  /// contiguous specialisation when every tensor argument is compact, the
+  /// strided one otherwise. Returns 0 or a dlrt status with ctx->error set.
+  int32_t call(void **args, void **results, dlrt_call_ctx *ctx) const;
+
+  /// Whether a contiguous specialisation exists (tensor-level sources).
+  bool hasContiguousVariant() const;
+  /// Whether this kernel was loaded from the disk cache.
+  bool fromDiskCache() const;
+
+private:
+  friend class KernelImpl;
+  explicit Kernel(std::shared_ptr<const KernelImpl> impl);
+  std::shared_ptr<const KernelImpl> impl;
+};
+
+/// A kernel, or why there is none.
+struct CompileResult {
+  std::optional<Kernel> kernel;
+  std::string error;
+  explicit operator bool() const { return kernel.has_value(); }
+};
+
+/// Compiles the `dlpack.entry` function `entry` of `source` (tensor- or
+/// memref-level MLIR). With `entry` empty the module must have exactly one
+/// entry. Errors (parse, verification, pipeline, unknown entry) come back
+/// as text with MLIR's located diagnostics.
+CompileResult compile(const std::string &source, const std::string &entry,
+                      const CompileOptions &options = {});
+
+/// Like compile(), reading the source from `path`.
+CompileResult compileFile(const std::string &path, const std::string &entry,
+                          const CompileOptions &options = {});
+
+/// The version string compiled into cache keys: dlbridge's and LLVM's.
+const char *versionString();
+
+} // namespace dlbridge::jit
+
+#endif // DLBRIDGE_JIT_KERNEL_H

@@ -1,0 +1,366 @@
+//===- Compiler.cpp - MLIR source to a loaded Kernel ----------------------===//
+//
+// Part of dlbridge. A miss parses the source, runs the target's pipeline per
+// specialisation, JIT-compiles with MLIR's ExecutionEngine and stores the
+// objects on disk; a disk hit loads the objects without MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DiskCache.h"
+#include "KernelImpl.h"
+#include "RuntimeSymbols.h"
+
+#include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
+#include "dlbridge/InitAll.h"
+#include "dlbridge/Pipelines/Pipelines.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <mutex>
+#include <unordered_map>
+
+using namespace mlir;
+using namespace dlbridge;
+using namespace dlbridge::jit;
+
+namespace {
+
+constexpr uint32_t kGeneralVariant = 0;
+constexpr uint32_t kContiguousVariant = 1;
+
+const DialectRegistry &getRegistry() {
+  static const DialectRegistry *registry = [] {
+    auto *registry = new DialectRegistry();
+    registerAllDialects(*registry);
+    return registry;
+  }();
+  return *registry;
+}
+
+void initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+/// Everything that determines the compiled code, hashed.
+CacheKey computeKey(const std::string &source, const std::string &entry,
+                    const CompileOptions &options) {
+  llvm::SHA256 hasher;
+  auto add = [&](llvm::StringRef field) {
+    uint64_t size = field.size();
+    hasher.update(llvm::ArrayRef<uint8_t>(
+        reinterpret_cast<const uint8_t *>(&size), sizeof(size)));
+    hasher.update(field);
+  };
+  add(versionString());
+  add(llvm::sys::getHostCPUName());
+  add(llvm::sys::getProcessTriple());
+  add(options.target == Target::CPU ? "cpu" : "cuda");
+  add(std::to_string(options.optLevel));
+  if (options.target == Target::CUDA) {
+    add(options.chip);
+    add(options.ptxVersion);
+    add(std::to_string(static_cast<int>(options.format)));
+  }
+  add(entry);
+  add(source);
+  std::array<uint8_t, 32> digest = hasher.final();
+  return digest;
+}
+
+/// Kernels compiled or loaded by this process, by key.
+class MemoryCache {
+public:
+  std::shared_ptr<const KernelImpl> lookup(const CacheKey &key) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = kernels.find(toString(key));
+    return it == kernels.end() ? nullptr : it->second;
+  }
+  void insert(const CacheKey &key, std::shared_ptr<const KernelImpl> kernel) {
+    std::lock_guard<std::mutex> lock(mutex);
+    kernels.emplace(toString(key), std::move(kernel));
+  }
+
+private:
+  static std::string toString(const CacheKey &key) {
+    return std::string(key.begin(), key.end());
+  }
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<const KernelImpl>> kernels;
+};
+
+MemoryCache &getMemoryCache() {
+  static MemoryCache *cache = new MemoryCache();
+  return *cache;
+}
+
+CompileResult compileError(std::string message) {
+  CompileResult result;
+  result.error = std::move(message);
+  return result;
+}
+
+/// Picks the entry to compile and strips `dlpack.entry` from the others, so
+/// only it gets a wrapper. Returns its name, or an empty string after
+/// writing why into `error`.
+std::string selectEntry(ModuleOp module, const std::string &requested,
+                        std::string &error) {
+  SmallVector<func::FuncOp> entries;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func->hasAttr(dlpack::DLPackDialect::kEntryAttrName))
+      entries.push_back(func);
+  std::string names;
+  for (func::FuncOp func : entries)
+    names += (names.empty() ? "@" : ", @") + func.getSymName().str();
+  func::FuncOp chosen;
+  if (entries.empty()) {
+    error = "no function is marked 'dlpack.entry'";
+  } else if (requested.empty()) {
+    if (entries.size() == 1)
+      chosen = entries.front();
+    else
+      error = "the module has several entries (" + names + "); name one";
+  } else {
+    for (func::FuncOp func : entries)
+      if (func.getSymName() == requested)
+        chosen = func;
+    if (!chosen)
+      error = "no 'dlpack.entry' function named @" + requested +
+              "; entries: " + names;
+  }
+  if (!chosen)
+    return {};
+  for (func::FuncOp func : entries)
+    if (func != chosen)
+      func->removeAttr(dlpack::DLPackDialect::kEntryAttrName);
+  return chosen.getSymName().str();
+}
+
+bool takesTensors(ModuleOp module, llvm::StringRef name) {
+  auto func = module.lookupSymbol<func::FuncOp>(name);
+  auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
+  return llvm::any_of(func.getArgumentTypes(), isTensor) ||
+         llvm::any_of(func.getResultTypes(), isTensor);
+}
+
+/// Compiles one specialisation of the already parsed `module`; on success
+/// fills `variant`, `object` and (when asked) the LLVM-dialect text.
+LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
+                             const CompileOptions &options, bool contiguous,
+                             LoadedVariant &variant, std::string &object,
+                             std::string *llvmDialect, std::string &error) {
+  OwningOpRef<ModuleOp> clone = module.clone();
+  PassManager pm(module.getContext());
+  CPUPipelineOptions pipelineOptions;
+  pipelineOptions.identityLayouts = contiguous;
+  buildDLPackCPUPipeline(pm, pipelineOptions);
+  if (failed(pm.run(*clone)))
+    return failure();
+  if (llvmDialect) {
+    llvm::raw_string_ostream os(*llvmDialect);
+    clone->print(os);
+  }
+
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder) {
+    error = llvm::toString(machineBuilder.takeError());
+    return failure();
+  }
+  auto targetMachine = machineBuilder->createTargetMachine();
+  if (!targetMachine) {
+    error = llvm::toString(targetMachine.takeError());
+    return failure();
+  }
+  auto transformer =
+      makeOptimizingTransformer(options.optLevel, 0, targetMachine->get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel =
+      static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u));
+  engineOptions.enableObjectDump = true;
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+  auto engine = ExecutionEngine::create(*clone, engineOptions);
+  if (!engine) {
+    error = llvm::toString(engine.takeError());
+    return failure();
+  }
+  (*engine)->registerSymbols(getRuntimeSymbols);
+  auto entry = (*engine)->lookup(getEntryPointName(function));
+  if (!entry) {
+    error = llvm::toString(entry.takeError());
+    return failure();
+  }
+  auto signature = (*engine)->lookup(getSignatureName(function));
+  if (!signature) {
+    error = llvm::toString(signature.takeError());
+    return failure();
+  }
+  (*engine)->initialize();
+
+  llvm::SmallString<128> objectPath;
+  if (std::error_code code = llvm::sys::fs::createTemporaryFile(
+          "dlbridge", "o", objectPath)) {
+    error = "cannot create a temporary object file: " + code.message();
+    return failure();
+  }
+  (*engine)->dumpToObjectFile(objectPath);
+  auto buffer = llvm::MemoryBuffer::getFile(objectPath, /*IsText=*/false);
+  llvm::sys::fs::remove(objectPath);
+  if (!buffer) {
+    error = "cannot read back the compiled object: " +
+            buffer.getError().message();
+    return failure();
+  }
+  object = (*buffer)->getBuffer().str();
+
+  variant.entry = reinterpret_cast<EntryFunction>(*entry);
+  variant.signature = static_cast<const dlrt_signature *>(*signature);
+  variant.owner = std::shared_ptr<ExecutionEngine>(std::move(*engine));
+  return success();
+}
+
+/// The cold path: parse, run the pipelines, JIT. Fills `cacheEntry` with
+/// what a disk cache needs to skip all of it next time.
+CompileResult compileFromSource(const std::string &source,
+                                const std::string &sourceName,
+                                const std::string &requestedEntry,
+                                const CompileOptions &options,
+                                CacheEntry &cacheEntry) {
+  if (options.target != Target::CPU)
+    return compileError("the CUDA target is not available in this build");
+  MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
+  std::string diagnostics;
+  llvm::raw_string_ostream diagnosticStream(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnosticStream);
+
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return compileError(diagnostics);
+  std::string error;
+  std::string function = selectEntry(*module, requestedEntry, error);
+  if (function.empty())
+    return compileError(sourceName + ": " + error);
+
+  KernelStages stages;
+  stages.input = source;
+  LoadedVariant general, contiguous;
+  CachedObject generalObject{kGeneralVariant, {}};
+  if (failed(compileVariant(*module, function, options, /*contiguous=*/false,
+                            general, generalObject.bytes, &stages.llvmDialect,
+                            error)))
+    return compileError(diagnostics + error);
+  cacheEntry.function = function;
+  cacheEntry.objects.push_back(std::move(generalObject));
+  if (takesTensors(*module, function)) {
+    CachedObject contiguousObject{kContiguousVariant, {}};
+    if (failed(compileVariant(*module, function, options, /*contiguous=*/true,
+                              contiguous, contiguousObject.bytes, nullptr,
+                              error)))
+      return compileError(diagnostics + error);
+    cacheEntry.objects.push_back(std::move(contiguousObject));
+  }
+  CompileResult result;
+  result.kernel = KernelImpl::wrap(std::make_shared<const KernelImpl>(
+      std::move(general), std::move(contiguous), std::move(stages),
+      /*fromDiskCache=*/false));
+  return result;
+}
+
+/// The warm path: a disk entry's objects, linked without MLIR. Fails (and
+/// the caller recompiles) when any object does not load.
+std::shared_ptr<const KernelImpl> loadFromDisk(const CacheEntry &entry) {
+  LoadedVariant general, contiguous;
+  for (const CachedObject &object : entry.objects) {
+    auto loaded = loadObject(object.bytes, entry.function);
+    if (!loaded) {
+      llvm::consumeError(loaded.takeError());
+      return nullptr;
+    }
+    (object.variant == kContiguousVariant ? contiguous : general) =
+        std::move(*loaded);
+  }
+  if (!general.entry)
+    return nullptr;
+  return std::make_shared<const KernelImpl>(
+      std::move(general), std::move(contiguous), KernelStages{},
+      /*fromDiskCache=*/true);
+}
+
+CompileResult compileNamed(const std::string &source,
+                           const std::string &sourceName,
+                           const std::string &entry,
+                           const CompileOptions &options) {
+  initializeNativeTarget();
+  if (!options.useCache) {
+    CacheEntry unused;
+    return compileFromSource(source, sourceName, entry, options, unused);
+  }
+  CacheKey key = computeKey(source, entry, options);
+  if (auto kernel = getMemoryCache().lookup(key)) {
+    CompileResult result;
+    result.kernel = KernelImpl::wrap(std::move(kernel));
+    return result;
+  }
+  std::string directory = getCacheDirectory();
+  if (!directory.empty())
+    if (std::optional<CacheEntry> cached = readCacheEntry(directory, key))
+      if (auto kernel = loadFromDisk(*cached)) {
+        getMemoryCache().insert(key, kernel);
+        CompileResult result;
+        result.kernel = KernelImpl::wrap(std::move(kernel));
+        return result;
+      }
+  CacheEntry cacheEntry;
+  CompileResult result =
+      compileFromSource(source, sourceName, entry, options, cacheEntry);
+  if (!result)
+    return result;
+  getMemoryCache().insert(key, KernelImpl::unwrap(*result.kernel));
+  if (!directory.empty())
+    writeCacheEntry(directory, key, cacheEntry);
+  return result;
+}
+
+} // namespace
+
+const char *dlbridge::jit::versionString() {
+  return "dlbridge " DLBRIDGE_VERSION "; LLVM " LLVM_VERSION_STRING;
+}
+
+CompileResult dlbridge::jit::compile(const std::string &source,
+                                     const std::string &entry,
+                                     const CompileOptions &options) {
+  return compileNamed(source, "<source>", entry, options);
+}
+
+CompileResult dlbridge::jit::compileFile(const std::string &path,
+                                         const std::string &entry,
+                                         const CompileOptions &options) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return compileError("cannot read '" + path + "': " + buffer.getError().message());
+  return compileNamed((*buffer)->getBuffer().str(), path, entry, options);
+}

@@ -1,0 +1,151 @@
+//===- DiskCache.cpp - Compiled kernels on disk ---------------------------===//
+//
+// Part of dlbridge.
+//
+// An entry is one file: "DLBRJIT1", the format version, the key, the length
+// and bytes of the function name, the number of objects, then per object its
+// variant, size, xxh3 checksum and bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DiskCache.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstring>
+
+using namespace llvm;
+using namespace dlbridge::jit;
+
+namespace {
+constexpr char kMagic[8] = {'D', 'L', 'B', 'R', 'J', 'I', 'T', '1'};
+constexpr uint32_t kFormatVersion = 1;
+
+/// Sequential reads from an entry that fail, rather than overrun, at its end.
+class Reader {
+public:
+  explicit Reader(StringRef data) : data(data) {}
+  bool read(void *out, size_t size) {
+    if (data.size() < size)
+      return false;
+    std::memcpy(out, data.data(), size);
+    data = data.drop_front(size);
+    return true;
+  }
+  bool readBytes(std::string &out, uint64_t size) {
+    if (data.size() < size)
+      return false;
+    out.assign(data.data(), size);
+    data = data.drop_front(size);
+    return true;
+  }
+  bool atEnd() const { return data.empty(); }
+
+private:
+  StringRef data;
+};
+
+template <typename T>
+void write(raw_ostream &os, const T &value) {
+  os.write(reinterpret_cast<const char *>(&value), sizeof(T));
+}
+} // namespace
+
+std::string dlbridge::jit::getCacheDirectory() {
+  if (std::optional<std::string> off = sys::Process::GetEnv("DLBRIDGE_DISK_CACHE"))
+    if (*off == "0" || StringRef(*off).equals_insensitive("off"))
+      return {};
+  if (std::optional<std::string> dir = sys::Process::GetEnv("DLBRIDGE_CACHE_DIR"))
+    return *dir;
+  SmallString<256> path;
+  if (std::optional<std::string> xdg = sys::Process::GetEnv("XDG_CACHE_HOME");
+      xdg && !xdg->empty())
+    path = *xdg;
+  else if (!sys::path::home_directory(path))
+    return {};
+  else
+    sys::path::append(path, ".cache");
+  sys::path::append(path, "dlbridge");
+  return std::string(path);
+}
+
+std::string dlbridge::jit::getCacheEntryName(const CacheKey &key) {
+  return toHex(ArrayRef<uint8_t>(key), /*LowerCase=*/true) + ".dlbrjit";
+}
+
+std::optional<CacheEntry> dlbridge::jit::readCacheEntry(StringRef dir,
+                                                       const CacheKey &key) {
+  SmallString<256> path(dir);
+  sys::path::append(path, getCacheEntryName(key));
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
+      MemoryBuffer::getFile(path, /*IsText=*/false,
+                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return std::nullopt;
+  Reader reader((*buffer)->getBuffer());
+  char magic[sizeof(kMagic)];
+  uint32_t version, nameSize, count;
+  CacheKey storedKey;
+  CacheEntry entry;
+  if (!reader.read(magic, sizeof(magic)) ||
+      std::memcmp(magic, kMagic, sizeof(kMagic)) != 0 ||
+      !reader.read(&version, sizeof(version)) || version != kFormatVersion ||
+      !reader.read(storedKey.data(), storedKey.size()) || storedKey != key ||
+      !reader.read(&nameSize, sizeof(nameSize)) ||
+      !reader.readBytes(entry.function, nameSize) ||
+      !reader.read(&count, sizeof(count)) || count == 0 || count > 2)
+    return std::nullopt;
+  entry.objects.resize(count);
+  for (CachedObject &object : entry.objects) {
+    uint64_t size, checksum;
+    if (!reader.read(&object.variant, sizeof(object.variant)) ||
+        !reader.read(&size, sizeof(size)) ||
+        !reader.read(&checksum, sizeof(checksum)) ||
+        !reader.readBytes(object.bytes, size) ||
+        xxh3_64bits(arrayRefFromStringRef(object.bytes)) != checksum)
+      return std::nullopt;
+  }
+  if (!reader.atEnd())
+    return std::nullopt;
+  return entry;
+}
+
+void dlbridge::jit::writeCacheEntry(StringRef dir, const CacheKey &key,
+                                    const CacheEntry &entry) {
+  if (sys::fs::create_directories(dir))
+    return;
+  SmallString<256> path(dir);
+  sys::path::append(path, getCacheEntryName(key));
+  SmallString<256> temporary;
+  int fd;
+  if (sys::fs::createUniqueFile(path + ".%%%%%%.tmp", fd, temporary))
+    return;
+  {
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os.write(kMagic, sizeof(kMagic));
+    write(os, kFormatVersion);
+    os.write(reinterpret_cast<const char *>(key.data()), key.size());
+    write(os, static_cast<uint32_t>(entry.function.size()));
+    os << entry.function;
+    write(os, static_cast<uint32_t>(entry.objects.size()));
+    for (const CachedObject &object : entry.objects) {
+      write(os, object.variant);
+      write(os, static_cast<uint64_t>(object.bytes.size()));
+      write(os, xxh3_64bits(arrayRefFromStringRef(object.bytes)));
+      os << object.bytes;
+    }
+    if (os.has_error()) {
+      os.clear_error();
+      sys::fs::remove(temporary);
+      return;
+    }
+  }
+  if (sys::fs::rename(temporary, path))
+    sys::fs::remove(temporary);
+}

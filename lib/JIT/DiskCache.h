@@ -1,0 +1,58 @@
+//===- DiskCache.h - Compiled kernels on disk -------------------*- C++ -*-===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLBRIDGE_LIB_JIT_DISKCACHE_H
+#define DLBRIDGE_LIB_JIT_DISKCACHE_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dlbridge::jit {
+
+/// SHA-256 of everything that determines a compiled kernel.
+using CacheKey = std::array<uint8_t, 32>;
+
+/// One object file of a kernel: a specialisation (0 as written or strided,
+/// 1 contiguous) and its bytes.
+struct CachedObject {
+  uint32_t variant;
+  std::string bytes;
+};
+
+/// A cache entry: the compiled function's name and its objects.
+struct CacheEntry {
+  std::string function;
+  std::vector<CachedObject> objects;
+};
+
+/// Where entries live: $DLBRIDGE_CACHE_DIR, else $XDG_CACHE_HOME/dlbridge,
+/// else ~/.cache/dlbridge. Empty when the disk cache is off
+/// (DLBRIDGE_DISK_CACHE=0) or no directory can be named.
+std::string getCacheDirectory();
+
+/// Reads the entry of `key`. An entry that is truncated, fails its checksum,
+/// or was written for another key or format is ignored (std::nullopt), so
+/// the caller recompiles and overwrites it; a cache file is never loaded
+/// unless it is exactly what this key stored.
+std::optional<CacheEntry> readCacheEntry(llvm::StringRef dir,
+                                         const CacheKey &key);
+
+/// Writes the entry of `key` atomically (temporary file, then rename).
+/// Failures are ignored: the cache is an optimisation.
+void writeCacheEntry(llvm::StringRef dir, const CacheKey &key,
+                     const CacheEntry &entry);
+
+/// The file name of `key`'s entry inside a cache directory.
+std::string getCacheEntryName(const CacheKey &key);
+
+} // namespace dlbridge::jit
+
+#endif // DLBRIDGE_LIB_JIT_DISKCACHE_H

@@ -1,0 +1,83 @@
+//===- Kernel.cpp - Calling compiled kernels ------------------------------===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelImpl.h"
+
+using namespace dlbridge::jit;
+
+namespace {
+ParamInfo toParamInfo(const dlrt_param_desc &desc) {
+  ParamInfo info;
+  info.name = desc.name ? desc.name : "";
+  info.isTensor = desc.kind == DLRT_PARAM_TENSOR;
+  info.dtype = desc.dtype;
+  info.rank = desc.rank;
+  if (desc.shape)
+    info.shape.assign(desc.shape, desc.shape + desc.rank);
+  info.strided = desc.layout == DLRT_LAYOUT_STRIDED;
+  info.access = desc.access;
+  return info;
+}
+
+Signature toSignature(const dlrt_signature &record) {
+  Signature signature;
+  signature.name = record.name;
+  signature.device = static_cast<DLDeviceType>(record.device_type);
+  for (int32_t i = 0; i < record.num_args; ++i)
+    signature.args.push_back(toParamInfo(record.args[i]));
+  for (int32_t i = 0; i < record.num_results; ++i)
+    signature.results.push_back(toParamInfo(record.results[i]));
+  return signature;
+}
+
+/// Whether `tensor` is compact row-major, strides of size-1 dims aside.
+/// Malformed tensors are not: the general variant's checks report them.
+bool isCompact(const DLTensor *tensor) {
+  if (tensor->ndim > 0 && !tensor->shape)
+    return false;
+  if (!tensor->strides)
+    return true;
+  int64_t expected = 1;
+  for (int32_t dim = tensor->ndim - 1; dim >= 0; --dim) {
+    if (tensor->shape[dim] != 1 && tensor->strides[dim] != expected)
+      return false;
+    expected *= tensor->shape[dim];
+  }
+  return true;
+}
+} // namespace
+
+KernelImpl::KernelImpl(LoadedVariant general, LoadedVariant contiguous,
+                       KernelStages stages, bool fromDiskCache)
+    : signature(toSignature(*general.signature)), stages(std::move(stages)),
+      general(std::move(general)), contiguous(std::move(contiguous)),
+      fromDiskCache(fromDiskCache) {}
+
+Kernel::Kernel(std::shared_ptr<const KernelImpl> impl) : impl(std::move(impl)) {}
+
+const Signature &Kernel::signature() const { return impl->signature; }
+
+const KernelStages &Kernel::stages() const { return impl->stages; }
+
+bool Kernel::hasContiguousVariant() const {
+  return impl->contiguous.entry != nullptr;
+}
+
+bool Kernel::fromDiskCache() const { return impl->fromDiskCache; }
+
+int32_t Kernel::call(void **args, void **results, dlrt_call_ctx *ctx) const {
+  EntryFunction entry = impl->general.entry;
+  if (impl->contiguous.entry) {
+    bool compact = true;
+    const std::vector<ParamInfo> &params = impl->signature.args;
+    for (size_t i = 0; compact && i < params.size(); ++i)
+      if (params[i].isTensor)
+        compact = args[i] && isCompact(static_cast<const DLTensor *>(args[i]));
+    if (compact)
+      entry = impl->contiguous.entry;
+  }
+  return entry(args, results, ctx);
+}

@@ -1,0 +1,51 @@
+//===- CPUPipeline.cpp - dlpack.entry functions to LLVM for the host ------===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dlbridge/Conversion/Passes.h"
+#include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
+#include "dlbridge/Pipelines/Pipelines.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
+                                      const CPUPipelineOptions &options) {
+  if (options.bufferize) {
+    // Tensor arguments become memrefs with fully dynamic strides, so one
+    // compiled function serves every layout a DLPack tensor can have.
+    bufferization::OneShotBufferizePassOptions bufferizeOptions;
+    bufferizeOptions.bufferizeFunctionBoundaries = true;
+    bufferizeOptions.functionBoundaryTypeConversion =
+        options.identityLayouts
+            ? bufferization::LayoutMapOption::IdentityLayoutMap
+            : bufferization::LayoutMapOption::FullyDynamicLayoutMap;
+    pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+    bufferization::buildBufferDeallocationPipeline(pm);
+  }
+  // After deallocation: the wrappers hand buffers to dlpack.pack, which
+  // ownership-based deallocation must not see.
+  pm.addPass(dlpack::createDLPackExposeEntryPoints());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertDLPackToLLVM());
+  // Buffers come from libdlrt: 64-byte aligned, and from the call's
+  // allocator hooks when it has some.
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}

@@ -1,0 +1,16 @@
+//===- Registration.cpp - Register the named pipelines --------------------===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dlbridge/Pipelines/Pipelines.h"
+#include "mlir/Pass/PassRegistry.h"
+
+void dlbridge::registerDLPackPipelines() {
+  mlir::PassPipelineRegistration<CPUPipelineOptions>(
+      "dlpack-cpu-pipeline",
+      "Lower dlpack.entry functions over tensors or memrefs to the LLVM "
+      "dialect with DLPack entry points, for the host",
+      buildDLPackCPUPipeline);
+}
