@@ -79,6 +79,7 @@ CacheKey computeKey(const std::string &source, const std::string &entry,
     add(options.chip);
     add(options.ptxVersion);
     add(std::to_string(static_cast<int>(options.format)));
+    add(options.toolkitPath);
   }
   add(entry);
   add(source);
@@ -169,9 +170,31 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
                              std::string *llvmDialect, std::string &error) {
   OwningOpRef<ModuleOp> clone = module.clone();
   PassManager pm(module.getContext());
-  CPUPipelineOptions pipelineOptions;
-  pipelineOptions.identityLayouts = contiguous;
-  buildDLPackCPUPipeline(pm, pipelineOptions);
+  if (options.target == Target::CUDA) {
+    // Host code calls the mgpu* functions of libdlrt (registered with the
+    // other runtime symbols); dlrt_call_begin selects the context's device.
+    CUDAPipelineOptions pipelineOptions;
+    pipelineOptions.chip = options.chip;
+    pipelineOptions.ptxVersion = options.ptxVersion;
+    switch (options.format) {
+    case GPUBinaryFormat::PTX:
+      pipelineOptions.format = "ptx";
+      break;
+    case GPUBinaryFormat::Cubin:
+      pipelineOptions.format = "cubin";
+      break;
+    case GPUBinaryFormat::Fatbin:
+      pipelineOptions.format = "fatbin";
+      break;
+    }
+    pipelineOptions.optLevel = std::min(options.optLevel, 3u);
+    pipelineOptions.toolkit = options.toolkitPath;
+    buildDLPackCUDAPipeline(pm, pipelineOptions);
+  } else {
+    CPUPipelineOptions pipelineOptions;
+    pipelineOptions.identityLayouts = contiguous;
+    buildDLPackCPUPipeline(pm, pipelineOptions);
+  }
   if (failed(pm.run(*clone)))
     return failure();
   if (llvmDialect) {
@@ -245,8 +268,6 @@ CompileResult compileFromSource(const std::string &source,
                                 const std::string &requestedEntry,
                                 const CompileOptions &options,
                                 CacheEntry &cacheEntry) {
-  if (options.target != Target::CPU)
-    return compileError("the CUDA target is not available in this build");
   MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
@@ -254,6 +275,8 @@ CompileResult compileFromSource(const std::string &source,
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnosticStream);
+  // Located messages, not IR dumps: users see their source, not ours.
+  context.printOpOnDiagnostic(false);
 
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
@@ -273,8 +296,12 @@ CompileResult compileFromSource(const std::string &source,
                             error)))
     return compileError(diagnostics + error);
   cacheEntry.function = function;
+  cacheEntry.inputMLIR = stages.input;
+  cacheEntry.llvmDialectMLIR = stages.llvmDialect;
   cacheEntry.objects.push_back(std::move(generalObject));
-  if (takesTensors(*module, function)) {
+  // CUDA kernels index through the strides they are given; no contiguous
+  // variant (yet).
+  if (options.target == Target::CPU && takesTensors(*module, function)) {
     CachedObject contiguousObject{kContiguousVariant, {}};
     if (failed(compileVariant(*module, function, options, /*contiguous=*/true,
                               contiguous, contiguousObject.bytes, nullptr,
@@ -305,7 +332,8 @@ std::shared_ptr<const KernelImpl> loadFromDisk(const CacheEntry &entry) {
   if (!general.entry)
     return nullptr;
   return std::make_shared<const KernelImpl>(
-      std::move(general), std::move(contiguous), KernelStages{},
+      std::move(general), std::move(contiguous),
+      KernelStages{entry.inputMLIR, entry.llvmDialectMLIR},
       /*fromDiskCache=*/true);
 }
 

@@ -2,9 +2,10 @@
 //
 // Part of dlbridge.
 //
-// An entry is one file: "DLBRJIT1", the format version, the key, the length
-// and bytes of the function name, the number of objects, then per object its
-// variant, size, xxh3 checksum and bytes.
+// An entry is one file: "DLBRJIT1", the format version, the key, the function
+// name, the input and LLVM-dialect MLIR (each as size, xxh3 checksum, bytes),
+// the number of objects, then per object its variant, size, checksum and
+// bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +26,7 @@ using namespace dlbridge::jit;
 
 namespace {
 constexpr char kMagic[8] = {'D', 'L', 'B', 'R', 'J', 'I', 'T', '1'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 
 /// Sequential reads from an entry that fail, rather than overrun, at its end.
 class Reader {
@@ -45,6 +46,13 @@ public:
     data = data.drop_front(size);
     return true;
   }
+  /// Reads a size, a checksum and that many bytes matching it.
+  bool readChecked(std::string &out) {
+    uint64_t size, checksum;
+    return read(&size, sizeof(size)) && read(&checksum, sizeof(checksum)) &&
+           readBytes(out, size) &&
+           xxh3_64bits(arrayRefFromStringRef(out)) == checksum;
+  }
   bool atEnd() const { return data.empty(); }
 
 private:
@@ -54,6 +62,12 @@ private:
 template <typename T>
 void write(raw_ostream &os, const T &value) {
   os.write(reinterpret_cast<const char *>(&value), sizeof(T));
+}
+
+void writeChecked(raw_ostream &os, StringRef bytes) {
+  write(os, static_cast<uint64_t>(bytes.size()));
+  write(os, xxh3_64bits(arrayRefFromStringRef(bytes)));
+  os << bytes;
 }
 } // namespace
 
@@ -99,18 +113,15 @@ std::optional<CacheEntry> dlbridge::jit::readCacheEntry(StringRef dir,
       !reader.read(storedKey.data(), storedKey.size()) || storedKey != key ||
       !reader.read(&nameSize, sizeof(nameSize)) ||
       !reader.readBytes(entry.function, nameSize) ||
+      !reader.readChecked(entry.inputMLIR) ||
+      !reader.readChecked(entry.llvmDialectMLIR) ||
       !reader.read(&count, sizeof(count)) || count == 0 || count > 2)
     return std::nullopt;
   entry.objects.resize(count);
-  for (CachedObject &object : entry.objects) {
-    uint64_t size, checksum;
+  for (CachedObject &object : entry.objects)
     if (!reader.read(&object.variant, sizeof(object.variant)) ||
-        !reader.read(&size, sizeof(size)) ||
-        !reader.read(&checksum, sizeof(checksum)) ||
-        !reader.readBytes(object.bytes, size) ||
-        xxh3_64bits(arrayRefFromStringRef(object.bytes)) != checksum)
+        !reader.readChecked(object.bytes))
       return std::nullopt;
-  }
   if (!reader.atEnd())
     return std::nullopt;
   return entry;
@@ -133,12 +144,12 @@ void dlbridge::jit::writeCacheEntry(StringRef dir, const CacheKey &key,
     os.write(reinterpret_cast<const char *>(key.data()), key.size());
     write(os, static_cast<uint32_t>(entry.function.size()));
     os << entry.function;
+    writeChecked(os, entry.inputMLIR);
+    writeChecked(os, entry.llvmDialectMLIR);
     write(os, static_cast<uint32_t>(entry.objects.size()));
     for (const CachedObject &object : entry.objects) {
       write(os, object.variant);
-      write(os, static_cast<uint64_t>(object.bytes.size()));
-      write(os, xxh3_64bits(arrayRefFromStringRef(object.bytes)));
-      os << object.bytes;
+      writeChecked(os, object.bytes);
     }
     if (os.has_error()) {
       os.clear_error();

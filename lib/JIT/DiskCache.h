@@ -27,9 +27,12 @@ struct CachedObject {
   std::string bytes;
 };
 
-/// A cache entry: the compiled function's name and its objects.
+/// A cache entry: the compiled function's name, the MLIR it was compiled
+/// from and lowered to (for inspection), and its objects.
 struct CacheEntry {
   std::string function;
+  std::string inputMLIR;
+  std::string llvmDialectMLIR;
   std::vector<CachedObject> objects;
 };
 

@@ -27,9 +27,11 @@ orc::SymbolMap dlbridge::jit::getRuntimeSymbols(MangleAndInterner interner) {
   DLBRIDGE_RUNTIME_SYMBOL(dlrt_set_error);
   DLBRIDGE_RUNTIME_SYMBOL(dlrt_call_begin);
   DLBRIDGE_RUNTIME_SYMBOL(dlrt_call_end);
+  DLBRIDGE_RUNTIME_SYMBOL(dlrt_call_stream);
   DLBRIDGE_RUNTIME_SYMBOL(_mlir_memref_to_llvm_alloc);
   DLBRIDGE_RUNTIME_SYMBOL(_mlir_memref_to_llvm_aligned_alloc);
   DLBRIDGE_RUNTIME_SYMBOL(_mlir_memref_to_llvm_free);
+  DLBRIDGE_RUNTIME_SYMBOL(memrefCopy);
   DLBRIDGE_RUNTIME_SYMBOL(mgpuModuleLoad);
   DLBRIDGE_RUNTIME_SYMBOL(mgpuModuleLoadJIT);
   DLBRIDGE_RUNTIME_SYMBOL(mgpuModuleUnload);

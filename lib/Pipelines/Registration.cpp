@@ -13,4 +13,10 @@ void dlbridge::registerDLPackPipelines() {
       "Lower dlpack.entry functions over tensors or memrefs to the LLVM "
       "dialect with DLPack entry points, for the host",
       buildDLPackCPUPipeline);
+  mlir::PassPipelineRegistration<CUDAPipelineOptions>(
+      "dlpack-cuda-pipeline",
+      "Lower dlpack.entry functions over tensors or memrefs to the LLVM "
+      "dialect with DLPack entry points for CUDA devices: kernels in a "
+      "gpu.binary, launched on the stream of the entry's call context",
+      buildDLPackCUDAPipeline);
 }

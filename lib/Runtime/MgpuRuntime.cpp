@@ -423,8 +423,8 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
               "call fail?)");
     return;
   }
-  if (!fitsUnsigned(gridX, false) || !fitsUnsigned(gridY, false) ||
-      !fitsUnsigned(gridZ, false) || !fitsUnsigned(blockX, false) ||
+  if (!fitsUnsigned(gridX, true) || !fitsUnsigned(gridY, true) ||
+      !fitsUnsigned(gridZ, true) || !fitsUnsigned(blockX, false) ||
       !fitsUnsigned(blockY, false) || !fitsUnsigned(blockZ, false) ||
       smem < 0) {
     char message[DLRT_ERROR_CAPACITY];
@@ -438,6 +438,9 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
     noteError(DLRT_ERR_INVALID_ARGUMENT, message);
     return;
   }
+  // Kernels over empty tensors get empty grids: there is nothing to run.
+  if (gridX == 0 || gridY == 0 || gridZ == 0)
+    return;
   auto *fn = static_cast<CUfunction>(function);
   Device *device = functionDevice(fn);
   if (!device) {

@@ -89,6 +89,25 @@ TEST(ContextTest, LastErrorIsPerThread) {
   EXPECT_STREQ(dlrt_last_error(), "main thread");
 }
 
+TEST(ContextTest, CallStreamIsTheStreamOfTheCallInProgress) {
+  EXPECT_EQ(dlrt_call_stream(), nullptr);
+  int stream, other;
+  dlrt_call_ctx ctx, second;
+  dlrt_call_ctx_init(&ctx, DLDevice{kDLCPU, 0}, &stream);
+  dlrt_call_ctx_init(&second, DLDevice{kDLCPU, 0}, &other);
+  dlrt_call_begin(&ctx);
+  EXPECT_EQ(dlrt_call_stream(), &stream);
+  void *seen = &seen;
+  std::thread([&] { seen = dlrt_call_stream(); }).join();
+  EXPECT_EQ(seen, nullptr) << "calls in progress are per thread";
+  dlrt_call_end(&second); // not the call in progress: no effect
+  EXPECT_EQ(dlrt_call_stream(), &stream);
+  dlrt_call_begin(&second);
+  EXPECT_EQ(dlrt_call_stream(), &other);
+  dlrt_call_end(&second);
+  EXPECT_EQ(dlrt_call_stream(), nullptr);
+}
+
 TEST(ContextTest, StatusNames) {
   EXPECT_STREQ(dlrt_status_name(DLRT_OK), "ok");
   EXPECT_STREQ(dlrt_status_name(DLRT_ERR_INVALID_ARGUMENT),

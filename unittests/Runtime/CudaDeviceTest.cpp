@@ -364,7 +364,10 @@ TEST_F(CudaDevice, JitLoadAndLaunchErrors) {
             std::string::npos)
       << dlrt_last_error();
 
+  // An empty grid (a kernel over an empty tensor) launches nothing.
   mgpuLaunchKernel(fn, 0, 1, 1, 1, 1, 1, 0, borrowed, nullptr, nullptr, 0);
+  EXPECT_EQ(dlrt_cuda_take_launch_error(), DLRT_OK);
+  mgpuLaunchKernel(fn, -1, 1, 1, 1, 1, 1, 0, borrowed, nullptr, nullptr, 0);
   EXPECT_EQ(dlrt_cuda_take_launch_error(), DLRT_ERR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(dlrt_last_error()).find("invalid launch grid"),
             std::string::npos);

@@ -172,6 +172,29 @@ TEST_F(CudaNoDriver, LaunchErrorsArePerThread) {
   EXPECT_EQ(dlrt_cuda_take_launch_error(), DLRT_ERR_NO_CUDA_DRIVER);
 }
 
+TEST_F(CudaNoDriver, CallEndReportsTheCallsLaunchFailure) {
+  // A failure before the call (a module constructor, say) is not the call's.
+  EXPECT_EQ(mgpuEventCreate(), nullptr);
+  dlrt_call_ctx ctx;
+  int stream;
+  dlrt_call_ctx_init(&ctx, kCuda, &stream);
+  dlrt_call_begin(&ctx);
+  EXPECT_EQ(dlrt_call_stream(), &stream);
+  dlrt_call_end(&ctx);
+  EXPECT_EQ(dlrt_status(&ctx), DLRT_OK);
+  EXPECT_EQ(dlrt_call_stream(), nullptr);
+
+  // One during the call is recorded in the context at its end.
+  dlrt_call_begin(&ctx);
+  EXPECT_EQ(mgpuMemAlloc(16, dlrt_call_stream(), false), nullptr);
+  EXPECT_EQ(dlrt_status(&ctx), DLRT_OK);
+  dlrt_call_end(&ctx);
+  EXPECT_EQ(dlrt_status(&ctx), DLRT_ERR_NO_CUDA_DRIVER);
+  EXPECT_EQ(std::string(ctx.error).rfind("no CUDA driver: ", 0), 0u)
+      << ctx.error;
+  EXPECT_EQ(dlrt_cuda_take_launch_error(), DLRT_OK);
+}
+
 TEST_F(CudaNoDriver, CpuKeepsWorking) {
   void *stream = &stream;
   EXPECT_EQ(dlrt_stream_from_dlpack(kCpu, 0, 0, &stream), DLRT_OK);

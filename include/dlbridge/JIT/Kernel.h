@@ -76,7 +76,6 @@ class KernelImpl;
 class Kernel {
 public:
   const Signature &signature() const;
-  /// Empty when the kernel came from the disk cache (no MLIR was run).
   const KernelStages &stages() const;
 
   /// Runs the kernel with the entry ABI of dlrt.h: `args[i]` is a DLTensor*

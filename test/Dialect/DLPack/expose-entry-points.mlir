@@ -5,7 +5,7 @@
 // loaded; memref results are packed and stored only when all packed.
 
 // CHECK-LABEL: func.func @axpy(
-// CHECK-NOT: dlpack.entry
+// CHECK-SAME: %{{[^:]*}}: memref<?xf32, strided<[?], offset: ?>>, %{{[^:]*}}: memref<?xf32>, %{{[^:]*}}: f32) -> (memref<?xf32>, f32) {
 // CHECK-LABEL: func.func @axpy__dlpack(
 // CHECK-SAME: %[[ARGS:[^:]*]]: !llvm.ptr, %[[RESULTS:[^:]*]]: !llvm.ptr, %[[CTX:[^:]*]]: !dlpack.context) -> i32
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : i32

@@ -256,11 +256,20 @@ void EntryPointBuilder::buildWrapper() {
     outputs.push_back(pack);
     packed.push_back(pack);
   }
-  if (packed.empty()) {
+  // Device calls learn of failed launches and allocations when the call
+  // ends (dlrt_call_end records them in ctx): read the status after it.
+  bool statusAfterEnd = device != DeviceType::CPU;
+  if (packed.empty() && !statusAfterEnd) {
     CallEndOp::create(builder, loc, ctx);
+  } else if (packed.empty()) {
+    CallEndOp::create(builder, loc, ctx);
+    continueIfOk(StatusOp::create(builder, loc, i32, ctx));
   } else {
+    if (statusAfterEnd)
+      CallEndOp::create(builder, loc, ctx);
     Value status = StatusOp::create(builder, loc, i32, ctx);
-    CallEndOp::create(builder, loc, ctx);
+    if (!statusAfterEnd)
+      CallEndOp::create(builder, loc, ctx);
     Block *storeBlock = builder.getInsertionBlock();
     Block *releaseBlock = builder.createBlock(failureBlock, {i32}, {loc});
     for (Value tensor : packed)
@@ -296,7 +305,17 @@ LogicalResult EntryPointBuilder::build() {
     return failure();
   buildSignature();
   buildWrapper();
+  // The signature record holds names and dtypes now; the function keeps
+  // none of the dialect's attributes, which later lowerings would not
+  // understand.
   func->removeAttr(DLPackDialect::kEntryAttrName);
+  for (StringRef name :
+       {DLPackDialect::kNameAttrName, DLPackDialect::kDTypeAttrName}) {
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      func.removeArgAttr(i, name);
+    for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+      func.removeResultAttr(i, StringAttr::get(func.getContext(), name));
+  }
   return success();
 }
 

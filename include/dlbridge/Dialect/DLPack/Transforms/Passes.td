@@ -53,4 +53,59 @@ def DLPackExposeEntryPoints
   ];
 }
 
+def DLPackOffloadHostCode
+    : Pass<"dlpack-offload-host-code", "::mlir::ModuleOp"> {
+  let summary = "Keep tensor data on the GPU: device buffers, no host accesses";
+  let description = [{
+    Runs between `convert-parallel-loops-to-gpu` and `gpu-kernel-outlining`
+    in `--dlpack-cuda-pipeline`, on every `func.func` outside a
+    `gpu.module`. Afterwards host code only allocates, frees and launches;
+    everything that touches tensor data runs on the device:
+
+    - What still reads or writes memref data in host code (a reduction over
+      every dimension, which `convert-linalg-to-parallel-loops` leaves as a
+      sequential `scf.for`; a fill of a 0-d buffer) is moved, in maximal
+      runs of consecutive operations, into a `gpu.launch` of one block of
+      one thread. Sequential, but on the device and in stream order.
+    - `memref.alloc` becomes `gpu.alloc` and `memref.dealloc` becomes
+      `gpu.dealloc`, so buffers (results included) live in device memory.
+
+    Diagnosed: stack buffers (`memref.alloca`) and `memref.copy` in host code,
+    host operations touching data whose results host code still uses, and
+    data accesses inside host loops that also launch kernels.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+  ];
+}
+
+def DLPackLaunchOnContextStream
+    : Pass<"dlpack-launch-on-context-stream", "::mlir::ModuleOp"> {
+  let summary = "Run every GPU operation on the stream of the entry's call";
+  let description = [{
+    Entry points take the stream to run on in their call context
+    (`dlrt_call_ctx::stream`, borrowed from the caller). In each host
+    `func.func` with GPU operations this pass reads it once, at the top, with
+    `dlrt_call_stream()` (the stream of the call `dlpack.call_begin` marked as
+    running on the thread) and views it as a token:
+
+    ```mlir
+    %s = llvm.call @dlrt_call_stream() : () -> !llvm.ptr
+    %t = builtin.unrealized_conversion_cast %s : !llvm.ptr to !gpu.async.token
+    ```
+
+    Every `gpu.launch_func`, `gpu.alloc`, `gpu.dealloc`, `gpu.memcpy` and
+    `gpu.memset` becomes `async [%t]`, and uses of the tokens they return are
+    replaced by `%t`: work is ordered by the stream itself. `gpu-to-llvm`
+    then passes the stream to `mgpuLaunchKernel`, `mgpuMemAlloc`, ... as is.
+    `gpu.wait` is removed (`gpu.wait async` is replaced by `%t`): lowered, it
+    would synchronise and destroy the stream, which belongs to the caller.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+  ];
+}
+
 #endif // DLBRIDGE_DIALECT_DLPACK_TRANSFORMS_PASSES_TD

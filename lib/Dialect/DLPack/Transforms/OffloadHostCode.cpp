@@ -1,0 +1,190 @@
+//===- OffloadHostCode.cpp - Tensor data stays on the GPU -----------------===//
+//
+// Part of dlbridge. After `convert-parallel-loops-to-gpu`, host code of a
+// CUDA program may still touch tensor data (loops the mapping left alone,
+// 0-d fills) and allocates its buffers on the host. This pass moves such
+// accesses into single-thread kernels and allocates on the device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace dlbridge::dlpack {
+#define GEN_PASS_DEF_DLPACKOFFLOADHOSTCODE
+#include "dlbridge/Dialect/DLPack/Transforms/Passes.h.inc"
+} // namespace dlbridge::dlpack
+
+using namespace mlir;
+
+namespace {
+
+/// Whether `op` itself reads or writes memory through a memref (or, without
+/// precise effects, might). Allocation and deallocation do not count.
+bool accessesData(Operation *op) {
+  // Copies are diagnosed below: a kernel could not lower them either.
+  if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
+          memref::CopyOp, gpu::AllocOp, gpu::DeallocOp>(op))
+    return false;
+  if (isPure(op))
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    // Calls and unknown ops: the callee is offloaded on its own; anything
+    // else with regions is judged by what it contains.
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::any_of(instances, [](const MemoryEffects::EffectInstance &e) {
+    if (!isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()))
+      return false;
+    Value value = e.getValue();
+    return !value || isa<BaseMemRefType>(value.getType());
+  });
+}
+
+/// Whether `op` or an op nested in it accesses data; launches are device
+/// code already.
+bool touchesData(Operation *op) {
+  if (isa<gpu::LaunchOp>(op))
+    return false;
+  WalkResult walk = op->walk<WalkOrder::PreOrder>([](Operation *nested) {
+    if (isa<gpu::LaunchOp>(nested))
+      return WalkResult::skip();
+    return accessesData(nested) ? WalkResult::interrupt()
+                                : WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
+bool containsLaunch(Operation *op) {
+  return op
+      ->walk([](Operation *nested) {
+        return isa<gpu::LaunchOp, gpu::LaunchFuncOp>(nested)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Moves `run`, consecutive ops of one block, into a 1x1x1 `gpu.launch`.
+LogicalResult wrapInKernel(ArrayRef<Operation *> run) {
+  Operation *first = run.front();
+  llvm::SmallPtrSet<Operation *, 8> inRun(run.begin(), run.end());
+  for (Operation *op : run)
+    for (OpOperand &use : op->getUses())
+      if (!inRun.contains(
+              first->getBlock()->findAncestorOpInBlock(*use.getOwner())))
+        return op->emitOpError()
+               << "accesses tensor data in host code and its result is used "
+                  "there; the CUDA pipeline cannot run it on the device";
+  OpBuilder builder(first);
+  Location loc = first->getLoc();
+  Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+  auto launch = gpu::LaunchOp::create(builder, loc, one, one, one, one, one,
+                                      one);
+  Block &body = launch.getBody().front();
+  builder.setInsertionPointToEnd(&body);
+  auto terminator = gpu::TerminatorOp::create(builder, loc);
+  for (Operation *op : run)
+    op->moveBefore(terminator);
+  return success();
+}
+
+/// Wraps the data accesses of `block`, recursing into host control flow
+/// that also launches kernels.
+LogicalResult offloadBlock(Block &block) {
+  SmallVector<Operation *> run;
+  auto flush = [&]() -> LogicalResult {
+    if (run.empty())
+      return success();
+    LogicalResult result = wrapInKernel(run);
+    run.clear();
+    return result;
+  };
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (op.hasTrait<OpTrait::IsTerminator>() || !touchesData(&op)) {
+      if (failed(flush()))
+        return failure();
+      continue;
+    }
+    if (!containsLaunch(&op)) {
+      run.push_back(&op);
+      continue;
+    }
+    if (failed(flush()))
+      return failure();
+    for (Region &region : op.getRegions())
+      for (Block &nested : region)
+        if (failed(offloadBlock(nested)))
+          return failure();
+  }
+  return flush();
+}
+
+/// Device buffers for host code: gpu.alloc / gpu.dealloc.
+LogicalResult allocateOnDevice(func::FuncOp func) {
+  SmallVector<Operation *> rewrites;
+  WalkResult walk = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::LaunchOp>(op))
+      return WalkResult::skip();
+    if (isa<memref::AllocaOp>(op)) {
+      op->emitOpError() << "allocates on the host stack in host code; the "
+                           "CUDA pipeline needs heap buffers (memref.alloc)";
+      return WalkResult::interrupt();
+    }
+    if (isa<memref::CopyOp>(op)) {
+      op->emitOpError() << "copies buffers in host code; the CUDA pipeline "
+                           "copies with kernels (bufferize with "
+                           "memcpy-op=linalg.copy)";
+      return WalkResult::interrupt();
+    }
+    if (isa<memref::AllocOp, memref::DeallocOp>(op))
+      rewrites.push_back(op);
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (Operation *op : rewrites) {
+    OpBuilder builder(op);
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      auto device = gpu::AllocOp::create(
+          builder, alloc.getLoc(), alloc.getType(), /*asyncToken=*/Type(),
+          ValueRange(), alloc.getDynamicSizes(), alloc.getSymbolOperands());
+      alloc.replaceAllUsesWith(device.getMemref());
+    } else {
+      gpu::DeallocOp::create(builder, op->getLoc(), /*asyncToken=*/Type(),
+                             ValueRange(),
+                             cast<memref::DeallocOp>(op).getMemref());
+    }
+    op->erase();
+  }
+  return success();
+}
+
+struct DLPackOffloadHostCodePass
+    : public dlbridge::dlpack::impl::DLPackOffloadHostCodeBase<
+          DLPackOffloadHostCodePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<func::FuncOp> funcs(getOperation().getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs) {
+      // The helper lower-deallocations generates works on host arrays of
+      // buffer addresses, not on tensor data.
+      if (func.isExternal() || func.getSymName().starts_with("dealloc_helper"))
+        continue;
+      for (Block &block : func.getBody())
+        if (failed(offloadBlock(block)))
+          return signalPassFailure();
+      if (failed(allocateOnDevice(func)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
