@@ -7,6 +7,7 @@
 #include "dlbridge/Conversion/Passes.h"
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 #include "dlbridge/Pipelines/Pipelines.h"
+#include "dlbridge/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -20,7 +21,10 @@ using namespace mlir;
 
 void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
                                       const CPUPipelineOptions &options) {
+  pm.addPass(createDecomposeAggregatedOps());
   if (options.bufferize) {
+    // One loop nest per chain of elementwise operations, not one per op.
+    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
     // Tensor arguments become memrefs with fully dynamic strides, so one
     // compiled function serves every layout a DLPack tensor can have.
     bufferization::OneShotBufferizePassOptions bufferizeOptions;
@@ -36,6 +40,12 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   // ownership-based deallocation must not see.
   pm.addPass(dlpack::createDLPackExposeEntryPoints());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Complex arithmetic to real, integer powers to loops, then what LLVM has
+  // intrinsics for; the rest (tanh, erf, ...) calls libm.
+  pm.addNestedPass<func::FuncOp>(createConvertComplexToStandardPass());
+  pm.addPass(createConvertMathToFuncs());
+  pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

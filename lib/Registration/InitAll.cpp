@@ -10,6 +10,7 @@
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 #include "dlbridge/Pipelines/Pipelines.h"
+#include "dlbridge/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -29,4 +30,5 @@ void dlbridge::registerAllPasses() {
   dlpack::registerDLPackPasses();
   registerDLBridgeConversionPasses();
   registerDLPackPipelines();
+  registerDLBridgeTransformsPasses();
 }

@@ -351,3 +351,38 @@ TEST(PackWithoutContextTest, RecordsTheThreadsLastError) {
 }
 
 } // namespace
+
+TEST(MemRefCopyTest, CopiesBetweenArbitraryStrides) {
+  // A 2x3 view of a 3x4 row-major buffer, transposed, into a compact 3x2.
+  float source[12];
+  for (int i = 0; i < 12; ++i)
+    source[i] = static_cast<float>(i);
+  float target[6] = {};
+  struct {
+    float *allocated, *aligned;
+    int64_t offset, sizes[2], strides[2];
+  } src = {source, source, 1, {3, 2}, {1, 4}},
+    dst = {target, target, 0, {3, 2}, {2, 1}};
+  dlrt_unranked_memref from = {2, &src}, to = {2, &dst};
+  memrefCopy(sizeof(float), &from, &to);
+  const float expected[6] = {1, 5, 2, 6, 3, 7};
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(target[i], expected[i]) << i;
+}
+
+TEST(MemRefCopyTest, EmptyAndZeroDimensional) {
+  float one = 4.5f, out = 0;
+  struct {
+    float *allocated, *aligned;
+    int64_t offset;
+  } src = {&one, &one, 0}, dst = {&out, &out, 0};
+  dlrt_unranked_memref from = {0, &src}, to = {0, &dst};
+  memrefCopy(sizeof(float), &from, &to);
+  EXPECT_EQ(out, 4.5f);
+  struct {
+    float *allocated, *aligned;
+    int64_t offset, sizes[1], strides[1];
+  } empty = {nullptr, nullptr, 0, {0}, {1}};
+  dlrt_unranked_memref none = {1, &empty};
+  memrefCopy(sizeof(float), &none, &none);
+}

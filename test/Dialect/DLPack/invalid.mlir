@@ -203,7 +203,7 @@ func.func @dtype_not_dtype(%a: memref<?xi8> {dlpack.dtype = "uint8"}) {
 
 // -----
 
-// expected-error @+1 {{'dlpack.dtype' applies to memref arguments, but argument 0 is 'i8'}}
+// expected-error @+1 {{'dlpack.dtype' applies to memref and tensor arguments, but argument 0 is 'i8'}}
 func.func @dtype_on_scalar(%a: i8 {dlpack.dtype = #dlpack.dtype<uint, 8>}) {
   return
 }
@@ -217,6 +217,13 @@ func.func @dtype_mismatch(%a: memref<?xi8> {dlpack.dtype = #dlpack.dtype<uint, 1
 
 // -----
 
+// expected-error @+1 {{argument 0: dtype #dlpack.dtype<uint, 32> does not describe element type 'f32'}}
+func.func @tensor_dtype_mismatch(%a: tensor<?xf32> {dlpack.dtype = #dlpack.dtype<uint, 32>}) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'dlpack.bogus' is not a dlpack attribute of arguments}}
 func.func @unknown_arg_attr(%a: memref<?xf32> {dlpack.bogus}) {
   return
@@ -224,7 +231,7 @@ func.func @unknown_arg_attr(%a: memref<?xf32> {dlpack.bogus}) {
 
 // -----
 
-// expected-error @+1 {{'dlpack.dtype' applies to memref results, but result 0 is 'f32'}}
+// expected-error @+1 {{'dlpack.dtype' applies to memref and tensor results, but result 0 is 'f32'}}
 func.func @dtype_on_scalar_result() -> (f32 {dlpack.dtype = #dlpack.dtype<float, 32>}) {
   %c = arith.constant 0.0 : f32
   return %c : f32

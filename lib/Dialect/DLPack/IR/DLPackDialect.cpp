@@ -70,15 +70,23 @@ static LogicalResult verifyValueAttribute(Operation *op, Type type,
       return op->emitError() << "'" << DLPackDialect::kDTypeAttrName << "' of "
                              << what << " " << index
                              << " must be a #dlpack.dtype";
-    auto memrefType = dyn_cast<MemRefType>(type);
-    if (!memrefType)
-      return op->emitError() << "'" << DLPackDialect::kDTypeAttrName
-                             << "' applies to memref " << what
-                             << "s, but " << what << " " << index << " is "
-                             << type;
-    return verifyBoundaryMemRefType(
-        [&] { return op->emitError() << what << " " << index << ": "; },
-        memrefType, dtype);
+    auto emitError = [&] {
+      return op->emitError() << what << " " << index << ": ";
+    };
+    if (auto memrefType = dyn_cast<MemRefType>(type))
+      return verifyBoundaryMemRefType(emitError, memrefType, dtype);
+    // Tensors become memrefs at bufferization, which checks their layout.
+    if (auto tensorType = dyn_cast<RankedTensorType>(type)) {
+      if (!isCompatible(dtype, tensorType.getElementType()))
+        return emitError() << "dtype " << dtype
+                           << " does not describe element type "
+                           << tensorType.getElementType();
+      return success();
+    }
+    return op->emitError() << "'" << DLPackDialect::kDTypeAttrName
+                           << "' applies to memref and tensor " << what
+                           << "s, but " << what << " " << index << " is "
+                           << type;
   }
   return op->emitError() << "'" << attr.getName().getValue()
                          << "' is not a dlpack attribute of " << what << "s";

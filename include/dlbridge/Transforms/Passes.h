@@ -1,0 +1,26 @@
+//===- Passes.h - dlbridge's general transforms -----------------*- C++ -*-===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLBRIDGE_TRANSFORMS_PASSES_H
+#define DLBRIDGE_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace dlbridge {
+
+#define GEN_PASS_DECL
+#include "dlbridge/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "dlbridge/Transforms/Passes.h.inc"
+
+} // namespace dlbridge
+
+#endif // DLBRIDGE_TRANSFORMS_PASSES_H

@@ -1,0 +1,29 @@
+//===- Passes.td - dlbridge's general transforms ----------*- tablegen -*-===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLBRIDGE_TRANSFORMS_PASSES_TD
+#define DLBRIDGE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def DecomposeAggregatedOps : Pass<"dlbridge-decompose-aggregated-ops"> {
+  let summary = "Decompose aggregated linalg ops (softmax, ...) into simpler ones";
+  let description = [{
+    Ops such as `linalg.softmax` implement `AggregatedOpInterface`: they
+    stand for several linalg ops, and neither `convert-linalg-to-loops` nor
+    bufferization knows them. Upstream decomposes them only from the
+    transform dialect; this pass does it for every such op so the named
+    pipelines accept them.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+#endif // DLBRIDGE_TRANSFORMS_PASSES_TD
