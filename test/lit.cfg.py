@@ -18,6 +18,44 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.dlbridge_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions([ToolSubst("dl-opt", unresolved="fatal")],
-                                   tool_dirs)
+llvm_config.add_tool_substitutions(
+    [ToolSubst("dl-opt", unresolved="fatal"),
+     ToolSubst("dl-run", unresolved="fatal")],
+    tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+
+# %python: a Python with NumPy, for tests that make and check .npy files (the
+# `numpy` feature). lit's own interpreter may lack NumPy: try
+# $DLBRIDGE_TEST_PYTHON, then lit's interpreter, then python3 on PATH.
+def find_numpy_python():
+    import shutil
+    import subprocess
+    import sys
+
+    candidates = [os.environ.get("DLBRIDGE_TEST_PYTHON"), sys.executable,
+                  shutil.which("python3")]
+    for candidate in candidates:
+        if not candidate:
+            continue
+        try:
+            out = subprocess.run(
+                [candidate, "-c",
+                 "import sys, numpy; print(sys.executable)"],
+                capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if out.returncode == 0 and out.stdout.strip():
+            return out.stdout.strip().splitlines()[-1]
+    return None
+
+
+numpy_python = find_numpy_python()
+if numpy_python:
+    config.available_features.add("numpy")
+    # Replaces lit's default %python (its own interpreter).
+    config.substitutions = [(key, value) for key, value in config.substitutions
+                            if key != "%python"]
+    config.substitutions.append(("%python", '"%s"' % numpy_python))
+else:
+    lit_config.note("no Python with NumPy found: skipping tests that need it")
