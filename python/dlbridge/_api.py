@@ -1,0 +1,100 @@
+"""``dlbridge.jit`` and ``dlbridge.compile``."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Sequence, overload
+
+from . import _dlbridge
+from ._trace import ArraySpec, ScalarSpec, TraceResult, trace
+
+_DEVICE_TARGETS = {1: "cpu", 2: "cuda", 3: "cpu", 13: "cuda"}
+
+
+def compile(source: str, entry: str | None = None, target: str = "cpu") -> _dlbridge.Kernel:  # noqa: A001
+    """Compiles hand-written MLIR: a ``dlpack.entry`` function over tensors or memrefs.
+
+    Args:
+        source: an MLIR module.
+        entry: the function to compile; may be omitted when the module has one entry.
+        target: ``"cpu"`` or ``"cuda"``.
+
+    Returns:
+        A callable taking DLPack tensors and Python scalars, with ``.signature``
+        (names, dtypes, shapes, access of every parameter and result) and
+        ``.mlir`` (the input and the LLVM-dialect stage).
+
+    Raises:
+        ValueError: with MLIR's diagnostics when the source does not compile.
+    """
+    return _dlbridge.compile(source, entry or "", target)
+
+
+def _to_arg_specs(specs: Sequence[tuple[Any, ...]]) -> list[ArraySpec | ScalarSpec]:
+    arg_specs: list[ArraySpec | ScalarSpec] = []
+    for spec in specs:
+        if spec[0] == "array":
+            _, dtype, rank, unit_dims, _device = spec
+            arg_specs.append(ArraySpec(dtype, rank, tuple(unit_dims)))
+        else:
+            arg_specs.append(ScalarSpec(spec[1]))
+    return arg_specs
+
+
+def _target_of(specs: Sequence[tuple[Any, ...]], requested: str | None) -> str:
+    if requested is not None:
+        return requested
+    for spec in specs:
+        if spec[0] == "array":
+            return _DEVICE_TARGETS.get(spec[4][0], "cpu")
+    return "cpu"
+
+
+class JitFunction(_dlbridge.Dispatcher):
+    """A function compiled by ``@dlbridge.jit``.
+
+    Calling it imports the arguments through DLPack, finds the kernel
+    specialised for their dtypes, ranks, size-1 dims and device, and runs it;
+    all of that is C++. Only the first call with new specs traces the Python
+    function and compiles it.
+    """
+
+    def __init__(self, fn: Callable[..., Any], target: str | None) -> None:
+        super().__init__(self._compile_specs, fn.__name__)
+        functools.update_wrapper(self, fn)
+        self._target = target
+        self._traces: dict[tuple[Any, ...], TraceResult] = {}
+
+    def _trace(self, specs: tuple[Any, ...]) -> TraceResult:
+        if specs not in self._traces:
+            self._traces[specs] = trace(
+                self.__wrapped__, _to_arg_specs(specs), name=self.__name__)
+        return self._traces[specs]
+
+    def _compile_specs(self, specs: tuple[Any, ...]) -> _dlbridge.Kernel:
+        traced = self._trace(specs)
+        return _dlbridge.compile(traced.mlir, traced.entry, _target_of(specs, self._target))
+
+    def lower(self, *args: Any) -> str:
+        """The MLIR this function is compiled from for arguments like ``args``."""
+        return self._trace(self.specs(*args)).mlir
+
+
+@overload
+def jit(fn: Callable[..., Any], /) -> JitFunction: ...
+@overload
+def jit(*, target: str | None = None) -> Callable[[Callable[..., Any]], JitFunction]: ...
+
+
+def jit(fn: Callable[..., Any] | None = None, /, *, target: str | None = None) -> Any:
+    """Compiles an array function on its first call with each kind of arguments.
+
+    Use as ``@dlbridge.jit`` or ``@dlbridge.jit(target="cpu")``. The function
+    may use operators, ``dlbridge.exp``/``where``/``sum``/... or the NumPy
+    functions of the same names; results come back in the framework of the
+    first array argument (NumPy in, NumPy out), sharing dlbridge's buffer.
+    Without ``target`` the device of the arguments decides.
+    """
+    if fn is None:
+        return lambda f: JitFunction(f, target)
+    return JitFunction(fn, target)

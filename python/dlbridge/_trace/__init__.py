@@ -1,0 +1,33 @@
+"""dlbridge's tracer: turns a Python function over arrays into MLIR (linalg on tensors).
+
+Entry point: :func:`trace`.  The public array functions (``exp``, ``where``, ``sum``...) live in
+:mod:`dlbridge._trace.functions`.
+"""
+
+from .dtypes import DType, result_type, weak_result_type
+from .tracer import (
+    ArraySpec,
+    ResultSpec,
+    ScalarSpec,
+    SymbolicDim,
+    TraceError,
+    TraceResult,
+    TracedArray,
+    trace,
+)
+
+__all__ = [
+    "ArraySpec",
+    "DType",
+    "ResultSpec",
+    "ScalarSpec",
+    "SymbolicDim",
+    "TraceError",
+    "TraceResult",
+    "TracedArray",
+    "result_type",
+    "trace",
+    "weak_result_type",
+]
+
+from . import functions  # noqa: E402,F401

@@ -1,0 +1,1122 @@
+"""Operation implementations: each appends MLIR (linalg on tensors) to the current trace.
+
+Elementwise operations become one ``linalg.generic`` each (broadcasting through indexing maps
+that send size-1 dims to the constant 0; operands are converted to the computation dtype inside
+the body; scalars are captured from above).  Reductions are a ``linalg.fill`` + ``linalg.generic``
+with reduction iterators, ``matmul`` is ``linalg.matmul`` (or a batched ``linalg.generic``),
+``transpose`` is ``linalg.transpose`` and ``reshape`` is ``tensor.reshape``.
+"""
+
+from __future__ import annotations
+
+from functools import reduce as _fold
+from typing import Any, Callable, Sequence
+
+from . import dtypes as D
+from .dtypes import DType
+from .emitter import Block, affine_map, tensor_type
+from .tracer import (
+    SymbolicDim,
+    TraceContext,
+    TraceError,
+    TracedArray,
+    current_context,
+    trace_error,
+    unsupported,
+)
+
+PyScalar = (bool, int, float, complex)
+Operand = Any  # TracedArray | bool | int | float | complex
+
+# --------------------------------------------------------------------------------------------------
+# operands
+
+
+def _ctx_of(*xs: Any) -> TraceContext:
+    ctx: TraceContext | None = None
+    for x in xs:
+        if isinstance(x, TracedArray):
+            if ctx is None:
+                ctx = x._ctx
+            elif x._ctx is not ctx:
+                raise TraceError("dlbridge.jit: arrays from two different traces were mixed")
+    if ctx is None:
+        ctx = current_context()
+    if ctx is None or ctx.finished:
+        raise TraceError(
+            "dlbridge.jit: a traced array was used outside of its trace (did it escape the function?)"
+        )
+    return ctx
+
+
+def _lift(ctx: TraceContext, x: Any, opname: str = "operand") -> Any:
+    """TracedArray or Python scalar; NumPy scalars / 0-d arrays become strong scalar constants."""
+    if isinstance(x, TracedArray):
+        return x
+    if isinstance(x, PyScalar):
+        return x
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        np = None  # type: ignore[assignment]
+    if np is not None and isinstance(x, (np.generic, np.ndarray)):
+        if isinstance(x, np.ndarray) and x.ndim != 0:
+            raise unsupported(
+                opname,
+                "a NumPy array constant of shape "
+                f"{x.shape} (pass it as an argument of the jitted function instead)",
+            )
+        dt = D.dtype(x.dtype)
+        item = x.item()
+        v = _py_const(ctx.top, item, dt)
+        return TracedArray(ctx, v, dt, (), is_scalar=True)
+    if isinstance(x, SymbolicDim):
+        raise unsupported(opname, "a dynamic shape entry cannot be used as a value")
+    raise unsupported(opname, f"an operand of type {type(x).__name__}")
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, TracedArray) and not x._is_scalar
+
+
+def _promote(xs: Sequence[Any]) -> tuple[DType, str | None]:
+    """Result dtype of combining ``xs`` (arrays strong, Python scalars weak) and the weak kind of
+    the result when every operand was weak."""
+    strong: list[DType] = []
+    kinds: list[str] = []
+    for x in xs:
+        if isinstance(x, TracedArray):
+            if x._weak is None:
+                strong.append(x._dtype)
+            else:
+                kinds.append(x._weak)
+        else:
+            kinds.append(D.scalar_kind_of(x))
+    if strong:
+        dt = _fold(D.result_type, strong)
+        for k in kinds:
+            dt = D.weak_result_type(dt, k)
+        return dt, None
+    k = _fold(D.join_scalar_kinds, kinds)
+    return D.default_dtype_of_kind(k), k
+
+
+def _kind_of(dt: DType) -> str:
+    return {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[dt.kind]
+
+
+# --------------------------------------------------------------------------------------------------
+# scalar code (used in linalg bodies and at the top level)
+
+
+def _py_const(b: Block, value: Any, dt: DType) -> str:
+    """Materialise a Python scalar as a constant of ``dt`` (NEP 50: out-of-range ints raise)."""
+    if dt.is_bool:
+        return b.const(bool(value), "i1")
+    if dt.is_int:
+        if isinstance(value, (float, complex)):
+            raise trace_error(f"cannot convert {value!r} to {dt.name}", TypeError)
+        v = int(value)
+        lo, hi = D.int_range(dt)
+        if not lo <= v <= hi:
+            raise trace_error(f"Python integer {v} out of bounds for {dt.name}", OverflowError)
+        if v >= 1 << (dt.bits - 1):
+            v -= 1 << dt.bits
+        return b.const(v, dt.mlir)
+    if dt.is_float:
+        if isinstance(value, complex):
+            raise trace_error(f"cannot convert complex {value!r} to {dt.name}", TypeError)
+        return b.const(float(value), dt.mlir)
+    return b.const(complex(value), dt.mlir)
+
+
+def convert(b: Block, v: str, src: DType, dst: DType) -> str:
+    """Convert scalar SSA value ``v`` from ``src`` to ``dst`` (NumPy ``astype`` semantics)."""
+    if src == dst:
+        return v
+    if src.mlir == dst.mlir and src.is_int and dst.is_int:
+        return v  # signless: int8 <-> uint8 reinterpretation
+    if dst.is_bool:
+        if src.is_int:
+            z = b.const(0, src.mlir)
+            return b.op("tobool", f"arith.cmpi ne, {v}, {z} : {src.mlir}")
+        if src.is_float:
+            z = b.const(0.0, src.mlir)
+            return b.op("tobool", f"arith.cmpf une, {v}, {z} : {src.mlir}")
+        comp = src.component
+        re = b.op("re", f"complex.re {v} : {src.mlir}")
+        im = b.op("im", f"complex.im {v} : {src.mlir}")
+        z = b.const(0.0, comp.mlir)
+        r1 = b.op("tobool", f"arith.cmpf une, {re}, {z} : {comp.mlir}")
+        r2 = b.op("tobool", f"arith.cmpf une, {im}, {z} : {comp.mlir}")
+        return b.op("tobool", f"arith.ori {r1}, {r2} : i1")
+    if dst.is_complex:
+        comp = dst.component
+        if src.is_complex:
+            re = b.op("re", f"complex.re {v} : {src.mlir}")
+            im = b.op("im", f"complex.im {v} : {src.mlir}")
+            re = convert(b, re, src.component, comp)
+            im = convert(b, im, src.component, comp)
+        else:
+            re = convert(b, v, src, comp)
+            im = b.const(0.0, comp.mlir)
+        return b.op("cplx", f"complex.create {re}, {im} : {dst.mlir}")
+    if src.is_complex:  # to real: drop the imaginary part (NumPy warns)
+        re = b.op("re", f"complex.re {v} : {src.mlir}")
+        return convert(b, re, src.component, dst)
+    if src.is_bool:
+        if dst.is_int:
+            return b.op("cast", f"arith.extui {v} : i1 to {dst.mlir}")
+        return b.op("cast", f"arith.uitofp {v} : i1 to {dst.mlir}")
+    if src.is_int and dst.is_int:
+        if dst.bits > src.bits:
+            op = "arith.extsi" if src.is_signed else "arith.extui"
+        else:
+            op = "arith.trunci"
+        return b.op("cast", f"{op} {v} : {src.mlir} to {dst.mlir}")
+    if src.is_int and dst.is_float:
+        op = "arith.sitofp" if src.is_signed else "arith.uitofp"
+        return b.op("cast", f"{op} {v} : {src.mlir} to {dst.mlir}")
+    if src.is_float and dst.is_int:
+        op = "arith.fptosi" if dst.is_signed else "arith.fptoui"
+        return b.op("cast", f"{op} {v} : {src.mlir} to {dst.mlir}")
+    # float -> float
+    if src.bits == dst.bits:  # f16 <-> bf16
+        mid = b.op("cast", f"arith.extf {v} : {src.mlir} to f32")
+        return b.op("cast", f"arith.truncf {mid} : f32 to {dst.mlir}")
+    op = "arith.extf" if dst.bits > src.bits else "arith.truncf"
+    return b.op("cast", f"{op} {v} : {src.mlir} to {dst.mlir}")
+
+
+def _math(b: Block, name: str, args: Sequence[str], dt: DType, hint: str | None = None) -> str:
+    """``math.<name>`` on floats; 16-bit floats are computed in f32 (libm has no f16 entry points)."""
+    hint = hint or name
+    if dt.bits == 16:
+        f32 = D.FLOAT32
+        wide = [convert(b, a, dt, f32) for a in args]
+        r = b.op(hint, f"math.{name} {', '.join(wide)} : f32")
+        return convert(b, r, f32, dt)
+    return b.op(hint, f"math.{name} {', '.join(args)} : {dt.mlir}")
+
+
+def _cmp(b: Block, pred: str, x: str, y: str, dt: DType) -> str:
+    """``pred`` in eq ne lt le gt ge, NumPy semantics (NaN != NaN)."""
+    if dt.is_float:
+        fp = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}[pred]
+        return b.op(pred, f"arith.cmpf {fp}, {x}, {y} : {dt.mlir}")
+    if pred in ("eq", "ne"):
+        ip = pred
+    else:
+        ip = ("s" if dt.is_signed else "u") + pred
+    return b.op(pred, f"arith.cmpi {ip}, {x}, {y} : {dt.mlir}")
+
+
+def _select(b: Block, c: str, x: str, y: str, dt: DType) -> str:
+    return b.op("sel", f"arith.select {c}, {x}, {y} : {dt.mlir}")
+
+
+def _arith(b: Block, op: str, x: str, y: str, dt: DType, hint: str | None = None) -> str:
+    return b.op(hint or op, f"arith.{op} {x}, {y} : {dt.mlir}")
+
+
+def _s_add(b: Block, x: str, y: str, dt: DType) -> str:
+    if dt.is_complex:
+        return b.op("add", f"complex.add {x}, {y} : {dt.mlir}")
+    if dt.is_bool:
+        return _arith(b, "ori", x, y, dt, "add")
+    return _arith(b, "addf" if dt.is_float else "addi", x, y, dt, "add")
+
+
+def _s_mul(b: Block, x: str, y: str, dt: DType) -> str:
+    if dt.is_complex:
+        return b.op("mul", f"complex.mul {x}, {y} : {dt.mlir}")
+    if dt.is_bool:
+        return _arith(b, "andi", x, y, dt, "mul")
+    return _arith(b, "mulf" if dt.is_float else "muli", x, y, dt, "mul")
+
+
+def _s_sub(b: Block, x: str, y: str, dt: DType) -> str:
+    if dt.is_complex:
+        return b.op("sub", f"complex.sub {x}, {y} : {dt.mlir}")
+    return _arith(b, "subf" if dt.is_float else "subi", x, y, dt, "sub")
+
+
+def _s_div(b: Block, x: str, y: str, dt: DType) -> str:
+    if dt.is_complex:
+        return b.op("div", f"complex.div {x}, {y} : {dt.mlir}")
+    return _arith(b, "divf", x, y, dt, "div")
+
+
+def _s_floordiv(b: Block, x: str, y: str, dt: DType) -> str:
+    if dt.is_float:
+        q = _arith(b, "divf", x, y, dt, "div")
+        return _math(b, "floor", [q], dt, "floordiv")
+    zero = b.const(0, dt.mlir)
+    one = b.const(1, dt.mlir)
+    bz = _cmp(b, "eq", y, zero, dt)
+    if dt.is_unsigned:
+        ys = _select(b, bz, one, y, dt)
+        q = _arith(b, "divui", x, ys, dt, "floordiv")
+        return _select(b, bz, zero, q, dt)
+    # signed: guard /0 (NumPy gives 0) and MIN / -1 (wraps) — both trap in hardware
+    m1 = b.const(-1, dt.mlir)
+    bm1 = _cmp(b, "eq", y, m1, dt)
+    bad = b.op("bad", f"arith.ori {bz}, {bm1} : i1")
+    ys = _select(b, bad, one, y, dt)
+    q = _arith(b, "floordivsi", x, ys, dt, "floordiv")
+    neg = _arith(b, "subi", zero, x, dt, "neg")
+    q = _select(b, bm1, neg, q, dt)
+    return _select(b, bz, zero, q, dt)
+
+
+def _s_mod(b: Block, x: str, y: str, dt: DType) -> str:
+    if dt.is_float:
+        r = _arith(b, "remf", x, y, dt, "rem")
+        zero = b.const(0.0, dt.mlir)
+        rnz = _cmp(b, "ne", r, zero, dt)
+        rneg = _cmp(b, "lt", r, zero, dt)
+        yneg = _cmp(b, "lt", y, zero, dt)
+        diff = b.op("diff", f"arith.xori {rneg}, {yneg} : i1")
+        fix = b.op("fix", f"arith.andi {rnz}, {diff} : i1")
+        adj = _arith(b, "addf", r, y, dt, "adj")
+        r = _select(b, fix, adj, r, dt)
+        # a zero result takes the divisor's sign, like NumPy
+        nzero = b.const(-0.0, dt.mlir)
+        sz = _select(b, yneg, nzero, zero, dt)
+        req = _cmp(b, "eq", r, zero, dt)
+        return _select(b, req, sz, r, dt)
+    zero = b.const(0, dt.mlir)
+    one = b.const(1, dt.mlir)
+    bz = _cmp(b, "eq", y, zero, dt)
+    if dt.is_unsigned:
+        ys = _select(b, bz, one, y, dt)
+        return _arith(b, "remui", x, ys, dt, "rem")
+    m1 = b.const(-1, dt.mlir)
+    bm1 = _cmp(b, "eq", y, m1, dt)
+    bad = b.op("bad", f"arith.ori {bz}, {bm1} : i1")
+    ys = _select(b, bad, one, y, dt)
+    r = _arith(b, "remsi", x, ys, dt, "rem")
+    rnz = _cmp(b, "ne", r, zero, dt)
+    rneg = _cmp(b, "lt", r, zero, dt)
+    yneg = _cmp(b, "lt", ys, zero, dt)
+    diff = b.op("diff", f"arith.xori {rneg}, {yneg} : i1")
+    fix = b.op("fix", f"arith.andi {rnz}, {diff} : i1")
+    adj = _arith(b, "addi", r, ys, dt, "adj")
+    return _select(b, fix, adj, r, dt)
+
+
+def _s_pow(b: Block, x: str, y: str, dt: DType) -> str:
+    if dt.is_float:
+        return _math(b, "powf", [x, y], dt, "pow")
+    # integers: math.ipowi (needs --convert-math-to-funcs); 0 ** negative would divide by zero
+    zero = b.const(0, dt.mlir)
+    one = b.const(1, dt.mlir)
+    xz = _cmp(b, "eq", x, zero, dt)
+    yneg = b.op("lt", f"arith.cmpi slt, {y}, {zero} : {dt.mlir}")
+    bad = b.op("bad", f"arith.andi {xz}, {yneg} : i1")
+    ys = _select(b, bad, one, y, dt)
+    return b.op("pow", f"math.ipowi {x}, {ys} : {dt.mlir}")
+
+
+def _s_max(b: Block, x: str, y: str, dt: DType) -> str:
+    if dt.is_bool:
+        return _arith(b, "ori", x, y, dt, "max")
+    if dt.is_float:
+        return _arith(b, "maximumf", x, y, dt, "max")
+    return _arith(b, "maxsi" if dt.is_signed else "maxui", x, y, dt, "max")
+
+
+def _s_min(b: Block, x: str, y: str, dt: DType) -> str:
+    if dt.is_bool:
+        return _arith(b, "andi", x, y, dt, "min")
+    if dt.is_float:
+        return _arith(b, "minimumf", x, y, dt, "min")
+    return _arith(b, "minsi" if dt.is_signed else "minui", x, y, dt, "min")
+
+
+# --------------------------------------------------------------------------------------------------
+# structure helpers
+
+
+def _broadcast(arrays: Sequence[TracedArray]) -> tuple[tuple[int | None, ...], list[tuple[TracedArray, int] | None]]:
+    """Broadcast result dims (right-aligned) and, per dynamic result dim, an operand dim giving its
+    size.  A dynamic dim is assumed to equal the other operands' sizes at run time (size-1 dims are
+    known statically: they are part of the specialisation)."""
+    R = max(a.ndim for a in arrays)
+    dims: list[int | None] = []
+    srcs: list[tuple[TracedArray, int] | None] = []
+    for j in range(R):
+        statics: set[int] = set()
+        dyn: tuple[TracedArray, int] | None = None
+        for a in arrays:
+            k = j - (R - a.ndim)
+            if k < 0:
+                continue
+            d = a._dims[k]
+            if d is None:
+                if dyn is None:
+                    dyn = (a, k)
+            elif d != 1:
+                statics.add(d)
+        if len(statics) > 1:
+            shapes = ", ".join(str(a.shape) for a in arrays)
+            raise trace_error(f"operands could not be broadcast together with shapes {shapes}", ValueError)
+        if statics:
+            dims.append(statics.pop())
+            srcs.append(None)
+        elif dyn is not None:
+            dims.append(None)
+            srcs.append(dyn)
+        else:
+            dims.append(1)
+            srcs.append(None)
+    return tuple(dims), srcs
+
+
+def _bcast_map(R: int, dims: Sequence[int | None]) -> str:
+    r = len(dims)
+    exprs = ["0" if dims[k] == 1 else f"d{R - r + k}" for k in range(r)]
+    return affine_map(R, exprs)
+
+
+def _empty(ctx: TraceContext, dims: Sequence[int | None], dt: DType, sizes: Sequence[str | None]) -> str:
+    """``tensor.empty`` with dynamic sizes ``sizes[j]`` for the ``None`` dims."""
+    dyn = [s for d, s in zip(dims, sizes) if d is None]
+    assert all(s is not None for s in dyn)
+    return ctx.top.op("empty", f"tensor.empty({', '.join(dyn)}) : {tensor_type(dims, dt)}")  # type: ignore[arg-type]
+
+
+def _emit_generic(
+    ctx: TraceContext,
+    hint: str,
+    ins: Sequence[TracedArray],
+    in_maps: Sequence[str],
+    out_init: str,
+    out_type: str,
+    out_dt: DType,
+    out_map: str,
+    iterators: Sequence[str],
+    body: Callable[[Block, list[str], str], str],
+) -> str:
+    blk = Block(ctx.names, indent=3)
+    in_args = ["%" + ctx.names.fresh("in") for _ in ins]
+    out_arg = "%" + ctx.names.fresh("out")
+    r = body(blk, in_args, out_arg)
+    blk.raw(f"linalg.yield {r} : {out_dt.mlir}")
+    res = "%" + ctx.names.fresh(hint)
+    maps = ", ".join(list(in_maps) + [out_map])
+    its = ", ".join(f'"{i}"' for i in iterators)
+    ins_s = ""
+    if ins:
+        ins_s = (
+            f"ins({', '.join(a._value for a in ins)} : {', '.join(a.mlir_type for a in ins)}) "
+        )
+    top = ctx.top
+    top.raw(
+        f"{res} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{its}]}} "
+        f"{ins_s}outs({out_init} : {out_type}) {{"
+    )
+    bb_args = [f"{n}: {a._dtype.mlir}" for n, a in zip(in_args, ins)] + [f"{out_arg}: {out_dt.mlir}"]
+    top.raw(f"^bb0({', '.join(bb_args)}):")
+    top.lines.extend(blk.lines)
+    top.raw(f"}} -> {out_type}")
+    return res
+
+
+def _scalar_value(ctx: TraceContext, x: Any, t: DType) -> str:
+    if isinstance(x, TracedArray):
+        assert x._is_scalar
+        return convert(ctx.top, x._value, x._dtype, t)
+    return _py_const(ctx.top, x, t)
+
+
+def _ewise(
+    ctx: TraceContext,
+    hint: str,
+    operands: Sequence[tuple[Any, DType]],
+    res_dt: DType,
+    body: Callable[[Block, list[str]], str],
+    weak: str | None = None,
+) -> TracedArray:
+    """One elementwise op: each operand converted to its computation dtype, ``body`` gives the
+    result.  Without any tensor operand the op is computed on scalars at the top level."""
+    ctx.begin_op()
+    tensors = [x for x, _ in operands if _is_tensor(x)]
+    if not tensors:
+        vals = [_scalar_value(ctx, x, t) for x, t in operands]
+        v = body(ctx.top, vals)
+        return TracedArray(ctx, v, res_dt, (), weak=weak, is_scalar=True)
+    dims, srcs = _broadcast(tensors)
+    R = len(dims)
+    ins: list[TracedArray] = []
+    for x in tensors:
+        if all(x is not y for y in ins):
+            ins.append(x)
+    captured: list[str | None] = [
+        None if _is_tensor(x) else _scalar_value(ctx, x, t) for x, t in operands
+    ]
+    sizes = [ctx.dim(*s) if s is not None else None for s in srcs]
+    init = _empty(ctx, dims, res_dt, sizes)
+    out_type = tensor_type(dims, res_dt)
+
+    def gen_body(blk: Block, in_args: list[str], _out: str) -> str:
+        vals: list[str] = []
+        for (x, t), cap in zip(operands, captured):
+            if cap is not None:
+                vals.append(cap)
+            else:
+                i = next(i for i, y in enumerate(ins) if y is x)
+                vals.append(convert(blk, in_args[i], x._dtype, t))
+        return body(blk, vals)
+
+    res = _emit_generic(
+        ctx,
+        hint,
+        ins,
+        [_bcast_map(R, a._dims) for a in ins],
+        init,
+        out_type,
+        res_dt,
+        affine_map(R, [f"d{j}" for j in range(R)]),
+        ["parallel"] * R,
+        gen_body,
+    )
+    out = TracedArray(ctx, res, res_dt, dims)
+    for j, s in enumerate(sizes):
+        if s is not None and dims[j] is None:
+            out._dim_ssa[j] = s
+    return out
+
+
+def _to_tensor(ctx: TraceContext, x: Any) -> TracedArray:
+    """A 0-d tensor holding scalar ``x`` (weak scalars take their default dtype)."""
+    if _is_tensor(x):
+        return x
+    if isinstance(x, TracedArray):
+        dt = x._dtype
+        v = x._value
+    else:
+        dt = D.default_dtype_of_kind(D.scalar_kind_of(x))
+        v = _py_const(ctx.top, x, dt)
+    ty = tensor_type((), dt)
+    e = ctx.top.op("empty", f"tensor.empty() : {ty}")
+    f = ctx.top.op("scalar", f"linalg.fill ins({v} : {dt.mlir}) outs({e} : {ty}) -> {ty}")
+    return TracedArray(ctx, f, dt, ())
+
+
+def _reassociation(src_rank: int, kept: Sequence[int], big_rank: int) -> str:
+    """Groups for collapse/expand between a rank ``big_rank`` shape and the shape made of its dims
+    ``kept`` (the others are unit dims)."""
+    if not kept:
+        return "[]"
+    groups: list[list[int]] = [[] for _ in kept]
+    gi = 0
+    seen_kept = 0
+    for i in range(big_rank):
+        if seen_kept < len(kept) and i == kept[seen_kept]:
+            gi = seen_kept
+            seen_kept += 1
+        groups[gi].append(i)
+    return "[" + ", ".join("[" + ", ".join(str(i) for i in g) + "]" for g in groups) + "]"
+
+
+def _expand_units(ctx: TraceContext, x: TracedArray, positions: Sequence[int]) -> TracedArray:
+    """Insert unit dims so that they sit at ``positions`` of the result."""
+    if not positions:
+        return x
+    T = x.ndim + len(positions)
+    pos = set(positions)
+    kept = [i for i in range(T) if i not in pos]
+    dims: list[int | None] = []
+    shape: list[str] = []
+    it = iter(range(x.ndim))
+    for i in range(T):
+        if i in pos:
+            dims.append(1)
+            shape.append("1")
+        else:
+            k = next(it)
+            dims.append(x._dims[k])
+            shape.append(ctx.dim(x, k) if x._dims[k] is None else str(x._dims[k]))
+    ty = tensor_type(dims, x._dtype)
+    v = ctx.top.op(
+        "expanded",
+        f"tensor.expand_shape {x._value} {_reassociation(x.ndim, kept, T)} "
+        f"output_shape [{', '.join(shape)}] : {x.mlir_type} into {ty}",
+    )
+    out = TracedArray(ctx, v, x._dtype, dims, alias=x._alias)
+    it2 = iter(range(x.ndim))
+    for i in range(T):
+        if i not in pos:
+            k = next(it2)
+            if x._dims[k] is None:
+                out._dim_ssa[i] = ctx.dim(x, k)
+    return out
+
+
+def _collapse_units(ctx: TraceContext, x: TracedArray, positions: Sequence[int]) -> TracedArray:
+    """Drop the unit dims at ``positions``."""
+    if not positions:
+        return x
+    pos = set(positions)
+    assert all(x._dims[p] == 1 for p in pos)
+    kept = [i for i in range(x.ndim) if i not in pos]
+    dims = [x._dims[i] for i in kept]
+    ty = tensor_type(dims, x._dtype)
+    v = ctx.top.op(
+        "collapsed",
+        f"tensor.collapse_shape {x._value} {_reassociation(len(kept), kept, x.ndim)} : "
+        f"{x.mlir_type} into {ty}",
+    )
+    out = TracedArray(ctx, v, x._dtype, dims, alias=x._alias)
+    for j, i in enumerate(kept):
+        if x._dims[i] is None and i in x._dim_ssa:
+            out._dim_ssa[j] = x._dim_ssa[i]
+    return out
+
+
+def _no_out(out: Any, name: str) -> None:
+    if out is not None:
+        raise unsupported(name, "out= is not supported: jitted functions return new arrays")
+
+
+# --------------------------------------------------------------------------------------------------
+# elementwise ops
+
+_CMP = {
+    "less": "lt",
+    "less_equal": "le",
+    "greater": "gt",
+    "greater_equal": "ge",
+    "equal": "eq",
+    "not_equal": "ne",
+}
+
+_OP_SYMBOL = {
+    "add": "+",
+    "subtract": "-",
+    "multiply": "*",
+    "divide": "/",
+    "floor_divide": "//",
+    "remainder": "%",
+    "power": "**",
+    "bitwise_and": "&",
+    "bitwise_or": "|",
+    "bitwise_xor": "^",
+    "less": "<",
+    "less_equal": "<=",
+    "greater": ">",
+    "greater_equal": ">=",
+    "equal": "==",
+    "not_equal": "!=",
+    "negative": "unary -",
+    "invert": "~",
+}
+
+
+def _opname(name: str) -> str:
+    sym = _OP_SYMBOL.get(name)
+    return f"{name} ({sym})" if sym else name
+
+
+def binary(name: str, x: Any, y: Any) -> TracedArray:
+    """A binary elementwise NumPy ufunc by name (``add``, ``floor_divide``, ``less``...)."""
+    ctx = _ctx_of(x, y)
+    x = _lift(ctx, x, name)
+    y = _lift(ctx, y, name)
+    dt, weak = _promote([x, y])
+    ops2 = [(x, dt), (y, dt)]
+
+    def bad_dtype() -> TraceError:
+        return unsupported(_opname(name), f"not supported for {dt.name}")
+
+    if name in ("add", "multiply"):
+        f = _s_add if name == "add" else _s_mul
+        return _ewise(ctx, "add" if name == "add" else "mul", ops2, dt, lambda b, v: f(b, v[0], v[1], dt), weak)
+    if name == "subtract":
+        if dt.is_bool:
+            raise bad_dtype()
+        return _ewise(ctx, "sub", ops2, dt, lambda b, v: _s_sub(b, v[0], v[1], dt), weak)
+    if name == "divide":
+        cdt = dt if dt.is_inexact else D.FLOAT64
+        w = weak if weak is None else _kind_of(cdt)
+        return _ewise(ctx, "div", [(x, cdt), (y, cdt)], cdt, lambda b, v: _s_div(b, v[0], v[1], cdt), w)
+    if name in ("floor_divide", "remainder", "power"):
+        if dt.is_complex:
+            raise bad_dtype()
+        cdt = D.DTYPES["int8"] if dt.is_bool else dt
+        f = {"floor_divide": _s_floordiv, "remainder": _s_mod, "power": _s_pow}[name]
+        hint = {"floor_divide": "floordiv", "remainder": "mod", "power": "pow"}[name]
+        w = weak if weak is None else _kind_of(cdt)
+        return _ewise(ctx, hint, [(x, cdt), (y, cdt)], cdt, lambda b, v: f(b, v[0], v[1], cdt), w)
+    if name in ("maximum", "minimum"):
+        if dt.is_complex:
+            raise bad_dtype()
+        f = _s_max if name == "maximum" else _s_min
+        return _ewise(ctx, name[:3], ops2, dt, lambda b, v: f(b, v[0], v[1], dt), weak)
+    if name in _CMP:
+        if dt.is_complex:
+            raise bad_dtype()
+        pred = _CMP[name]
+        w = None if weak is None else "bool"
+        return _ewise(ctx, pred, ops2, D.BOOL, lambda b, v: _cmp(b, pred, v[0], v[1], dt), w)
+    if name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        if not (dt.is_bool or dt.is_int):
+            raise bad_dtype()
+        op = {"bitwise_and": "andi", "bitwise_or": "ori", "bitwise_xor": "xori"}[name]
+        return _ewise(ctx, op[:-1], ops2, dt, lambda b, v: _arith(b, op, v[0], v[1], dt, op[:-1]), weak)
+    if name in ("logical_and", "logical_or", "logical_xor"):
+        op = {"logical_and": "andi", "logical_or": "ori", "logical_xor": "xori"}[name]
+        w = None if weak is None else "bool"
+        return _ewise(
+            ctx, op[:-1], [(x, D.BOOL), (y, D.BOOL)], D.BOOL,
+            lambda b, v: _arith(b, op, v[0], v[1], D.BOOL, op[:-1]), w,
+        )
+    raise unsupported(f"numpy.{name}")
+
+
+_FLOAT_UNARY = {"exp", "log", "sqrt", "tanh", "sin", "cos", "erf", "sigmoid", "floor", "ceil"}
+
+
+def unary(name: str, x: Any) -> TracedArray:
+    """A unary elementwise op by NumPy name (``negative``, ``exp``, ``sigmoid``...)."""
+    ctx = _ctx_of(x)
+    x = _lift(ctx, x, name)
+    dt, weak = _promote([x])
+    if name == "positive":
+        if dt.is_bool:
+            raise unsupported(_opname(name), "not supported for bool")
+        return x if isinstance(x, TracedArray) else _ewise(ctx, "pos", [(x, dt)], dt, lambda b, v: v[0], weak)
+    if name == "negative":
+        if dt.is_bool:
+            raise unsupported(_opname(name), "not supported for bool; use ~ or logical_not")
+
+        def neg(b: Block, v: list[str]) -> str:
+            if dt.is_complex:
+                return b.op("neg", f"complex.neg {v[0]} : {dt.mlir}")
+            if dt.is_float:
+                return b.op("neg", f"arith.negf {v[0]} : {dt.mlir}")
+            return _arith(b, "subi", b.const(0, dt.mlir), v[0], dt, "neg")
+
+        return _ewise(ctx, "neg", [(x, dt)], dt, neg, weak)
+    if name == "absolute":
+        if dt.is_complex:
+            rdt = dt.component
+            return _ewise(
+                ctx, "abs", [(x, dt)], rdt, lambda b, v: b.op("abs", f"complex.abs {v[0]} : {dt.mlir}"),
+                None if weak is None else "float",
+            )
+        if dt.is_bool or dt.is_unsigned:
+            return _ewise(ctx, "abs", [(x, dt)], dt, lambda b, v: v[0], weak)
+        if dt.is_float:
+            return _ewise(ctx, "abs", [(x, dt)], dt, lambda b, v: _math(b, "absf", v, dt, "abs"), weak)
+        return _ewise(ctx, "abs", [(x, dt)], dt, lambda b, v: b.op("abs", f"math.absi {v[0]} : {dt.mlir}"), weak)
+    if name == "invert":
+        if not (dt.is_bool or dt.is_int):
+            raise unsupported(_opname(name), f"not supported for {dt.name}")
+        ones = True if dt.is_bool else -1
+        return _ewise(
+            ctx, "not", [(x, dt)], dt,
+            lambda b, v: _arith(b, "xori", v[0], b.const(ones, dt.mlir), dt, "not"), weak,
+        )
+    if name == "logical_not":
+        w = None if weak is None else "bool"
+        return _ewise(
+            ctx, "not", [(x, D.BOOL)], D.BOOL,
+            lambda b, v: _arith(b, "xori", v[0], b.const(True, "i1"), D.BOOL, "not"), w,
+        )
+    if name == "square":
+        return binary("multiply", x, x)
+    if name in _FLOAT_UNARY:
+        cdt = D.float_for(dt)
+        w = None if weak is None else _kind_of(cdt)
+        if cdt.is_complex:
+            if name != "exp":
+                raise unsupported(name, f"not supported for {cdt.name}")
+            return _ewise(ctx, "exp", [(x, cdt)], cdt, lambda b, v: b.op("exp", f"complex.exp {v[0]} : {cdt.mlir}"), w)
+        if name == "sigmoid":
+
+            def sig(b: Block, v: list[str]) -> str:
+                n = b.op("neg", f"arith.negf {v[0]} : {cdt.mlir}")
+                e = _math(b, "exp", [n], cdt)
+                one = b.const(1.0, cdt.mlir)
+                d = _arith(b, "addf", one, e, cdt, "den")
+                return _arith(b, "divf", one, d, cdt, "sigmoid")
+
+            return _ewise(ctx, "sigmoid", [(x, cdt)], cdt, sig, w)
+        return _ewise(ctx, name, [(x, cdt)], cdt, lambda b, v: _math(b, name, v, cdt), w)
+    raise unsupported(f"numpy.{name}")
+
+
+def where(cond: Any, x: Any, y: Any) -> TracedArray:
+    """``where(cond, x, y)`` with broadcasting; ``cond`` is converted to bool."""
+    ctx = _ctx_of(cond, x, y)
+    cond = _lift(ctx, cond, "where")
+    x = _lift(ctx, x, "where")
+    y = _lift(ctx, y, "where")
+    dt, weak = _promote([x, y])
+    return _ewise(
+        ctx, "where", [(cond, D.BOOL), (x, dt), (y, dt)], dt,
+        lambda b, v: _select(b, v[0], v[1], v[2], dt), weak,
+    )
+
+
+def astype(x: Any, dtype: Any) -> TracedArray:
+    """``x.astype(dtype)``."""
+    ctx = _ctx_of(x)
+    x = _lift(ctx, x, "astype")
+    try:
+        dt = D.dtype(dtype)
+    except TypeError as e:
+        raise unsupported("astype", str(e)) from None
+    if isinstance(x, TracedArray) and x._dtype == dt and x._weak is None:
+        return x
+    return _ewise(ctx, "cast", [(x, dt)], dt, lambda b, v: v[0])
+
+
+# --------------------------------------------------------------------------------------------------
+# reductions
+
+
+def _norm_axes(axis: Any, rank: int, opname: str) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(rank))
+    if isinstance(axis, (list, tuple)):
+        axes = list(axis)
+    else:
+        axes = [axis]
+    out: list[int] = []
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, int):
+            try:
+                import operator
+
+                a = operator.index(a)
+            except TypeError:
+                raise unsupported(opname, f"axis must be an int or a tuple of ints, not {a!r}") from None
+        if not -rank <= a < rank or (rank == 0 and True):
+            raise trace_error(f"{opname}: axis {a} is out of bounds for array of dimension {rank}", ValueError)
+        a = a % rank
+        if a in out:
+            raise trace_error(f"{opname}: duplicate value in 'axis'", ValueError)
+        out.append(a)
+    return tuple(sorted(out))
+
+
+def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> TracedArray:
+    """``sum``, ``max``, ``min`` or ``mean`` over ``axis`` (int, tuple or None)."""
+    ctx = _ctx_of(x)
+    x = _lift(ctx, x, kind)
+    x = _to_tensor(ctx, x)
+    in_dt = x._dtype
+    R = x.ndim
+    axes = _norm_axes(axis, R, kind)
+    want: DType | None = None
+    if dtype is not None:
+        if kind in ("max", "min"):
+            raise unsupported(kind, "dtype= is not supported")
+        want = D.dtype(dtype)
+    if kind == "sum":
+        if want is not None:
+            acc = want
+        elif in_dt.is_bool or in_dt.is_signed:
+            acc = D.INT64
+        elif in_dt.is_unsigned:
+            acc = D.UINT64
+        else:
+            acc = in_dt
+        res_dt = acc
+    elif kind == "mean":
+        if in_dt.is_complex:
+            raise unsupported("mean", "not supported for complex")
+        res_dt = want or (in_dt if in_dt.is_inexact else D.FLOAT64)
+        if res_dt.is_complex or not res_dt.is_float:
+            raise unsupported("mean", f"dtype {res_dt.name}")
+        acc = D.FLOAT32 if res_dt.bits == 16 else res_dt
+    elif kind in ("max", "min"):
+        if in_dt.is_complex:
+            raise unsupported(kind, "not supported for complex")
+        acc = res_dt = in_dt
+    else:  # pragma: no cover
+        raise unsupported(kind)
+
+    ctx.begin_op()
+    kept = [i for i in range(R) if i not in axes]
+    out_dims = [x._dims[i] for i in kept]
+    sizes = [ctx.dim(x, i) if x._dims[i] is None else None for i in kept]
+    init_empty = _empty(ctx, out_dims, acc, sizes)
+    out_type = tensor_type(out_dims, acc)
+    if kind in ("sum", "mean"):
+        ident: Any = 0
+    elif kind == "max":
+        ident = -float("inf") if acc.is_float else (False if acc.is_bool else D.int_range(acc)[0])
+    else:
+        ident = float("inf") if acc.is_float else (True if acc.is_bool else D.int_range(acc)[1])
+    iv = _py_const(ctx.top, ident, acc)
+    init = ctx.top.op("init", f"linalg.fill ins({iv} : {acc.mlir}) outs({init_empty} : {out_type}) -> {out_type}")
+    combine = {"sum": _s_add, "mean": _s_add, "max": _s_max, "min": _s_min}[kind]
+
+    def body(blk: Block, in_args: list[str], out: str) -> str:
+        v = convert(blk, in_args[0], in_dt, acc)
+        return combine(blk, out, v, acc)
+
+    res = _emit_generic(
+        ctx, kind, [x], [affine_map(R, [f"d{j}" for j in range(R)])], init, out_type, acc,
+        affine_map(R, [f"d{j}" for j in kept]),
+        ["reduction" if j in axes else "parallel" for j in range(R)], body,
+    )
+    out = TracedArray(ctx, res, acc, out_dims)
+    for j, s in enumerate(sizes):
+        if s is not None:
+            out._dim_ssa[j] = s
+    if kind == "mean":
+        n: str = ctx.top.const(1, "index")
+        for i in axes:
+            n = ctx.top.op("count", f"arith.muli {n}, {ctx.dim(x, i)} : index") if x._dims[i] != 1 else n
+        n64 = ctx.top.op("count", f"arith.index_cast {n} : index to i64")
+        nf = ctx.top.op("count", f"arith.sitofp {n64} : i64 to {acc.mlir}")
+        cnt = TracedArray(ctx, nf, acc, (), is_scalar=True)
+        out = _ewise(ctx, "mean", [(out, acc), (cnt, acc)], res_dt, lambda b, v: convert(b, _s_div(b, v[0], v[1], acc), acc, res_dt))
+    if keepdims:
+        out = _expand_units(ctx, out, list(axes))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# matmul, transpose, reshape
+
+
+def matmul(a: Any, b: Any) -> TracedArray:
+    """NumPy ``matmul`` (``@``): 2-D via ``linalg.matmul``; 1-D operands via expand/collapse;
+    batched (with broadcasting of batch dims) via a ``linalg.generic``."""
+    ctx = _ctx_of(a, b)
+    a = _lift(ctx, a, "matmul")
+    b = _lift(ctx, b, "matmul")
+    if not (_is_tensor(a) and _is_tensor(b)) or a.ndim == 0 or b.ndim == 0:
+        raise trace_error("matmul: operands must have at least one dimension (no scalars)", ValueError)
+    dt = D.result_type(a._dtype, b._dtype)
+    if dt.is_bool:
+        raise unsupported("matmul", "not supported for bool")
+    a = astype(a, dt)
+    b = astype(b, dt)
+    ctx.begin_op()
+    a1 = a.ndim == 1
+    b1 = b.ndim == 1
+    if a1:
+        a = _expand_units(ctx, a, [0])
+    if b1:
+        b = _expand_units(ctx, b, [1])
+    ka, kb = a._dims[-1], b._dims[-2]
+    if ka is not None and kb is not None and ka != kb:
+        raise trace_error(f"matmul: core dimensions do not match ({ka} vs {kb})", ValueError)
+    zero = _py_const(ctx.top, 0, dt)
+    if a.ndim == 2 and b.ndim == 2:
+        dims: tuple[int | None, ...] = (a._dims[0], b._dims[1])
+        sizes = [ctx.dim(a, 0) if dims[0] is None else None, ctx.dim(b, 1) if dims[1] is None else None]
+        e = _empty(ctx, dims, dt, sizes)
+        ty = tensor_type(dims, dt)
+        f = ctx.top.op("init", f"linalg.fill ins({zero} : {dt.mlir}) outs({e} : {ty}) -> {ty}")
+        r = ctx.top.op(
+            "matmul",
+            f"linalg.matmul ins({a._value}, {b._value} : {a.mlir_type}, {b.mlir_type}) outs({f} : {ty}) -> {ty}",
+        )
+        out = TracedArray(ctx, r, dt, dims)
+    else:
+        ba = TracedArray(ctx, a._value, dt, a._dims[:-2])
+        bb = TracedArray(ctx, b._value, dt, b._dims[:-2])
+        bdims, bsrcs = _broadcast([ba, bb]) if (ba.ndim or bb.ndim) else ((), [])
+        # sources refer to the fake batch views: map them back to the real arrays
+        fixed: list[str | None] = []
+        for s in bsrcs:
+            if s is None:
+                fixed.append(None)
+            else:
+                arr = a if s[0] is ba else b
+                fixed.append(ctx.dim(arr, s[1]))
+        Rb = len(bdims)
+        dims = tuple(bdims) + (a._dims[-2], b._dims[-1])
+        sizes2 = fixed + [
+            ctx.dim(a, a.ndim - 2) if a._dims[-2] is None else None,
+            ctx.dim(b, b.ndim - 1) if b._dims[-1] is None else None,
+        ]
+        e = _empty(ctx, dims, dt, sizes2)
+        ty = tensor_type(dims, dt)
+        f = ctx.top.op("init", f"linalg.fill ins({zero} : {dt.mlir}) outs({e} : {ty}) -> {ty}")
+        L = Rb + 3
+        m, n, k = f"d{Rb}", f"d{Rb + 1}", f"d{Rb + 2}"
+
+        def bmap(arr: TracedArray, last2: list[str]) -> str:
+            nb = arr.ndim - 2
+            ex = ["0" if arr._dims[i] == 1 else f"d{Rb - nb + i}" for i in range(nb)]
+            return affine_map(L, ex + last2)
+
+        def body(blk: Block, ins_: list[str], out_: str) -> str:
+            p = _s_mul(blk, ins_[0], ins_[1], dt)
+            return _s_add(blk, out_, p, dt)
+
+        r = _emit_generic(
+            ctx, "matmul", [a, b], [bmap(a, [m, k]), bmap(b, [k, n])], f, ty, dt,
+            affine_map(L, [f"d{i}" for i in range(Rb)] + [m, n]),
+            ["parallel"] * (Rb + 2) + ["reduction"], body,
+        )
+        out = TracedArray(ctx, r, dt, dims)
+    drop = []
+    if a1:
+        drop.append(out.ndim - 2)
+    if b1:
+        drop.append(out.ndim - 1)
+    return _collapse_units(ctx, out, drop)
+
+
+def transpose(x: Any, axes: Any = None) -> TracedArray:
+    """``transpose`` via ``linalg.transpose`` (``axes=None`` reverses the dims)."""
+    ctx = _ctx_of(x)
+    x = _lift(ctx, x, "transpose")
+    if not _is_tensor(x):
+        return x
+    R = x.ndim
+    if axes is None:
+        perm = list(range(R))[::-1]
+    else:
+        perm = [int(a) % R if R else int(a) for a in axes]
+        if sorted(perm) != list(range(R)):
+            raise trace_error(f"transpose: axes {tuple(axes)} don't match array of dimension {R}", ValueError)
+    if perm == list(range(R)):
+        return x
+    ctx.begin_op()
+    dims = tuple(x._dims[p] for p in perm)
+    sizes = [ctx.dim(x, p) if x._dims[p] is None else None for p in perm]
+    e = _empty(ctx, dims, x._dtype, sizes)
+    ty = tensor_type(dims, x._dtype)
+    r = ctx.top.op(
+        "transposed",
+        f"linalg.transpose ins({x._value} : {x.mlir_type}) outs({e} : {ty}) "
+        f"permutation = [{', '.join(str(p) for p in perm)}]",
+    )
+    out = TracedArray(ctx, r, x._dtype, dims)
+    for j, s in enumerate(sizes):
+        if s is not None:
+            out._dim_ssa[j] = s
+    return out
+
+
+def reshape(x: Any, shape: Any) -> TracedArray:
+    """``reshape`` to sizes given as Python ints, at most one ``-1``, or dynamic sizes taken from
+    ``.shape`` of a traced array."""
+    ctx = _ctx_of(x)
+    x = _lift(ctx, x, "reshape")
+    x = _to_tensor(ctx, x)
+    if isinstance(shape, (int, SymbolicDim)) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        target = list(shape)
+    except TypeError:
+        raise unsupported("reshape", f"shape {shape!r}") from None
+    tdims: list[int | None] = []
+    tsizes: list[str | None] = []
+    infer = -1
+    for i, s in enumerate(target):
+        if isinstance(s, SymbolicDim):
+            if s._ctx is not ctx:
+                raise TraceError("dlbridge.jit: a shape entry from another trace was used")
+            tdims.append(None)
+            tsizes.append(s._value)
+            continue
+        if isinstance(s, bool) or not isinstance(s, int):
+            try:
+                import operator
+
+                s = operator.index(s)
+            except TypeError:
+                raise unsupported("reshape", f"size {s!r} is not an int") from None
+        if s == -1:
+            if infer >= 0:
+                raise trace_error("reshape: can only specify one unknown dimension", ValueError)
+            infer = i
+            tdims.append(None)
+            tsizes.append(None)
+        elif s < 0:
+            raise trace_error(f"reshape: negative dimension {s}", ValueError)
+        else:
+            tdims.append(s)
+            tsizes.append(None)
+    src_static = all(d is not None for d in x._dims)
+    known = [d for d, z in zip(tdims, tsizes) if d is not None]
+    prod_known = 1
+    for d in known:
+        prod_known *= d
+    if src_static:
+        total = 1
+        for d in x._dims:
+            total *= d  # type: ignore[operator]
+        if infer >= 0 and all(d is not None or j == infer for j, d in enumerate(tdims)):
+            if prod_known == 0 or total % prod_known:
+                raise trace_error(f"reshape: cannot reshape array of size {total} into shape {tuple(target)}", ValueError)
+            tdims[infer] = total // prod_known
+        elif all(d is not None for d in tdims) and prod_known != total:
+            raise trace_error(f"reshape: cannot reshape array of size {total} into shape {tuple(target)}", ValueError)
+    if tuple(tdims) == x._dims and all(d is not None for d in tdims):
+        return x
+    ctx.begin_op()
+    # SSA sizes of the target dims
+    if infer >= 0 and tdims[infer] is None:
+        total_v = ctx.top.const(1, "index")
+        for k in range(x.ndim):
+            if x._dims[k] != 1:
+                total_v = ctx.top.op("numel", f"arith.muli {total_v}, {ctx.dim(x, k)} : index")
+        others = ctx.top.const(1, "index")
+        for j, (d, z) in enumerate(zip(tdims, tsizes)):
+            if j == infer:
+                continue
+            sv = z if z is not None else ctx.top.const(d, "index")
+            if d != 1:
+                others = ctx.top.op("numel", f"arith.muli {others}, {sv} : index")
+        tsizes[infer] = ctx.top.op("size", f"arith.divui {total_v}, {others} : index")
+    vals = [z if z is not None else ctx.top.const(d, "index") for d, z in zip(tdims, tsizes)]
+    ty = tensor_type(tdims, x._dtype)
+    if not tdims:
+        if any(d != 1 for d in x._dims):
+            raise trace_error("reshape: to a 0-d array needs a source with static size-1 dims", ValueError)
+        return _collapse_units(ctx, x, list(range(x.ndim)))
+    shp = ctx.top.op("shape", f"tensor.from_elements {', '.join(vals)} : tensor<{len(vals)}xindex>")
+    r = ctx.top.op(
+        "reshaped",
+        f"tensor.reshape {x._value}({shp}) : ({x.mlir_type}, tensor<{len(vals)}xindex>) -> {ty}",
+    )
+    out = TracedArray(ctx, r, x._dtype, tdims, alias=x._alias)
+    for j, (d, z) in enumerate(zip(tdims, tsizes)):
+        if d is None and z is not None:
+            out._dim_ssa[j] = z
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# outputs
+
+
+def finalize_outputs(ctx: TraceContext, outs: Sequence[Any]) -> list[TracedArray]:
+    """Turn returned values into fresh tensors: scalars become 0-d tensors; results that may share
+    storage with an argument, or are returned twice, are copied (each result must own its buffer)."""
+    finals: list[TracedArray] = []
+    seen: set[str] = set()
+    for i, o in enumerate(outs):
+        if isinstance(o, TracedArray) and o._ctx is not ctx:
+            raise TraceError("dlbridge.jit: a returned array belongs to another trace")
+        try:
+            o = _lift(ctx, o, f"return value {i}")
+        except TraceError:
+            raise TraceError(
+                f"dlbridge.jit: return value {i} is a {type(o).__name__}; return arrays or a tuple of arrays"
+            ) from None
+        ctx.begin_op()
+        arr = _to_tensor(ctx, o)
+        if arr._alias or arr._value in seen:
+            dims = arr._dims
+            sizes = [ctx.dim(arr, k) if d is None else None for k, d in enumerate(dims)]
+            e = _empty(ctx, dims, arr._dtype, sizes)
+            ty = arr.mlir_type
+            c = ctx.top.op("copy", f"linalg.copy ins({arr._value} : {ty}) outs({e} : {ty}) -> {ty}")
+            arr = TracedArray(ctx, c, arr._dtype, dims)
+        seen.add(arr._value)
+        finals.append(arr)
+    return finals

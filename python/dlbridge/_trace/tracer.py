@@ -1,0 +1,751 @@
+"""Tracing context, symbolic arrays and the ``trace`` entry point."""
+
+from __future__ import annotations
+
+import contextvars
+import inspect
+import linecache
+import os
+import re
+import sys
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from .dtypes import DType, dtype as _as_dtype
+from .emitter import Block, NameTable, tensor_type
+
+__all__ = [
+    "ArraySpec",
+    "ScalarSpec",
+    "TraceResult",
+    "TraceError",
+    "TracedArray",
+    "SymbolicDim",
+    "trace",
+    "unsupported",
+    "user_location",
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# specs and results
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    """An array argument (or result): dtype name, rank, and which dims are known to be 1.
+
+    Every dim not marked in ``unit_dims`` is dynamic (``?``).  ``unit_dims`` may be left empty to
+    mean "no unit dims"."""
+
+    dtype: str
+    rank: int
+    unit_dims: tuple[bool, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.unit_dims:
+            object.__setattr__(self, "unit_dims", (False,) * self.rank)
+        else:
+            object.__setattr__(self, "unit_dims", tuple(bool(u) for u in self.unit_dims))
+        if len(self.unit_dims) != self.rank:
+            raise ValueError(f"ArraySpec: unit_dims {self.unit_dims} does not match rank {self.rank}")
+        _as_dtype(self.dtype)  # validate
+
+
+@dataclass(frozen=True)
+class ScalarSpec:
+    """A Python scalar argument: ``kind`` is ``"int"``, ``"float"`` or ``"bool"``.
+
+    It becomes a scalar function parameter (``i64``, ``f64``, ``i1``) and a weakly typed operand.
+    When ``value`` is given the function is specialised on it: the traced function receives the
+    Python value itself (so it may serve as an ``axis`` or a reshape size); the parameter stays in
+    the signature."""
+
+    kind: str
+    value: Any = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("int", "float", "bool"):
+            raise ValueError(f"ScalarSpec: kind must be 'int', 'float' or 'bool', not {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class ResultSpec:
+    """A result of a traced function: dtype name, rank, unit dims and static sizes (``None`` for
+    dynamic dims; static sizes other than 1 only come from ``reshape`` with explicit sizes)."""
+
+    dtype: str
+    rank: int
+    unit_dims: tuple[bool, ...]
+    shape: tuple[int | None, ...]
+
+
+@dataclass
+class TraceResult:
+    """What ``trace`` produces.
+
+    Attributes:
+        mlir: the complete module text.
+        entry: the entry function's name.
+        results: one :class:`ResultSpec` per result.
+        num_outputs: ``len(results)``.
+        returns_tuple: whether the Python function returned a tuple/list (vs a single array).
+        arg_names: the parameter names, in order.
+    """
+
+    mlir: str
+    entry: str
+    results: list[ResultSpec]
+    num_outputs: int
+    returns_tuple: bool
+    arg_names: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------------
+# errors and source locations
+
+
+class TraceError(TypeError):
+    """An operation that cannot be traced (unsupported op, data-dependent control flow...)."""
+
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # python/dlbridge
+
+
+def _skip_frame(filename: str) -> bool:
+    fn = os.path.abspath(filename)
+    if fn.startswith(_PKG_DIR + os.sep):
+        return True
+    np_mod = sys.modules.get("numpy")
+    if np_mod is not None and getattr(np_mod, "__file__", None):
+        np_dir = os.path.dirname(os.path.abspath(np_mod.__file__))  # type: ignore[arg-type]
+        if fn.startswith(np_dir + os.sep):
+            return True
+    return filename.startswith("<frozen")
+
+
+def user_frame() -> types.FrameType | None:
+    """The innermost frame outside dlbridge and NumPy (the user's code)."""
+    f = inspect.currentframe()
+    while f is not None and _skip_frame(f.f_code.co_filename):
+        f = f.f_back
+    return f
+
+
+def user_location() -> tuple[str, int, str] | None:
+    """``(basename, line, source text)`` of the user's current line, or None."""
+    f = user_frame()
+    if f is None:
+        return None
+    filename = f.f_code.co_filename
+    line = f.f_lineno
+    src = linecache.getline(filename, line).strip()
+    return os.path.basename(filename), line, src
+
+
+def format_location(loc: tuple[str, int, str] | None) -> str:
+    if loc is None:
+        return ""
+    base, line, src = loc
+    return f"{base}:{line}" + (f": {src}" if src else "")
+
+
+def unsupported(op: str, detail: str = "") -> TraceError:
+    """A :class:`TraceError` for ``op`` naming the user's source line."""
+    msg = f"dlbridge.jit: unsupported operation '{op}'"
+    if detail:
+        msg += f" ({detail})"
+    where = format_location(user_location())
+    if where:
+        msg += f" at {where}"
+    return TraceError(msg)
+
+
+def trace_error(message: str, exc: type[Exception] = TraceError) -> Exception:
+    """An exception of type ``exc`` whose message ends with the user's source line."""
+    where = format_location(user_location())
+    return exc(f"dlbridge.jit: {message}" + (f" at {where}" if where else ""))
+
+
+# --------------------------------------------------------------------------------------------------
+# context
+
+_current: contextvars.ContextVar["TraceContext | None"] = contextvars.ContextVar(
+    "dlbridge_trace_ctx", default=None
+)
+
+
+class TraceContext:
+    """State of one trace: names, the function body, location comments."""
+
+    def __init__(self) -> None:
+        self.names = NameTable()
+        self.top = Block(self.names, indent=2)
+        self._last_loc: tuple[str, int] | None = None
+        self.finished = False
+
+    def begin_op(self) -> None:
+        """Called before an operation emits code: writes a comment with the user's line when it
+        changed since the last operation."""
+        loc = user_location()
+        if loc is None:
+            return
+        key = (loc[0], loc[1])
+        if key != self._last_loc:
+            self._last_loc = key
+            self.top.comment(format_location(loc))
+
+    def dim(self, arr: "TracedArray", k: int) -> str:
+        """The SSA ``index`` value of dim ``k`` of ``arr`` (a constant for static dims)."""
+        d = arr._dims[k]
+        if d is not None:
+            return self.top.const(d, "index")
+        cached = arr._dim_ssa.get(k)
+        if cached is None:
+            assert not arr._is_scalar
+            c = self.top.const(k, "index")
+            cached = self.top.op(
+                "dim", f"tensor.dim {arr._value}, {c} : {arr.mlir_type}"
+            )
+            arr._dim_ssa[k] = cached
+        return cached
+
+
+def current_context() -> TraceContext | None:
+    return _current.get()
+
+
+# --------------------------------------------------------------------------------------------------
+# symbolic arrays
+
+
+class SymbolicDim:
+    """A dynamic dimension size of a traced array.
+
+    It can be passed back to ``reshape`` but not used as a Python int (the size is unknown until
+    the function runs)."""
+
+    __slots__ = ("_ctx", "_value", "_desc")
+
+    def __init__(self, ctx: TraceContext, value: str, desc: str) -> None:
+        self._ctx = ctx
+        self._value = value
+        self._desc = desc
+
+    def _fail(self, what: str) -> TraceError:
+        return unsupported(what, f"{self._desc} is a dynamic size, unknown while tracing")
+
+    def __index__(self) -> int:
+        raise self._fail("int(shape entry)")
+
+    __int__ = __index__
+
+    def __bool__(self) -> bool:
+        raise self._fail("bool(shape entry)")
+
+    def __eq__(self, other: object) -> bool:  # type: ignore[override]
+        if other is self:
+            return True
+        raise self._fail("shape comparison")
+
+    __ne__ = __eq__  # type: ignore[assignment]
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__  # type: ignore[assignment]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return f"<dynamic size {self._desc}>"
+
+    def _arith(self, *_: object) -> Any:
+        raise self._fail("arithmetic on a shape entry")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _arith
+    __floordiv__ = __rfloordiv__ = __truediv__ = __rtruediv__ = __mod__ = _arith
+
+
+class TracedArray:
+    """A symbolic array standing for a function argument or an intermediate value while tracing.
+
+    It supports NumPy's operators, methods and (through ``__array_ufunc__`` /
+    ``__array_function__``) NumPy functions; each operation appends MLIR to the trace."""
+
+    __slots__ = ("_ctx", "_value", "_dtype", "_dims", "_weak", "_is_scalar", "_dim_ssa", "_alias")
+    __array_priority__ = 1000.0
+
+    def __init__(
+        self,
+        ctx: TraceContext,
+        value: str,
+        dt: DType,
+        dims: Sequence[int | None],
+        *,
+        weak: str | None = None,
+        is_scalar: bool = False,
+        alias: bool = False,
+    ) -> None:
+        self._ctx = ctx
+        self._value = value
+        self._dtype = dt
+        self._dims: tuple[int | None, ...] = tuple(dims)
+        self._weak = weak
+        self._is_scalar = is_scalar
+        self._dim_ssa: dict[int, str] = {}
+        self._alias = alias  # may share storage with a function argument
+
+    # ---- metadata
+    @property
+    def mlir_type(self) -> str:
+        return self._dtype.mlir if self._is_scalar else tensor_type(self._dims, self._dtype)
+
+    @property
+    def dtype(self) -> Any:
+        """The dtype: a NumPy dtype when NumPy knows it (so ``x.dtype == np.float32`` works), else
+        the tracer's :class:`DType` (bfloat16)."""
+        try:
+            import numpy as np
+
+            return np.dtype(self._dtype.name)
+        except Exception:
+            return self._dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._dims)
+
+    @property
+    def shape(self) -> tuple[Any, ...]:
+        out: list[Any] = []
+        for k, d in enumerate(self._dims):
+            if d is not None:
+                out.append(d)
+            else:
+                out.append(SymbolicDim(self._ctx, self._ctx.dim(self, k), f"dim {k}"))
+        return tuple(out)
+
+    @property
+    def T(self) -> "TracedArray":
+        from . import ops
+
+        return ops.transpose(self)
+
+    @property
+    def mT(self) -> "TracedArray":
+        from . import ops
+
+        if self.ndim < 2:
+            raise trace_error("mT needs at least 2 dims", ValueError)
+        axes = list(range(self.ndim))
+        axes[-1], axes[-2] = axes[-2], axes[-1]
+        return ops.transpose(self, tuple(axes))
+
+    def __repr__(self) -> str:
+        dims = ", ".join("?" if d is None else str(d) for d in self._dims)
+        return f"TracedArray(shape=({dims}), dtype={self._dtype.name})"
+
+    # ---- things that need concrete data
+    def __bool__(self) -> bool:
+        raise unsupported("bool(array)", "data-dependent control flow cannot be traced; use where()")
+
+    def __len__(self) -> int:
+        if self._dims and self._dims[0] is not None:
+            return self._dims[0]
+        raise unsupported("len(array)", "the size is dynamic")
+
+    def __iter__(self) -> Any:
+        raise unsupported("iteration over an array")
+
+    def __index__(self) -> int:
+        raise unsupported("operator.index(array)")
+
+    def __int__(self) -> int:
+        raise unsupported("int(array)")
+
+    def __float__(self) -> float:
+        raise unsupported("float(array)")
+
+    def __complex__(self) -> complex:
+        raise unsupported("complex(array)")
+
+    def __getitem__(self, key: Any) -> Any:
+        raise unsupported("indexing", f"x[{key!r}]")
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise unsupported("item assignment", "traced arrays are immutable")
+
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise unsupported("numpy.asarray", "a traced array has no data to convert")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            import numpy as np
+
+            if hasattr(np.ndarray, name):
+                raise unsupported(f"ndarray.{name}")
+        except ImportError:  # pragma: no cover
+            pass
+        raise AttributeError(f"'TracedArray' object has no attribute {name!r}")
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # ---- operators
+    def __add__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("add", self, o)
+
+    def __radd__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("add", o, self)
+
+    def __sub__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("subtract", self, o)
+
+    def __rsub__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("subtract", o, self)
+
+    def __mul__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("multiply", self, o)
+
+    def __rmul__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("multiply", o, self)
+
+    def __truediv__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("divide", self, o)
+
+    def __rtruediv__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("divide", o, self)
+
+    def __floordiv__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("floor_divide", self, o)
+
+    def __rfloordiv__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("floor_divide", o, self)
+
+    def __mod__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("remainder", self, o)
+
+    def __rmod__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("remainder", o, self)
+
+    def __pow__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("power", self, o)
+
+    def __rpow__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("power", o, self)
+
+    def __and__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("bitwise_and", self, o)
+
+    def __rand__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("bitwise_and", o, self)
+
+    def __or__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("bitwise_or", self, o)
+
+    def __ror__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("bitwise_or", o, self)
+
+    def __xor__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("bitwise_xor", self, o)
+
+    def __rxor__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("bitwise_xor", o, self)
+
+    def __lt__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("less", self, o)
+
+    def __le__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("less_equal", self, o)
+
+    def __gt__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("greater", self, o)
+
+    def __ge__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.binary("greater_equal", self, o)
+
+    def __eq__(self, o: Any) -> Any:  # type: ignore[override]
+        from . import ops
+
+        return ops.binary("equal", self, o)
+
+    def __ne__(self, o: Any) -> Any:  # type: ignore[override]
+        from . import ops
+
+        return ops.binary("not_equal", self, o)
+
+    def __neg__(self) -> Any:
+        from . import ops
+
+        return ops.unary("negative", self)
+
+    def __pos__(self) -> Any:
+        from . import ops
+
+        return ops.unary("positive", self)
+
+    def __abs__(self) -> Any:
+        from . import ops
+
+        return ops.unary("absolute", self)
+
+    def __invert__(self) -> Any:
+        from . import ops
+
+        return ops.unary("invert", self)
+
+    def __matmul__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.matmul(self, o)
+
+    def __rmatmul__(self, o: Any) -> Any:
+        from . import ops
+
+        return ops.matmul(o, self)
+
+    def __lshift__(self, o: Any) -> Any:
+        raise unsupported("<<")
+
+    __rshift__ = __rlshift__ = __rrshift__ = __lshift__
+
+    # ---- methods NumPy has
+    def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+        from . import ops
+
+        ops._no_out(out, "ndarray.sum")
+        return ops.reduce("sum", self, axis=axis, keepdims=keepdims, dtype=dtype)
+
+    def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+        from . import ops
+
+        ops._no_out(out, "ndarray.mean")
+        return ops.reduce("mean", self, axis=axis, keepdims=keepdims, dtype=dtype)
+
+    def max(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+        from . import ops
+
+        ops._no_out(out, "ndarray.max")
+        return ops.reduce("max", self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+        from . import ops
+
+        ops._no_out(out, "ndarray.min")
+        return ops.reduce("min", self, axis=axis, keepdims=keepdims)
+
+    def astype(self, dtype: Any, copy: bool = True) -> Any:
+        from . import ops
+
+        return ops.astype(self, dtype)
+
+    def reshape(self, *shape: Any, order: str = "C") -> Any:
+        from . import ops
+
+        if order != "C":
+            raise unsupported("reshape", f"order={order!r}")
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return ops.reshape(self, shape)
+
+    def transpose(self, *axes: Any) -> Any:
+        from . import ops
+
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]  # type: ignore[assignment]
+        return ops.transpose(self, tuple(axes) if axes else None)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        from .numpy_dispatch import array_ufunc
+
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types_: Any, args: Any, kwargs: Any) -> Any:
+        from .numpy_dispatch import array_function
+
+        return array_function(func, args, kwargs)
+
+
+# --------------------------------------------------------------------------------------------------
+# trace
+
+
+_SYMBOL_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
+
+
+def _symbol(name: str) -> str:
+    if _SYMBOL_OK.match(name):
+        return "@" + name
+    return '@"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _dtype_attr(dt: DType) -> str | None:
+    if dt.is_unsigned:
+        return f"dlpack.dtype = #dlpack.dtype<uint, {dt.bits}>"
+    return None
+
+
+def _param_names(fn: Callable[..., Any], n: int) -> list[str]:
+    names: list[str] = []
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    var: str | None = None
+    for p in params:
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+        elif p.kind == p.VAR_POSITIONAL:
+            var = p.name
+            break
+    names = names[:n]
+    i = 0
+    while len(names) < n:
+        names.append(f"{var or 'arg'}{i}")
+        i += 1
+    return names
+
+
+def trace(
+    fn: Callable[..., Any],
+    arg_specs: Sequence[ArraySpec | ScalarSpec],
+    *,
+    name: str,
+) -> TraceResult:
+    """Trace ``fn`` called on symbolic arguments described by ``arg_specs`` into an MLIR module.
+
+    Returns a :class:`TraceResult` whose ``mlir`` holds one ``func.func @<name>`` marked
+    ``dlpack.entry`` (linalg on tensors).
+
+    Raises:
+        TraceError: (a ``TypeError``) for an operation that cannot be traced, naming the user's line.
+        ValueError: for shapes that cannot broadcast, bad axes...
+    """
+    from . import ops
+
+    if _current.get() is not None:
+        raise TraceError("dlbridge.jit: trace() called while another trace is running")
+    ctx = TraceContext()
+    pnames = _param_names(fn, len(arg_specs))
+    params: list[str] = []
+    call_args: list[Any] = []
+    for pname, spec in zip(pnames, arg_specs):
+        ssa = "%" + ctx.names.fresh(pname)
+        attrs = [f'dlpack.name = "{pname}"']
+        if isinstance(spec, ArraySpec):
+            dt = _as_dtype(spec.dtype)
+            dims = tuple(1 if u else None for u in spec.unit_dims)
+            arr = TracedArray(ctx, ssa, dt, dims, alias=True)
+            extra = _dtype_attr(dt)
+            if extra:
+                attrs.append(extra)
+            params.append(f"{ssa}: {arr.mlir_type} {{{', '.join(attrs)}}}")
+            call_args.append(arr)
+        elif isinstance(spec, ScalarSpec):
+            dt = _as_dtype({"int": "int64", "float": "float64", "bool": "bool"}[spec.kind])
+            params.append(f"{ssa}: {dt.mlir} {{{', '.join(attrs)}}}")
+            if spec.value is not None:
+                call_args.append({"int": int, "float": float, "bool": bool}[spec.kind](spec.value))
+            else:
+                call_args.append(TracedArray(ctx, ssa, dt, (), weak=spec.kind, is_scalar=True))
+        else:
+            raise TypeError(f"dlbridge.trace: argument spec must be ArraySpec or ScalarSpec, not {spec!r}")
+
+    token = _current.set(ctx)
+    try:
+        out = fn(*call_args)
+        returns_tuple = isinstance(out, (tuple, list))
+        outs = list(out) if returns_tuple else ([] if out is None else [out])
+        finals = ops.finalize_outputs(ctx, outs)
+    finally:
+        _current.reset(token)
+        ctx.finished = True
+
+    res_types: list[str] = []
+    results: list[ResultSpec] = []
+    for arr in finals:
+        extra = _dtype_attr(arr._dtype)
+        res_types.append(arr.mlir_type + (f" {{{extra}}}" if extra else ""))
+        results.append(
+            ResultSpec(
+                arr._dtype.name,
+                arr.ndim,
+                tuple(d == 1 for d in arr._dims),
+                arr._dims,
+            )
+        )
+    if finals:
+        ctx.top.raw(
+            "return "
+            + ", ".join(a._value for a in finals)
+            + " : "
+            + ", ".join(a.mlir_type for a in finals)
+        )
+    else:
+        ctx.top.raw("return")
+    sig = ", ".join(params)
+    ret = f" -> ({', '.join(res_types)})" if res_types else ""
+    text = (
+        "module {\n"
+        f"  func.func {_symbol(name)}({sig}){ret} attributes {{dlpack.entry}} {{\n"
+        f"{ctx.top.text()}\n"
+        "  }\n"
+        "}\n"
+    )
+    return TraceResult(
+        mlir=text,
+        entry=name,
+        results=results,
+        num_outputs=len(results),
+        returns_tuple=returns_tuple,
+        arg_names=pnames,
+    )

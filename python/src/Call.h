@@ -1,0 +1,55 @@
+//===- Call.h - Calling kernels with Python arguments -----------*- C++ -*-===//
+//
+// Part of dlbridge's Python extension. The hot path: no Python code runs
+// here on a cache hit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLBRIDGE_PYTHON_CALL_H
+#define DLBRIDGE_PYTHON_CALL_H
+
+#include "Import.h"
+
+#include "dlbridge/JIT/Kernel.h"
+
+#include <nanobind/nanobind.h>
+
+#include <vector>
+
+namespace dlbridge::python {
+
+/// The arguments of one call: Python bools, ints and floats stay scalars,
+/// everything else is imported as a tensor.
+class PreparedCall {
+public:
+  PreparedCall(const char *function, PyObject *const *args, size_t count,
+               const ImportOptions &options);
+
+  const char *function() const { return name; }
+  size_t size() const { return objects.size(); }
+  bool isScalar(size_t i) const { return !tensors[i].holdsTensor(); }
+  PyObject *object(size_t i) const { return objects[i]; }
+  DLTensor *tensor(size_t i) { return tensors[i].tensor(); }
+  uint64_t flags(size_t i) const { return tensors[i].flags(); }
+  /// Type of the first tensor argument: results come back in its framework.
+  PyTypeObject *firstTensorType() const { return firstType; }
+  /// Releases every imported tensor after work on `device`'s `stream`.
+  void releaseAfter(DLDevice device, void *stream);
+
+private:
+  const char *name;
+  std::vector<PyObject *> objects;
+  std::vector<ImportedTensor> tensors;
+  PyTypeObject *firstType = nullptr;
+};
+
+/// Runs `kernel` on `call` with the GIL released and returns its results
+/// (None, one value, or a tuple) in the framework of the first tensor
+/// argument. Raises TypeError, ValueError or BufferError naming the
+/// argument when the kernel refuses one.
+nanobind::object runKernel(const jit::Kernel &kernel, PreparedCall &call,
+                           void *stream);
+
+} // namespace dlbridge::python
+
+#endif // DLBRIDGE_PYTHON_CALL_H

@@ -1,0 +1,169 @@
+//===- Dispatcher.cpp - @dlbridge.jit's specialisation cache --------------===//
+//
+// Part of dlbridge's Python extension.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Dispatcher.h"
+
+#include "dlbridge/Runtime/dlrt.h"
+#include "dlbridge/Runtime/dlrt_cuda.h"
+
+#include <nanobind/stl/string.h>
+
+namespace nb = nanobind;
+using namespace dlbridge;
+using namespace dlbridge::python;
+
+namespace {
+
+constexpr uint64_t kTensorTag = uint64_t(1) << 63;
+
+enum class ScalarKind : uint64_t { Bool = 1, Int = 2, Float = 3 };
+
+ScalarKind scalarKind(PyObject *object) {
+  if (PyBool_Check(object))
+    return ScalarKind::Bool;
+  return PyLong_Check(object) ? ScalarKind::Int : ScalarKind::Float;
+}
+
+const char *scalarKindName(ScalarKind kind) {
+  switch (kind) {
+  case ScalarKind::Bool:
+    return "bool";
+  case ScalarKind::Int:
+    return "int";
+  case ScalarKind::Float:
+    return "float";
+  }
+  return "float";
+}
+
+/// The call's stream from the `stream=` keyword (DLPack stream values).
+void *getStream(const nb::kwargs &kwargs, const char *function) {
+  void *stream = nullptr;
+  for (auto [key, value] : kwargs) {
+    if (nb::cast<std::string>(key) != "stream")
+      throw nb::type_error((std::string(function) +
+                            "() got an unexpected keyword argument '" +
+                            nb::cast<std::string>(key) + "'")
+                               .c_str());
+    if (!value.is_none() &&
+        dlrt_stream_from_dlpack({kDLCUDA, 0}, nb::cast<int64_t>(value), 1,
+                                &stream) != DLRT_OK)
+      throw nb::value_error(dlrt_last_error());
+  }
+  return stream;
+}
+
+} // namespace
+
+Dispatcher::Dispatcher(nb::callable compiler, std::string name)
+    : compiler(std::move(compiler)), functionName(std::move(name)) {}
+
+void Dispatcher::computeKey(PreparedCall &call,
+                            std::vector<uint64_t> &key) const {
+  key.clear();
+  for (size_t i = 0; i < call.size(); ++i) {
+    if (call.isScalar(i)) {
+      key.push_back(static_cast<uint64_t>(scalarKind(call.object(i))));
+      continue;
+    }
+    const DLTensor *t = call.tensor(i);
+    uint64_t unitDims = 0;
+    for (int32_t d = 0; d < t->ndim && d < 64; ++d)
+      if (t->shape[d] == 1)
+        unitDims |= uint64_t(1) << d;
+    key.push_back(kTensorTag | uint64_t(t->dtype.code) |
+                  uint64_t(t->dtype.bits) << 8 |
+                  uint64_t(t->dtype.lanes) << 16 |
+                  uint64_t(uint32_t(t->ndim) & 0xff) << 32 |
+                  uint64_t(t->device.device_type & 0xff) << 40 |
+                  uint64_t(t->device.device_id & 0xff) << 48);
+    key.push_back(unitDims);
+  }
+}
+
+nb::tuple Dispatcher::specsFor(PreparedCall &call) {
+  nb::list specs;
+  for (size_t i = 0; i < call.size(); ++i) {
+    if (call.isScalar(i)) {
+      specs.append(nb::make_tuple(
+          "scalar", scalarKindName(scalarKind(call.object(i)))));
+      continue;
+    }
+    const DLTensor *t = call.tensor(i);
+    char dtype[64];
+    dlrt_dtype_name(t->dtype, dtype, sizeof(dtype));
+    nb::list unitDims;
+    for (int32_t d = 0; d < t->ndim; ++d)
+      unitDims.append(t->shape[d] == 1);
+    specs.append(nb::make_tuple(
+        "array", std::string(dtype), t->ndim, nb::tuple(unitDims),
+        nb::make_tuple(static_cast<int>(t->device.device_type),
+                       t->device.device_id)));
+  }
+  return nb::tuple(specs);
+}
+
+nb::tuple Dispatcher::specsOf(nb::args args) {
+  PreparedCall call(functionName.c_str(), &PyTuple_GET_ITEM(args.ptr(), 0),
+                    args.size(), {});
+  return specsFor(call);
+}
+
+nb::object Dispatcher::call(nb::args args, nb::kwargs kwargs) {
+  void *stream = getStream(kwargs, functionName.c_str());
+  ImportOptions options;
+  PreparedCall call(functionName.c_str(), &PyTuple_GET_ITEM(args.ptr(), 0),
+                    args.size(), options);
+  computeKey(call, scratchKey);
+  const jit::Kernel *kernel = nullptr;
+  for (const Entry &entry : entries)
+    if (entry.key == scratchKey) {
+      kernel = &entry.kernel;
+      break;
+    }
+  if (!kernel) {
+    if (!compiler.is_valid())
+      throw nb::type_error((functionName + "() can no longer compile").c_str());
+    std::vector<uint64_t> key = scratchKey;
+    nb::object compiled = compiler(specsFor(call));
+    entries.push_back({std::move(key), nb::cast<jit::Kernel>(compiled)});
+    kernel = &entries.back().kernel;
+  }
+  return runKernel(*kernel, call, stream);
+}
+
+namespace {
+int traverseDispatcher(PyObject *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self))
+    return 0;
+  Py_VISIT(nb::inst_ptr<Dispatcher>(self)->compilerCallback().ptr());
+  return 0;
+}
+
+int clearDispatcher(PyObject *self) {
+  nb::inst_ptr<Dispatcher>(self)->compilerCallback().reset();
+  return 0;
+}
+
+PyType_Slot dispatcherSlots[] = {
+    {Py_tp_traverse, reinterpret_cast<void *>(traverseDispatcher)},
+    {Py_tp_clear, reinterpret_cast<void *>(clearDispatcher)},
+    {0, nullptr}};
+} // namespace
+
+void dlbridge::python::bindDispatcher(nb::module_ &m) {
+  nb::class_<Dispatcher>(m, "Dispatcher",
+                         "The compiled-call path of a @dlbridge.jit function.",
+                         nb::type_slots(dispatcherSlots))
+      .def(nb::init<nb::callable, std::string>(), nb::arg("compiler"),
+           nb::arg("name"))
+      .def("__call__", &Dispatcher::call)
+      .def("specs", &Dispatcher::specsOf,
+           "The specialisation specs of an argument list.")
+      .def_prop_ro("num_specialisations", &Dispatcher::numSpecialisations)
+      .def_prop_ro("name", &Dispatcher::name);
+}

@@ -1,0 +1,255 @@
+//===- Import.cpp - Borrow framework tensors through DLPack ---------------===//
+//
+// Part of dlbridge's Python extension.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Import.h"
+
+#include <cstdlib>
+#include <string>
+#include <unordered_map>
+
+namespace nb = nanobind;
+using namespace dlbridge::python;
+
+namespace {
+
+constexpr const char *kVersionedName = "dltensor_versioned";
+constexpr const char *kLegacyName = "dltensor";
+constexpr const char *kUsedVersionedName = "used_dltensor_versioned";
+constexpr const char *kUsedLegacyName = "used_dltensor";
+
+/// Interned names and constant arguments of the `__dlpack__` protocol.
+struct ProtocolNames {
+  PyObject *dlpack = PyUnicode_InternFromString("__dlpack__");
+  PyObject *dlpackDevice = PyUnicode_InternFromString("__dlpack_device__");
+  PyObject *exchangeAPI =
+      PyUnicode_InternFromString("__dlpack_c_exchange_api__");
+  PyObject *maxVersion = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION,
+                                       DLPACK_MINOR_VERSION);
+  PyObject *maxVersionKeyword = Py_BuildValue("(s)", "max_version");
+  PyObject *streamKeyword = Py_BuildValue("(s)", "stream");
+  PyObject *streamAndMaxVersionKeywords =
+      Py_BuildValue("(ss)", "stream", "max_version");
+};
+
+const ProtocolNames &names() {
+  static const ProtocolNames *instance = new ProtocolNames();
+  return *instance;
+}
+
+/// Calls `object.<name>(*positional, **keywords)` with vectorcall.
+PyObject *callMethod(PyObject *object, PyObject *name,
+                     std::initializer_list<PyObject *> keywordValues,
+                     PyObject *keywordNames) {
+  PyObject *arguments[3] = {object, nullptr, nullptr};
+  size_t count = 1;
+  for (PyObject *value : keywordValues)
+    arguments[count++] = value;
+  return PyObject_VectorcallMethod(name, arguments,
+                                   1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                   keywordNames);
+}
+
+bool isAccelerator(int32_t deviceType) {
+  return deviceType == kDLCUDA || deviceType == kDLROCM ||
+         deviceType == kDLCUDAManaged;
+}
+
+/// Calls `__dlpack__`, negotiating the version: 1.3 first, the legacy form
+/// when the producer does not take `max_version`.
+nb::object requestCapsule(nb::handle object, const ArgumentName &name,
+                          const ImportOptions &options) {
+  const ProtocolNames &n = names();
+  PyObject *stream = nullptr;
+  if (options.stream) {
+    nb::object device =
+        nb::steal(PyObject_CallMethodNoArgs(object.ptr(), n.dlpackDevice));
+    if (!device.is_valid())
+      throw nb::python_error();
+    if (isAccelerator(nb::cast<int32_t>(device[0])))
+      stream = PyLong_FromLongLong(*options.stream);
+  }
+  nb::object streamValue = nb::steal(stream);
+  PyObject *capsule =
+      stream ? callMethod(object.ptr(), n.dlpack, {stream, n.maxVersion},
+                          n.streamAndMaxVersionKeywords)
+             : callMethod(object.ptr(), n.dlpack, {n.maxVersion},
+                          n.maxVersionKeyword);
+  if (capsule)
+    return nb::steal(capsule);
+  if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+    PyErr_Clear();
+    throw nb::type_error(
+        (name.str() + ": expected an array supporting DLPack "
+                             "(__dlpack__), got '" +
+         Py_TYPE(object.ptr())->tp_name + "'")
+            .c_str());
+  }
+  if (!PyErr_ExceptionMatches(PyExc_TypeError))
+    throw nb::python_error();
+  // A pre-1.0 producer: it does not know `max_version`.
+  PyErr_Clear();
+  capsule = stream ? callMethod(object.ptr(), n.dlpack, {stream},
+                                n.streamKeyword)
+                   : PyObject_CallMethodNoArgs(object.ptr(), n.dlpack);
+  if (!capsule)
+    throw nb::python_error();
+  return nb::steal(capsule);
+}
+
+/// Wraps a legacy managed tensor so it can be owned like a versioned one.
+struct LegacyAdapter {
+  DLManagedTensorVersioned managed;
+  DLManagedTensor *legacy;
+
+  static void deleter(DLManagedTensorVersioned *self) {
+    auto *adapter = reinterpret_cast<LegacyAdapter *>(self);
+    if (adapter->legacy->deleter)
+      adapter->legacy->deleter(adapter->legacy);
+    std::free(adapter);
+  }
+};
+
+} // namespace
+
+const DLPackExchangeAPI *dlbridge::python::getExchangeAPI(PyTypeObject *type) {
+  // Types live as long as their modules; the GIL guards the map.
+  static auto *cache = new std::unordered_map<PyTypeObject *,
+                                              const DLPackExchangeAPI *>();
+  auto it = cache->find(type);
+  if (it != cache->end())
+    return it->second;
+  const DLPackExchangeAPI *api = nullptr;
+  PyObject *capsule = PyObject_GetAttr(reinterpret_cast<PyObject *>(type),
+                                       names().exchangeAPI);
+  if (capsule) {
+    auto *candidate = static_cast<const DLPackExchangeAPI *>(
+        PyCapsule_GetPointer(capsule, "dlpack_exchange_api"));
+    if (candidate && candidate->header.version.major == DLPACK_MAJOR_VERSION)
+      api = candidate;
+    Py_DECREF(capsule);
+  }
+  PyErr_Clear();
+  cache->emplace(type, api);
+  return api;
+}
+
+ImportedTensor::ImportedTensor(ImportedTensor &&other) noexcept {
+  *this = std::move(other);
+}
+
+ImportedTensor &ImportedTensor::operator=(ImportedTensor &&other) noexcept {
+  if (this == &other)
+    return *this;
+  release();
+  view = other.view;
+  versioned = other.versioned;
+  legacy = other.legacy;
+  tensorFlags = other.tensorFlags;
+  dl = other.dl == &other.view ? &view : other.dl;
+  other.dl = nullptr;
+  other.versioned = nullptr;
+  other.legacy = nullptr;
+  return *this;
+}
+
+void ImportedTensor::release() {
+  if (versioned && versioned->deleter)
+    versioned->deleter(versioned);
+  if (legacy && legacy->deleter)
+    legacy->deleter(legacy);
+  versioned = nullptr;
+  legacy = nullptr;
+  dl = nullptr;
+}
+
+DLManagedTensorVersioned *ImportedTensor::take() {
+  DLManagedTensorVersioned *owned = versioned;
+  if (legacy) {
+    auto *adapter =
+        static_cast<LegacyAdapter *>(std::calloc(1, sizeof(LegacyAdapter)));
+    if (!adapter)
+      return nullptr;
+    adapter->managed.version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    adapter->managed.dl_tensor = legacy->dl_tensor;
+    adapter->managed.deleter = &LegacyAdapter::deleter;
+    adapter->legacy = legacy;
+    owned = &adapter->managed;
+  }
+  versioned = nullptr;
+  legacy = nullptr;
+  dl = nullptr;
+  return owned;
+}
+
+std::string ArgumentName::str() const {
+  std::string text = std::string(function) + "()";
+  if (index >= 0)
+    text += ": argument " + std::to_string(index);
+  return text;
+}
+
+ImportedTensor dlbridge::python::importTensor(nb::handle object,
+                                              const ArgumentName &name,
+                                              const ImportOptions &options) {
+  ImportedTensor imported;
+  if (const DLPackExchangeAPI *api = getExchangeAPI(Py_TYPE(object.ptr()))) {
+    if (api->dltensor_from_py_object_no_sync && !options.requireOwnership) {
+      if (api->dltensor_from_py_object_no_sync(object.ptr(), &imported.view))
+        throw nb::python_error();
+      imported.dl = &imported.view;
+      return imported;
+    }
+    DLManagedTensorVersioned *managed = nullptr;
+    if (api->managed_tensor_from_py_object_no_sync(object.ptr(), &managed))
+      throw nb::python_error();
+    imported.versioned = managed;
+    imported.dl = &managed->dl_tensor;
+    imported.tensorFlags = managed->flags;
+    return imported;
+  }
+
+  nb::object capsule = requestCapsule(object, name, options);
+  PyObject *raw = capsule.ptr();
+  if (PyCapsule_IsValid(raw, kVersionedName)) {
+    auto *managed = static_cast<DLManagedTensorVersioned *>(
+        PyCapsule_GetPointer(raw, kVersionedName));
+    // From here on the tensor is ours, whatever fails next.
+    PyCapsule_SetName(raw, kUsedVersionedName);
+    if (managed->version.major > DLPACK_MAJOR_VERSION) {
+      unsigned major = managed->version.major, minor = managed->version.minor;
+      if (managed->deleter)
+        managed->deleter(managed);
+      throw nb::buffer_error((name.str() + ": expected DLPack 1.x, "
+                                                  "got version " +
+                              std::to_string(major) + "." +
+                              std::to_string(minor))
+                                 .c_str());
+    }
+    imported.versioned = managed;
+    imported.dl = &managed->dl_tensor;
+    imported.tensorFlags = managed->flags;
+    return imported;
+  }
+  if (PyCapsule_IsValid(raw, kLegacyName)) {
+    auto *managed =
+        static_cast<DLManagedTensor *>(PyCapsule_GetPointer(raw, kLegacyName));
+    PyCapsule_SetName(raw, kUsedLegacyName);
+    imported.legacy = managed;
+    imported.dl = &managed->dl_tensor;
+    return imported;
+  }
+  if (PyCapsule_IsValid(raw, kUsedVersionedName) ||
+      PyCapsule_IsValid(raw, kUsedLegacyName))
+    throw nb::buffer_error(
+        (name.str() + ": expected a fresh DLPack capsule, got one "
+                             "that was already consumed")
+            .c_str());
+  throw nb::type_error((name.str() +
+                        ": expected __dlpack__ to return a DLPack capsule, "
+                        "got '" +
+                        Py_TYPE(raw)->tp_name + "'")
+                           .c_str());
+}

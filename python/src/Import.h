@@ -1,0 +1,87 @@
+//===- Import.h - Borrow framework tensors through DLPack -------*- C++ -*-===//
+//
+// Part of dlbridge's Python extension.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLBRIDGE_PYTHON_IMPORT_H
+#define DLBRIDGE_PYTHON_IMPORT_H
+
+#include <dlpack/dlpack.h>
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace dlbridge::python {
+
+/// The DLPack C exchange API of `type` (`type.__dlpack_c_exchange_api__`,
+/// major version 1), or NULL. Looked up once per type.
+const DLPackExchangeAPI *getExchangeAPI(PyTypeObject *type);
+
+/// Names an argument in messages ("f(): argument 2"); built only on error.
+struct ArgumentName {
+  const char *function;
+  /// -1 for from_dlpack's single argument.
+  int index;
+  std::string str() const;
+};
+
+/// How to ask a producer for its tensor.
+struct ImportOptions {
+  /// The consumer stream to pass to `__dlpack__(stream=...)` for CUDA
+  /// tensors; std::nullopt lets the producer's current stream be used.
+  std::optional<int64_t> stream;
+  /// Whether the caller will take() the tensor: skips borrowed views.
+  bool requireOwnership = false;
+};
+
+/// One tensor borrowed from a Python object: a DLTensor view and whatever
+/// must be released once the work reading it has finished. Move-only; the
+/// destructor releases (calls the producer's deleter exactly once).
+class ImportedTensor {
+public:
+  ImportedTensor() = default;
+  ImportedTensor(ImportedTensor &&other) noexcept;
+  ImportedTensor &operator=(ImportedTensor &&other) noexcept;
+  ImportedTensor(const ImportedTensor &) = delete;
+  ImportedTensor &operator=(const ImportedTensor &) = delete;
+  ~ImportedTensor() { release(); }
+
+  DLTensor *tensor() { return dl; }
+  bool holdsTensor() const { return dl != nullptr; }
+  /// DLPACK_FLAG_BITMASK_* (0 for legacy tensors and borrowed views).
+  uint64_t flags() const { return tensorFlags; }
+
+  /// Takes ownership as a versioned managed tensor (legacy tensors are
+  /// wrapped; borrowed views cannot be taken: returns NULL).
+  DLManagedTensorVersioned *take();
+
+  /// Releases now (the deleter runs at most once over the object's life).
+  void release();
+
+private:
+  friend ImportedTensor importTensor(nanobind::handle, const ArgumentName &,
+                                     const ImportOptions &);
+  DLTensor view{};
+  DLTensor *dl = nullptr;
+  DLManagedTensorVersioned *versioned = nullptr;
+  DLManagedTensor *legacy = nullptr;
+  uint64_t tensorFlags = 0;
+};
+
+/// Imports `object` through its type's DLPack C exchange API when it has
+/// one, else through `__dlpack__(max_version=(1, 3))`, retrying the legacy
+/// `__dlpack__()` when the producer rejects the keyword with TypeError.
+/// Raises TypeError
+/// for objects without DLPack support and BufferError for capsules that
+/// were already consumed or whose major version is unsupported (after
+/// calling their deleter). The capsule is renamed to `used_*` before
+/// anything else can fail.
+ImportedTensor importTensor(nanobind::handle object, const ArgumentName &name,
+                            const ImportOptions &options);
+
+} // namespace dlbridge::python
+
+#endif // DLBRIDGE_PYTHON_IMPORT_H

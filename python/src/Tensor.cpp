@@ -1,0 +1,377 @@
+//===- Tensor.cpp - dlbridge.Tensor and DLPack export ---------------------===//
+//
+// Part of dlbridge's Python extension.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tensor.h"
+
+#include "HostCopy.h"
+#include "Import.h"
+
+#include "dlbridge/Runtime/dlrt.h"
+#include "dlbridge/Runtime/dlrt_cuda.h"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+using namespace dlbridge::python;
+
+namespace {
+
+constexpr const char *kVersionedName = "dltensor_versioned";
+constexpr const char *kLegacyName = "dltensor";
+
+/// A managed tensor (versioned or legacy) viewing a SharedTensor; its
+/// deleter drops the reference.
+template <typename Managed>
+struct ExportedTensor {
+  Managed managed;
+  SharedTensor *source;
+
+  static Managed *create(SharedTensor *source, uint64_t flags) {
+    auto *self =
+        static_cast<ExportedTensor *>(std::calloc(1, sizeof(ExportedTensor)));
+    if (!self)
+      return nullptr;
+    source->retain();
+    self->source = source;
+    self->managed.dl_tensor = source->tensor();
+    self->managed.deleter = &ExportedTensor::deleter;
+    if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+      self->managed.version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+      self->managed.flags = flags;
+    }
+    return &self->managed;
+  }
+
+  static void deleter(Managed *managed) {
+    auto *self = reinterpret_cast<ExportedTensor *>(managed);
+    self->source->release();
+    std::free(self);
+  }
+};
+
+void destroyCapsule(PyObject *capsule) {
+  // A capsule nobody consumed still owns its tensor.
+  if (PyCapsule_IsValid(capsule, kVersionedName)) {
+    auto *managed = static_cast<DLManagedTensorVersioned *>(
+        PyCapsule_GetPointer(capsule, kVersionedName));
+    if (managed->deleter)
+      managed->deleter(managed);
+  } else if (PyCapsule_IsValid(capsule, kLegacyName)) {
+    auto *managed = static_cast<DLManagedTensor *>(
+        PyCapsule_GetPointer(capsule, kLegacyName));
+    if (managed->deleter)
+      managed->deleter(managed);
+  }
+}
+
+std::string deviceName(DLDevice device) {
+  const char *type = device.device_type == kDLCPU           ? "cpu"
+                     : device.device_type == kDLCUDA        ? "cuda"
+                     : device.device_type == kDLCUDAHost    ? "cuda_host"
+                     : device.device_type == kDLCUDAManaged ? "cuda_managed"
+                     : device.device_type == kDLROCM        ? "rocm"
+                                                            : "device";
+  return std::string(type) + ":" + std::to_string(device.device_id);
+}
+
+/// Parses a `(device_type, device_id)` tuple.
+DLDevice toDevice(const nb::tuple &device) {
+  if (nb::len(device) != 2)
+    throw nb::value_error("expected a (device_type, device_id) tuple");
+  return {static_cast<DLDeviceType>(nb::cast<int32_t>(device[0])),
+          nb::cast<int32_t>(device[1])};
+}
+
+bool sameDevice(DLDevice a, DLDevice b) {
+  return a.device_type == b.device_type && a.device_id == b.device_id;
+}
+
+/// Whether a host copy can read `device`'s memory.
+bool isHostReadable(DLDevice device) {
+  return device.device_type == kDLCPU || device.device_type == kDLCUDAHost ||
+         device.device_type == kDLCUDAManaged;
+}
+
+DLManagedTensorVersioned *copyOrThrow(const DLTensor &tensor, uint64_t flags) {
+  if (!isHostReadable(tensor.device))
+    throw nb::buffer_error(("cannot copy a tensor on " +
+                            deviceName(tensor.device) + " to the host")
+                               .c_str());
+  DLManagedTensorVersioned *copy = copyToHost(tensor, flags);
+  if (!copy)
+    throw std::bad_alloc();
+  return copy;
+}
+
+//===----------------------------------------------------------------------===//
+// The DLPack C exchange API, as a producer
+//===----------------------------------------------------------------------===//
+
+int allocateTensor(DLTensor *prototype, DLManagedTensorVersioned **out,
+                   void *errorContext,
+                   void (*setError)(void *, const char *, const char *)) {
+  if (!isHostReadable(prototype->device)) {
+    setError(errorContext, "BufferError",
+             "dlbridge allocates host tensors only");
+    return -1;
+  }
+  *out = allocateHostTensor(prototype->dtype, prototype->ndim,
+                            prototype->shape, 0);
+  if (!*out) {
+    setError(errorContext, "MemoryError", "out of host memory");
+    return -1;
+  }
+  return 0;
+}
+
+Tensor *asTensor(void *object) {
+  nb::handle handle(static_cast<PyObject *>(object));
+  if (!nb::isinstance<Tensor>(handle)) {
+    PyErr_SetString(PyExc_TypeError, "expected a dlbridge.Tensor");
+    return nullptr;
+  }
+  return nb::inst_ptr<Tensor>(handle);
+}
+
+int managedFromObject(void *object, DLManagedTensorVersioned **out) {
+  Tensor *tensor = asTensor(object);
+  if (!tensor)
+    return -1;
+  *out = tensor->exportVersioned();
+  if (!*out) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  return 0;
+}
+
+int managedToObject(DLManagedTensorVersioned *managed, void **out) {
+  try {
+    *out = makeTensor(managed).release().ptr();
+    return 0;
+  } catch (...) {
+    PyErr_SetString(PyExc_MemoryError, "cannot wrap a dlbridge.Tensor");
+    return -1;
+  }
+}
+
+int viewFromObject(void *object, DLTensor *out) {
+  Tensor *tensor = asTensor(object);
+  if (!tensor)
+    return -1;
+  *out = tensor->tensor();
+  return 0;
+}
+
+int currentWorkStream(DLDeviceType, int32_t, void **stream) {
+  // dlbridge has no stream of its own: work runs on the caller's.
+  *stream = nullptr;
+  return 0;
+}
+
+const DLPackExchangeAPI kExchangeAPI = {
+    {{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION}, nullptr},
+    allocateTensor,
+    managedFromObject,
+    managedToObject,
+    viewFromObject,
+    currentWorkStream,
+};
+
+} // namespace
+
+SharedTensor *SharedTensor::adopt(DLManagedTensorVersioned *managed) {
+  return new SharedTensor(managed);
+}
+
+void SharedTensor::release() {
+  if (refs.fetch_sub(1, std::memory_order_acq_rel) != 1)
+    return;
+  if (managed->deleter)
+    managed->deleter(managed);
+  delete this;
+}
+
+Tensor::Tensor(DLManagedTensorVersioned *managed)
+    : shared(SharedTensor::adopt(managed)) {}
+
+Tensor::~Tensor() {
+  if (shared)
+    shared->release();
+}
+
+nb::tuple Tensor::shape() const {
+  const DLTensor &t = tensor();
+  nb::list dims;
+  for (int32_t i = 0; i < t.ndim; ++i)
+    dims.append(t.shape[i]);
+  return nb::tuple(dims);
+}
+
+nb::tuple Tensor::strides() const {
+  const DLTensor &t = tensor();
+  std::vector<int64_t> elementStrides(t.ndim);
+  int64_t compact = 1;
+  for (int32_t i = t.ndim - 1; i >= 0; --i) {
+    elementStrides[i] = t.strides ? t.strides[i] : compact;
+    compact *= t.shape[i];
+  }
+  nb::list result;
+  for (int64_t stride : elementStrides)
+    result.append(stride);
+  return nb::tuple(result);
+}
+
+std::string Tensor::dtype() const {
+  char name[64];
+  return dlrt_dtype_name(tensor().dtype, name, sizeof(name));
+}
+
+nb::tuple Tensor::dlpackDevice() const {
+  return nb::make_tuple(static_cast<int>(tensor().device.device_type),
+                        tensor().device.device_id);
+}
+
+uintptr_t Tensor::dataPointer() const {
+  return reinterpret_cast<uintptr_t>(tensor().data) + tensor().byte_offset;
+}
+
+DLManagedTensorVersioned *Tensor::exportVersioned() const {
+  return ExportedTensor<DLManagedTensorVersioned>::create(shared, flags());
+}
+
+nb::object Tensor::dlpack(nb::handle stream,
+                          std::optional<nb::tuple> maxVersion,
+                          std::optional<nb::tuple> dlDevice,
+                          std::optional<bool> copy) const {
+  const DLTensor &t = tensor();
+  bool onHost = t.device.device_type == kDLCPU;
+  if (!stream.is_none()) {
+    if (onHost)
+      throw nb::buffer_error("stream must be None for a CPU tensor");
+    // dlbridge's results are complete when the call returns: a consumer
+    // stream has nothing to wait for; the value must still be valid.
+    void *unused;
+    if (dlrt_stream_from_dlpack(t.device, nb::cast<int64_t>(stream), 1,
+                                &unused) != DLRT_OK)
+      throw nb::buffer_error(dlrt_last_error());
+  }
+  bool versioned =
+      maxVersion && nb::len(*maxVersion) >= 1 &&
+      nb::cast<int64_t>((*maxVersion)[0]) >= DLPACK_MAJOR_VERSION;
+  bool mustCopy = copy.value_or(false);
+  if (dlDevice && !sameDevice(toDevice(*dlDevice), t.device)) {
+    DLDevice target = toDevice(*dlDevice);
+    if (copy == false || target.device_type != kDLCPU)
+      throw nb::buffer_error(("cannot export a tensor on " +
+                              deviceName(t.device) + " to " +
+                              deviceName(target) +
+                              (copy == false ? " without a copy" : ""))
+                                 .c_str());
+    mustCopy = true;
+  }
+
+  if (mustCopy) {
+    Tensor copied(copyOrThrow(t, DLPACK_FLAG_BITMASK_IS_COPIED));
+    return copied.dlpack(nb::none(), maxVersion, std::nullopt, false);
+  }
+  PyObject *capsule;
+  if (versioned) {
+    DLManagedTensorVersioned *managed = exportVersioned();
+    if (!managed)
+      throw std::bad_alloc();
+    capsule = PyCapsule_New(managed, kVersionedName, destroyCapsule);
+    if (!capsule)
+      managed->deleter(managed);
+  } else {
+    DLManagedTensor *managed =
+        ExportedTensor<DLManagedTensor>::create(shared, 0);
+    if (!managed)
+      throw std::bad_alloc();
+    capsule = PyCapsule_New(managed, kLegacyName, destroyCapsule);
+    if (!capsule)
+      managed->deleter(managed);
+  }
+  if (!capsule)
+    throw nb::python_error();
+  return nb::steal(capsule);
+}
+
+nb::object dlbridge::python::makeTensor(DLManagedTensorVersioned *managed) {
+  return nb::cast(Tensor(managed), nb::rv_policy::move);
+}
+
+void dlbridge::python::bindTensor(nb::module_ &m) {
+  auto tensor =
+      nb::class_<Tensor>(m, "Tensor",
+                         "A tensor owned by dlbridge (a kernel's result or an "
+                         "import), exported zero-copy through DLPack.")
+          .def_prop_ro("shape", &Tensor::shape)
+          .def_prop_ro("strides", &Tensor::strides,
+                       "Strides in elements (DLPack's convention).")
+          .def_prop_ro("dtype", &Tensor::dtype)
+          .def_prop_ro("device",
+                       [](const Tensor &t) { return deviceName(t.tensor().device); })
+          .def_prop_ro("ndim", [](const Tensor &t) { return t.tensor().ndim; })
+          .def_prop_ro("data_ptr", &Tensor::dataPointer,
+                       "Address of the first element.")
+          .def_prop_ro("readonly",
+                       [](const Tensor &t) {
+                         return (t.flags() & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+                       })
+          .def("__dlpack__", &Tensor::dlpack, nb::kw_only(),
+               nb::arg("stream").none() = nb::none(),
+               nb::arg("max_version").none() = nb::none(),
+               nb::arg("dl_device").none() = nb::none(),
+               nb::arg("copy").none() = nb::none(),
+               "Exports the tensor as a DLPack capsule (versioned when "
+               "max_version allows 1.x, legacy otherwise).")
+          .def("__dlpack_device__", &Tensor::dlpackDevice)
+          .def("__repr__", [](const Tensor &t) {
+            std::string shape = nb::cast<std::string>(nb::repr(t.shape()));
+            return "dlbridge.Tensor(shape=" + shape + ", dtype=" + t.dtype() +
+                   ", device=" + deviceName(t.tensor().device) + ")";
+          });
+  tensor.attr("__dlpack_c_exchange_api__") =
+      nb::capsule(&kExchangeAPI, "dlpack_exchange_api");
+
+  m.def(
+      "from_dlpack",
+      [](nb::handle x, std::optional<nb::tuple> device,
+         std::optional<bool> copy) {
+        ImportOptions options;
+        options.requireOwnership = true;
+        ImportedTensor imported = importTensor(x, {"from_dlpack", -1}, options);
+        uint64_t flags = imported.flags();
+        const DLTensor source = *imported.tensor();
+        bool mustCopy = copy.value_or(false);
+        if (device && !sameDevice(toDevice(*device), source.device)) {
+          if (copy == false || toDevice(*device).device_type != kDLCPU)
+            throw nb::buffer_error(("cannot import a tensor on " +
+                                    deviceName(source.device) + " to " +
+                                    deviceName(toDevice(*device)) +
+                                    (copy == false ? " without a copy" : ""))
+                                       .c_str());
+          mustCopy = true;
+        }
+        if (mustCopy)
+          return makeTensor(
+              copyOrThrow(source, flags | DLPACK_FLAG_BITMASK_IS_COPIED));
+        DLManagedTensorVersioned *owned = imported.take();
+        if (!owned)
+          throw std::bad_alloc();
+        return makeTensor(owned);
+      },
+      nb::arg("x"), nb::kw_only(), nb::arg("device").none() = nb::none(),
+      nb::arg("copy").none() = nb::none(),
+      "Imports any object implementing __dlpack__ as a dlbridge.Tensor, "
+      "zero-copy unless copy=True or another device is asked for.");
+}

@@ -1,0 +1,82 @@
+//===- Tensor.h - dlbridge.Tensor and DLPack export -------------*- C++ -*-===//
+//
+// Part of dlbridge's Python extension.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLBRIDGE_PYTHON_TENSOR_H
+#define DLBRIDGE_PYTHON_TENSOR_H
+
+#include <dlpack/dlpack.h>
+#include <nanobind/nanobind.h>
+
+#include <atomic>
+#include <optional>
+
+namespace dlbridge::python {
+
+/// One managed tensor shared by a dlbridge.Tensor and every tensor it
+/// exported; the last owner calls its deleter. Reference counts are atomic
+/// and no Python object is involved, so exported tensors may be deleted on
+/// any thread, with or without the GIL.
+class SharedTensor {
+public:
+  /// Takes ownership of `managed` with one reference.
+  static SharedTensor *adopt(DLManagedTensorVersioned *managed);
+  void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
+  void release();
+  const DLTensor &tensor() const { return managed->dl_tensor; }
+  uint64_t flags() const { return managed->flags; }
+
+private:
+  explicit SharedTensor(DLManagedTensorVersioned *managed)
+      : managed(managed) {}
+  std::atomic<int64_t> refs{1};
+  DLManagedTensorVersioned *managed;
+};
+
+/// `dlbridge.Tensor`: owns a DLPack 1.3 managed tensor (a kernel's result or
+/// an import) and exports it to any DLPack consumer without copying.
+class Tensor {
+public:
+  /// Takes ownership of `managed`.
+  explicit Tensor(DLManagedTensorVersioned *managed);
+  Tensor(Tensor &&other) noexcept : shared(other.shared) {
+    other.shared = nullptr;
+  }
+  Tensor(const Tensor &) = delete;
+  ~Tensor();
+
+  const DLTensor &tensor() const { return shared->tensor(); }
+  uint64_t flags() const { return shared->flags(); }
+
+  nanobind::tuple shape() const;
+  /// Element strides, compact row-major ones when the tensor has none.
+  nanobind::tuple strides() const;
+  std::string dtype() const;
+  nanobind::tuple dlpackDevice() const;
+  uintptr_t dataPointer() const;
+
+  /// The array API's `__dlpack__`.
+  nanobind::object dlpack(nanobind::handle stream,
+                          std::optional<nanobind::tuple> maxVersion,
+                          std::optional<nanobind::tuple> dlDevice,
+                          std::optional<bool> copy) const;
+
+  /// A new owning managed tensor viewing this one (for exchange API
+  /// consumers and capsules).
+  DLManagedTensorVersioned *exportVersioned() const;
+
+private:
+  SharedTensor *shared;
+};
+
+/// Registers dlbridge.Tensor, its exchange API and dlbridge.from_dlpack.
+void bindTensor(nanobind::module_ &m);
+
+/// Wraps `managed` (ownership moves) in a new dlbridge.Tensor.
+nanobind::object makeTensor(DLManagedTensorVersioned *managed);
+
+} // namespace dlbridge::python
+
+#endif // DLBRIDGE_PYTHON_TENSOR_H

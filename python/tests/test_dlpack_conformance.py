@@ -1,0 +1,315 @@
+"""DESIGN.md's DLPack conformance checklist, item by item, on dlbridge's
+import path (``from_dlpack`` and kernel arguments) and export path
+(``Tensor.__dlpack__``)."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+import numpy as np
+import pytest
+
+import dlbridge
+from dlpack_producers import IS_COPIED, READ_ONLY, Producer
+
+COPY_INTO = """
+func.func @copy_into(%src: memref<?xf32, strided<[?], offset: ?>> {dlpack.name = "src"},
+                     %dst: memref<?xf32, strided<[?], offset: ?>> {dlpack.name = "dst"})
+    attributes {dlpack.entry} {
+  memref.copy %src, %dst : memref<?xf32, strided<[?], offset: ?>> to memref<?xf32, strided<[?], offset: ?>>
+  return
+}
+"""
+
+TWICE = """
+func.func @twice(%x: tensor<?xf64> {dlpack.name = "x"}) -> tensor<?xf64> attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf64>
+  %init = tensor.empty(%n) : tensor<?xf64>
+  %r = linalg.add ins(%x, %x : tensor<?xf64>, tensor<?xf64>) outs(%init : tensor<?xf64>) -> tensor<?xf64>
+  return %r : tensor<?xf64>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def copy_into() -> dlbridge.Kernel:
+    return dlbridge.compile(COPY_INTO)
+
+
+@pytest.fixture(scope="module")
+def twice() -> dlbridge.Kernel:
+    return dlbridge.compile(TWICE)
+
+
+# -- shapes and layouts -------------------------------------------------------------------------
+
+
+def test_zero_dimensional_round_trip() -> None:
+    t = dlbridge.from_dlpack(np.array(3.5))
+    assert t.shape == () and t.ndim == 0
+    assert np.from_dlpack(t)[()] == 3.5
+
+
+def test_zero_size_dims_round_trip(twice: dlbridge.Kernel) -> None:
+    out = twice(np.empty((0,), np.float64))
+    assert isinstance(out, np.ndarray) and out.shape == (0,)
+
+
+@pytest.mark.parametrize("view", [
+    lambda a: a,                      # compact
+    lambda a: a[::2],                 # strided, byte_offset 0
+    lambda a: a[3:9],                 # byte_offset != 0 (NumPy moves data instead)
+    lambda a: a[::-1],                # negative strides
+    lambda a: np.broadcast_to(a[:1], (6,)),  # zero strides
+], ids=["compact", "strided", "offset", "negative", "broadcast"])
+def test_layouts_in_and_out(twice: dlbridge.Kernel, view) -> None:
+    a = np.arange(12, dtype=np.float64)
+    x = view(a)
+    np.testing.assert_array_equal(twice(x), 2 * x)
+
+
+def test_strides_null_is_compact(twice: dlbridge.Kernel) -> None:
+    # A legacy producer that exports NULL strides for a compact array.
+    a = np.arange(5, dtype=np.float64)
+    p = Producer(a, legacy_only=True)
+    orig = p._tensor
+
+    def null_strides():
+        t = orig()
+        t.strides = None
+        return t
+    p._tensor = null_strides
+    np.testing.assert_array_equal(np.from_dlpack(twice(p)), 2 * a)
+
+
+def test_unaligned_data_is_accepted(copy_into: dlbridge.Kernel) -> None:
+    raw = np.zeros(4 * 9 + 1, np.uint8)
+    src = raw[1:].view(np.float32)  # data pointer 1 byte past an aligned one
+    assert src.ctypes.data % 4 != 0
+    src[:] = np.arange(9, dtype=np.float32)
+    dst = np.zeros(9, np.float32)
+    copy_into(src, dst)
+    np.testing.assert_array_equal(dst, np.arange(9, dtype=np.float32))
+
+
+# -- dtypes ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128"])
+def test_dtypes_round_trip(dtype: str) -> None:
+    a = np.arange(6).astype(dtype).reshape(2, 3)
+    t = dlbridge.from_dlpack(a)
+    assert t.dtype == dtype
+    back = np.from_dlpack(t)
+    assert back.dtype == a.dtype
+    np.testing.assert_array_equal(back, a)
+    assert back.ctypes.data == a.ctypes.data
+
+
+@pytest.mark.parametrize("code, bits, name", [
+    (4, 16, "bfloat16"), (10, 8, "float8_e4m3fn"), (12, 8, "float8_e5m2"),
+    (7, 8, "float8_e3m4"), (14, 8, "float8_e8m0fnu")])
+def test_bfloat16_and_fp8_dtypes_import(code: int, bits: int, name: str) -> None:
+    # NumPy cannot export these (ml_dtypes are not DLPack dtypes to it); a
+    # producer that declares them can.
+    p = Producer(np.zeros(3, np.uint16 if bits == 16 else np.uint8))
+    orig = p._tensor
+
+    def declared():
+        t = orig()
+        t.dtype.code, t.dtype.bits = code, bits
+        return t
+    p._tensor = declared
+    t = dlbridge.from_dlpack(p)
+    assert t.dtype == name and t.shape == (3,)
+
+
+def test_lanes_and_unknown_codes_are_refused_with_their_names(copy_into: dlbridge.Kernel) -> None:
+    a = np.zeros(4, np.float32)
+    p = Producer(a)
+    orig = p._tensor
+
+    def with_lanes():
+        t = orig()
+        t.dtype.lanes = 4
+        return t
+    p._tensor = with_lanes
+    with pytest.raises(TypeError, match=r"argument 0 'src': expected float32, got float32x4"):
+        copy_into(p, np.zeros(4, np.float32))
+
+    q = Producer(a)
+    orig_q = q._tensor
+
+    def unknown_code():
+        t = orig_q()
+        t.dtype.code = 42
+        return t
+    q._tensor = unknown_code
+    with pytest.raises(TypeError, match=r"got unknown dtype code 42"):
+        copy_into(q, np.zeros(4, np.float32))
+
+
+# -- flags ---------------------------------------------------------------------------------------
+
+
+def test_read_only_tensor_is_refused_for_a_written_parameter(copy_into: dlbridge.Kernel) -> None:
+    src = np.arange(4, dtype=np.float32)
+    dst = np.zeros(4, np.float32)
+    dst.flags.writeable = False
+    with pytest.raises(BufferError, match=r"argument 1 'dst': expected a writable tensor, got a READ_ONLY one"):
+        copy_into(src, dst)
+    # ... but fine for a parameter that is only read.
+    dst2 = np.zeros(4, np.float32)
+    copy_into(np.asarray(dst), dst2)
+
+
+def test_read_only_flag_from_a_producer(copy_into: dlbridge.Kernel) -> None:
+    p = Producer(np.zeros(4, np.float32), flags=READ_ONLY)
+    with pytest.raises(BufferError, match="READ_ONLY"):
+        copy_into(np.ones(4, np.float32), p)
+    assert p.deleted == 1
+    assert dlbridge.from_dlpack(Producer(np.zeros(2, np.float32), flags=READ_ONLY)).readonly
+
+
+def test_copy_sets_is_copied() -> None:
+    a = np.arange(4, dtype=np.float32)
+    t = dlbridge.from_dlpack(a, copy=True)
+    assert t.data_ptr != a.ctypes.data
+    back = np.from_dlpack(t)
+    np.testing.assert_array_equal(back, a)
+    capsule = t.__dlpack__(max_version=(1, 3))
+    assert "dltensor_versioned" in repr(capsule)
+    p = Producer(np.zeros(2, np.float32), flags=IS_COPIED)
+    assert dlbridge.from_dlpack(p).shape == (2,)
+
+
+# -- capsules and deleters -----------------------------------------------------------------------
+
+
+def test_capsule_is_renamed_used_and_deleter_runs_once() -> None:
+    a = np.arange(3, dtype=np.float32)
+    p = Producer(a)
+    t = dlbridge.from_dlpack(p)
+    assert p.deleted == 0
+    del t
+    gc.collect()
+    assert p.deleted == 1
+
+
+def test_importing_a_used_capsule_raises() -> None:
+    p = Producer(np.zeros(3, np.float32), capsule_name="used_dltensor_versioned")
+    with pytest.raises(BufferError, match="already consumed"):
+        dlbridge.from_dlpack(p)
+
+
+def test_major_version_above_one_only_calls_the_deleter() -> None:
+    p = Producer(np.zeros(3, np.float32), major=2)
+    with pytest.raises(BufferError, match=r"expected DLPack 1.x, got version 2.3"):
+        dlbridge.from_dlpack(p)
+    assert p.deleted == 1
+
+
+def test_deleter_runs_once_when_a_call_fails(copy_into: dlbridge.Kernel) -> None:
+    src = Producer(np.zeros(3, np.float32))
+    dst = Producer(np.zeros(3, np.float64))  # wrong dtype: the call is refused
+    with pytest.raises(TypeError, match=r"argument 1 'dst': expected float32, got float64"):
+        copy_into(src, dst)
+    assert src.deleted == 1 and dst.deleted == 1
+
+
+def test_null_deleter_is_allowed(twice: dlbridge.Kernel) -> None:
+    a = np.arange(3, dtype=np.float64)
+    np.testing.assert_array_equal(np.from_dlpack(twice(Producer(a, null_deleter=True))), 2 * a)
+
+
+def test_exported_tensor_deleted_on_another_thread_without_the_gil(twice: dlbridge.Kernel) -> None:
+    out = twice(np.arange(4, dtype=np.float64))  # a NumPy view of dlbridge's buffer
+    holder = []
+    thread = threading.Thread(target=lambda: holder.append(np.asarray(out)))
+    thread.start()
+    thread.join()
+    del out
+    gc.collect()
+    holder.clear()
+    gc.collect()  # the last reference went away on this thread; nothing leaks under ASan
+
+
+# -- versions ---------------------------------------------------------------------------------------
+
+
+def test_max_version_negotiation() -> None:
+    t = dlbridge.from_dlpack(np.arange(3, dtype=np.float32))
+    assert "dltensor_versioned" in repr(t.__dlpack__(max_version=(1, 3)))
+    assert "dltensor_versioned" in repr(t.__dlpack__(max_version=(2, 0)))
+    assert '"dltensor"' in repr(t.__dlpack__())
+    assert '"dltensor"' in repr(t.__dlpack__(max_version=(0, 8)))
+
+
+def test_legacy_retry_on_type_error() -> None:
+    p = Producer(np.arange(3, dtype=np.float32), legacy_only=True)
+    t = dlbridge.from_dlpack(p)
+    assert t.shape == (3,)
+    assert p.requests == [{"stream": None, "max_version": None}]
+
+
+def test_versioned_request_is_made_first() -> None:
+    p = Producer(np.arange(3, dtype=np.float32))
+    dlbridge.from_dlpack(p)
+    assert p.requests[0]["max_version"] == (1, 3)
+
+
+# -- devices and streams --------------------------------------------------------------------------
+
+
+def test_device_mismatch(copy_into: dlbridge.Kernel) -> None:
+    p = Producer(np.zeros(3, np.float32), device=(2, 0))
+    with pytest.raises(ValueError, match=r"argument 0 'src': expected device cpu:0, got cuda:0"):
+        copy_into(p, np.zeros(3, np.float32))
+
+
+def test_device_id_mismatch(copy_into: dlbridge.Kernel) -> None:
+    p = Producer(np.zeros(3, np.float32), device=(1, 1))
+    with pytest.raises(ValueError, match=r"expected device cpu:0, got cpu:1"):
+        copy_into(np.zeros(3, np.float32), p)
+
+
+def test_dl_device_and_copy_on_export() -> None:
+    t = dlbridge.from_dlpack(np.arange(3, dtype=np.float32))
+    assert t.__dlpack_device__() == (1, 0)
+    t.__dlpack__(dl_device=(1, 0))
+    with pytest.raises(BufferError, match="cannot export a tensor on cpu:0 to cuda:0"):
+        t.__dlpack__(dl_device=(2, 0))
+    with pytest.raises(BufferError, match="cpu:0 to cuda:0 without a copy"):
+        t.__dlpack__(dl_device=(2, 0), copy=False)
+
+
+@pytest.mark.parametrize("stream", [-1, 0, 1, 2, 0x1234])
+def test_cpu_export_takes_stream_none_only(stream: int) -> None:
+    t = dlbridge.from_dlpack(np.arange(3, dtype=np.float32))
+    t.__dlpack__(stream=None)
+    with pytest.raises(BufferError, match="stream must be None for a CPU tensor"):
+        t.__dlpack__(stream=stream)
+
+
+def test_non_dlpack_object_is_a_type_error(copy_into: dlbridge.Kernel) -> None:
+    with pytest.raises(TypeError, match=r"copy_into\(\): argument 0: expected an array supporting DLPack \(__dlpack__\), got 'list'"):
+        copy_into([1.0, 2.0], np.zeros(2, np.float32))
+    with pytest.raises(TypeError, match="got 'list'"):
+        dlbridge.from_dlpack([1, 2])
+
+
+# -- the C exchange API -----------------------------------------------------------------------
+
+
+def test_tensor_provides_the_exchange_api(twice: dlbridge.Kernel) -> None:
+    capsule = dlbridge.Tensor.__dlpack_c_exchange_api__
+    assert "dlpack_exchange_api" in repr(capsule)
+    # dlbridge.Tensor in, dlbridge.Tensor out: the exchange API both ways.
+    t = dlbridge.from_dlpack(np.arange(4, dtype=np.float64))
+    out = twice(t)
+    assert isinstance(out, dlbridge.Tensor)
+    np.testing.assert_array_equal(np.from_dlpack(out), 2 * np.arange(4))
