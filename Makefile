@@ -12,11 +12,15 @@ JOBS       ?= $(shell nproc)
 
 APT_PACKAGES := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
                 ninja-build cmake g++ libgtest-dev python3
+PYTHON     ?= python3
+PY_REQUIREMENTS := python/requirements-test.txt
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 CMAKE_FLAGS := -G Ninja -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
-               -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit
+               -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
+               -DPython_EXECUTABLE=$$(command -v $(PYTHON))
 
-.PHONY: all deps build test test-unit test-lit test-sanitizers demo clean
+.PHONY: all deps build test test-unit test-lit test-python test-sanitizers \
+        demo bench clean
 
 all: build
 
@@ -29,6 +33,8 @@ deps:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+	@$(PYTHON) -c "import nanobind, numpy, pytest, jax" 2>/dev/null || \
+	  $(PYTHON) -m pip install -q -r $(PY_REQUIREMENTS)
 
 $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
@@ -41,6 +47,10 @@ test-unit: build
 
 test-lit: build
 	ninja -C $(BUILD) check-dlbridge-lit
+
+test-python: build
+	PYTHONPATH=$(BUILD)/python DL_OPT=$(BUILD)/bin/dl-opt \
+	  $(PYTHON) -m pytest python/tests -q -p no:cacheprovider
 
 # The C++ unit tests again under ASan+UBSan (LeakSanitizer included), and the
 # runtime's concurrency tests under TSan.
@@ -57,7 +67,10 @@ test-sanitizers: deps $(SAN_BUILD)/build.ninja $(TSAN_BUILD)/build.ninja
 	ninja -C $(TSAN_BUILD) -j $(JOBS)
 	ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS)
 
-test: test-lit test-unit test-sanitizers
+test: test-lit test-unit test-python test-sanitizers
+
+demo: build
+	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/quickstart.py
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD)
