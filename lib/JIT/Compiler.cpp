@@ -31,6 +31,7 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <dlfcn.h>
 #include <mutex>
 #include <unordered_map>
 
@@ -60,6 +61,25 @@ void initializeNativeTarget() {
   });
 }
 
+/// Which build of dlbridge is compiling: the path, size and modification
+/// time of the binary holding this code, so a rebuilt or upgraded dlbridge
+/// never reuses objects an older one cached. Computed once per process.
+const std::string &getBuildIdentity() {
+  static const std::string identity = [] {
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void *>(&getBuildIdentity), &info) ||
+        !info.dli_fname)
+      return std::string("unknown build");
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(info.dli_fname, status))
+      return std::string(info.dli_fname);
+    return std::string(info.dli_fname) + ";" +
+           std::to_string(status.getSize()) + ";" +
+           std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
+  }();
+  return identity;
+}
+
 /// Everything that determines the compiled code, hashed.
 CacheKey computeKey(const std::string &source, const std::string &entry,
                     const CompileOptions &options) {
@@ -71,6 +91,7 @@ CacheKey computeKey(const std::string &source, const std::string &entry,
     hasher.update(field);
   };
   add(versionString());
+  add(getBuildIdentity());
   add(llvm::sys::getHostCPUName());
   add(llvm::sys::getProcessTriple());
   add(options.target == Target::CPU ? "cpu" : "cuda");

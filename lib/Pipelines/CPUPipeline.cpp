@@ -40,9 +40,11 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   // ownership-based deallocation must not see.
   pm.addPass(dlpack::createDLPackExposeEntryPoints());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  // Complex arithmetic to real, integer powers to loops, then what LLVM has
-  // intrinsics for; the rest (tanh, erf, ...) calls libm.
+  // Complex arithmetic to real; f32 tanh, erf, exp, log to vectorisable
+  // polynomials; integer powers to loops; then what LLVM has intrinsics for;
+  // the rest (f64 tanh, erf, ...) calls libm.
   pm.addNestedPass<func::FuncOp>(createConvertComplexToStandardPass());
+  pm.addNestedPass<func::FuncOp>(createApproximateMath());
   pm.addPass(createConvertMathToFuncs());
   pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());

@@ -26,4 +26,21 @@ def DecomposeAggregatedOps : Pass<"dlbridge-decompose-aggregated-ops"> {
   ];
 }
 
+def ApproximateMath : Pass<"dlbridge-approximate-math"> {
+  let summary = "Inline polynomial approximations of f32 math functions";
+  let description = [{
+    On the host, `math.tanh`, `math.erf`, `math.exp` and friends otherwise
+    become calls to libm, one element at a time: LLVM can neither inline nor
+    vectorise them. MLIR's polynomial approximations (a few ULP in f32) are
+    plain arithmetic that LLVM vectorises. Powers with small constant
+    exponents become multiplications. Other element types keep their libm
+    calls.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // DLBRIDGE_TRANSFORMS_PASSES_TD

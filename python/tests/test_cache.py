@@ -1,0 +1,98 @@
+"""The JIT's caches: in memory, on disk across processes, and what happens
+to entries that are corrupt or were written for something else."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+KERNEL = """
+func.func @inc(%x: memref<?xf64> {dlpack.name = "x"}) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f64
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<?xf64>
+    %w = arith.addf %v, %one : f64
+    memref.store %w, %x[%i] : memref<?xf64>
+  }
+  return
+}
+"""
+
+# Compiles KERNEL in a fresh process; prints whether it came from the disk
+# cache and whether it computes the right thing.
+PROBE = textwrap.dedent("""
+    import sys, numpy as np, dlbridge
+    kernel = dlbridge.compile(sys.stdin.read())
+    x = np.zeros(4)
+    kernel(x)
+    print(kernel.from_disk_cache, bool((x == 1).all()), "llvm.func" in kernel.mlir["llvm"])
+""")
+
+
+def probe(cache_dir: pathlib.Path, source: str = KERNEL, **env: str) -> list[str]:
+    environment = dict(os.environ, DLBRIDGE_CACHE_DIR=str(cache_dir), **env)
+    result = subprocess.run([sys.executable, "-c", PROBE], input=source, env=environment,
+                            capture_output=True, text=True, check=True)
+    return result.stdout.split()
+
+
+def entries(cache_dir: pathlib.Path) -> list[pathlib.Path]:
+    return sorted(cache_dir.glob("*.dlbrjit"))
+
+
+def test_a_second_process_reuses_the_disk_cache(tmp_path: pathlib.Path) -> None:
+    assert probe(tmp_path) == ["False", "True", "True"]
+    assert len(entries(tmp_path)) == 1
+    # A new process links the cached object, and still knows its MLIR.
+    assert probe(tmp_path) == ["True", "True", "True"]
+
+
+def test_other_sources_get_other_entries(tmp_path: pathlib.Path) -> None:
+    probe(tmp_path)
+    probe(tmp_path, KERNEL.replace("1.0 : f64", "1.0e0 : f64"))
+    assert len(entries(tmp_path)) == 2
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "foreign"])
+def test_a_bad_entry_is_recompiled_not_executed(tmp_path: pathlib.Path, damage: str) -> None:
+    probe(tmp_path)
+    (entry,) = entries(tmp_path)
+    data = bytearray(entry.read_bytes())
+    if damage == "truncate":
+        data = data[: len(data) // 2]
+    elif damage == "flip":
+        data[-100] ^= 0xFF  # inside the object code: its checksum fails
+    else:
+        data[12] ^= 0x01    # the key stored inside no longer matches the name
+    entry.write_bytes(bytes(data))
+    assert probe(tmp_path) == ["False", "True", "True"]
+    # ... and the entry was rewritten, good for the next process.
+    assert probe(tmp_path) == ["True", "True", "True"]
+
+
+def test_the_disk_cache_can_be_turned_off(tmp_path: pathlib.Path) -> None:
+    assert probe(tmp_path, DLBRIDGE_DISK_CACHE="0") == ["False", "True", "True"]
+    assert entries(tmp_path) == []
+
+
+def test_a_repeated_compile_is_served_from_memory(tmp_path: pathlib.Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import dlbridge
+
+    monkeypatch.setenv("DLBRIDGE_CACHE_DIR", str(tmp_path))
+    source = KERNEL.replace("@inc", "@inc_in_memory")
+    assert not dlbridge.compile(source).from_disk_cache
+    (entry,) = entries(tmp_path)
+    entry.unlink()
+    # Neither read from disk nor compiled again (which would rewrite it).
+    again = dlbridge.compile(source)
+    assert not again.from_disk_cache
+    assert entries(tmp_path) == []
