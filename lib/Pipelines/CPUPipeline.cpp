@@ -7,10 +7,9 @@
 #include "dlbridge/Conversion/Passes.h"
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 #include "dlbridge/Pipelines/Pipelines.h"
+#include "Bufferization.h"
 #include "dlbridge/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -22,20 +21,15 @@ using namespace mlir;
 void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
                                       const CPUPipelineOptions &options) {
   pm.addPass(createDecomposeAggregatedOps());
-  if (options.bufferize) {
-    // One loop nest per chain of elementwise operations, not one per op.
-    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
-    // Tensor arguments become memrefs with fully dynamic strides, so one
-    // compiled function serves every layout a DLPack tensor can have.
-    bufferization::OneShotBufferizePassOptions bufferizeOptions;
-    bufferizeOptions.bufferizeFunctionBoundaries = true;
-    bufferizeOptions.functionBoundaryTypeConversion =
-        options.identityLayouts
-            ? bufferization::LayoutMapOption::IdentityLayoutMap
-            : bufferization::LayoutMapOption::FullyDynamicLayoutMap;
-    pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
-    bufferization::buildBufferDeallocationPipeline(pm);
-  }
+  pm.addPass(createMatmulLoopOrder());
+  // Tensor arguments become memrefs with fully dynamic strides, so one
+  // compiled function serves every layout a DLPack tensor can have; the
+  // contiguous specialisation takes identity layouts instead.
+  if (options.bufferize)
+    addBufferizationPasses(
+        pm, options.identityLayouts
+                ? bufferization::LayoutMapOption::IdentityLayoutMap
+                : bufferization::LayoutMapOption::FullyDynamicLayoutMap);
   // After deallocation: the wrappers hand buffers to dlpack.pack, which
   // ownership-based deallocation must not see.
   pm.addPass(dlpack::createDLPackExposeEntryPoints());

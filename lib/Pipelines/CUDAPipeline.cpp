@@ -9,11 +9,10 @@
 #include "dlbridge/Conversion/Passes.h"
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 #include "dlbridge/Pipelines/Pipelines.h"
+#include "Bufferization.h"
 #include "dlbridge/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -323,16 +322,9 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   // Tensors to buffers, as on the CPU: fully dynamic layouts at the
   // boundary, so one kernel serves every DLPack layout.
   pm.addPass(createDecomposeAggregatedOps());
-  if (options.bufferize) {
-    // One kernel per chain of elementwise operations, not one per op.
-    pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
-    bufferization::OneShotBufferizePassOptions bufferizeOptions;
-    bufferizeOptions.bufferizeFunctionBoundaries = true;
-    bufferizeOptions.functionBoundaryTypeConversion =
-        bufferization::LayoutMapOption::FullyDynamicLayoutMap;
-    pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
-    bufferization::buildBufferDeallocationPipeline(pm);
-  }
+  if (options.bufferize)
+    addBufferizationPasses(pm,
+                           bufferization::LayoutMapOption::FullyDynamicLayoutMap);
   pm.addNestedPass<func::FuncOp>(std::make_unique<CopiesToLinalgPass>());
 
   // Loops to kernels (DESIGN.md, "Pipelines"): without the canonicalisation

@@ -69,9 +69,14 @@ const char *dlrt_status_name(int32_t status) {
 void dlrt_call_ctx_init(dlrt_call_ctx *ctx, DLDevice device, void *stream) {
   if (!ctx)
     return;
-  std::memset(ctx, 0, sizeof(*ctx));
+  // Called once per kernel call: the error text is only read when status is
+  // set, so it is emptied rather than cleared byte by byte.
   ctx->device = device;
   ctx->stream = stream;
+  ctx->arg_flags = nullptr;
+  ctx->allocator = nullptr;
+  ctx->status = DLRT_OK;
+  ctx->error[0] = '\0';
 }
 
 int32_t dlrt_set_error(dlrt_call_ctx *ctx, int32_t status, const char *format,

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <sys/mman.h>
 
 void *dlrt::allocateHost(size_t bytes, size_t alignment) {
   if (alignment == 0 || (alignment & (alignment - 1)) != 0)
@@ -29,7 +30,19 @@ void *dlrt::allocateHost(size_t bytes, size_t alignment) {
   size_t rounded = (bytes + alignment - 1) & ~(alignment - 1);
   if (rounded == 0)
     rounded = alignment;
-  return std::aligned_alloc(alignment, rounded);
+  if (rounded < kHugePageThreshold)
+    return std::aligned_alloc(alignment, rounded);
+  // Large buffers are fresh pages, faulted in one 4 KiB page at a time
+  // unless transparent huge pages back them: align them to huge pages and
+  // ask for them, as NumPy does (a no-op where THP is off).
+  if (rounded > SIZE_MAX - (kHugePageBytes - 1))
+    return nullptr;
+  rounded = (rounded + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  void *memory = std::aligned_alloc(
+      alignment > kHugePageBytes ? alignment : kHugePageBytes, rounded);
+  if (memory)
+    madvise(memory, rounded, MADV_HUGEPAGE);
+  return memory;
 }
 
 extern "C" {

@@ -12,6 +12,9 @@
 namespace dlrt {
 /// The alignment every host buffer of the runtime has at least.
 constexpr size_t kHostAlignment = 64;
+/// Buffers this large are aligned to, and advised as, transparent huge pages.
+constexpr size_t kHugePageThreshold = size_t(4) << 20;
+constexpr size_t kHugePageBytes = size_t(2) << 20;
 
 /// free()-compatible memory of at least `bytes` (1 when 0) aligned to
 /// max(`alignment`, kHostAlignment); `alignment` must be a power of two.

@@ -159,7 +159,7 @@ void deleteManaged(void *managed) {
 
 PreparedCall::PreparedCall(const char *function, PyObject *const *args,
                            size_t count, const ImportOptions &options)
-    : name(function), objects(args, args + count), tensors(count) {
+    : name(function), objects(args), count(count), tensors(count) {
   for (size_t i = 0; i < count; ++i) {
     if (isPythonScalar(args[i]))
       continue;
@@ -196,8 +196,8 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
                              .c_str());
   }
 
-  std::vector<void *> args(count);
-  std::vector<uint64_t> scalars(count), flags(count);
+  SmallArray<void *> args(count);
+  SmallArray<uint64_t> scalars(count), flags(count);
   DLDevice device{kDLCPU, 0};
   for (size_t i = 0; i < count; ++i) {
     const jit::ParamInfo &param = signature.args[i];
@@ -217,8 +217,8 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
     device = {signature.device, 0};
 
   size_t resultCount = signature.results.size();
-  std::vector<void *> results(resultCount, nullptr);
-  std::vector<uint64_t> resultScalars(resultCount);
+  SmallArray<void *> results(resultCount);
+  SmallArray<uint64_t> resultScalars(resultCount);
   for (size_t j = 0; j < resultCount; ++j)
     if (!signature.results[j].isTensor)
       results[j] = &resultScalars[j];
@@ -237,18 +237,19 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
 
   const ResultFramework &framework =
       getResultFramework(call.firstTensorType());
-  nb::list values;
-  for (size_t j = 0; j < resultCount; ++j) {
+  auto result = [&](size_t j) {
     const jit::ParamInfo &param = signature.results[j];
     if (param.isTensor)
-      values.append(wrapResult(
-          static_cast<DLManagedTensorVersioned *>(results[j]), framework));
-    else
-      values.append(loadScalar(param, resultScalars[j]));
-  }
+      return wrapResult(static_cast<DLManagedTensorVersioned *>(results[j]),
+                        framework);
+    return loadScalar(param, resultScalars[j]);
+  };
   if (resultCount == 0)
     return nb::none();
   if (resultCount == 1)
-    return values[0];
+    return result(0);
+  nb::list values;
+  for (size_t j = 0; j < resultCount; ++j)
+    values.append(result(j));
   return nb::tuple(values);
 }

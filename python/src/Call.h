@@ -9,12 +9,12 @@
 #define DLBRIDGE_PYTHON_CALL_H
 
 #include "Import.h"
+#include "SmallArray.h"
 
 #include "dlbridge/JIT/Kernel.h"
 
 #include <nanobind/nanobind.h>
 
-#include <vector>
 
 namespace dlbridge::python {
 
@@ -26,7 +26,7 @@ public:
                const ImportOptions &options);
 
   const char *function() const { return name; }
-  size_t size() const { return objects.size(); }
+  size_t size() const { return count; }
   bool isScalar(size_t i) const { return !tensors[i].holdsTensor(); }
   PyObject *object(size_t i) const { return objects[i]; }
   DLTensor *tensor(size_t i) { return tensors[i].tensor(); }
@@ -38,8 +38,9 @@ public:
 
 private:
   const char *name;
-  std::vector<PyObject *> objects;
-  std::vector<ImportedTensor> tensors;
+  PyObject *const *objects;
+  size_t count;
+  SmallArray<ImportedTensor> tensors;
   PyTypeObject *firstType = nullptr;
 };
 

@@ -39,8 +39,10 @@ const char *scalarKindName(ScalarKind kind) {
   return "float";
 }
 
-/// The call's stream from the `stream=` keyword (DLPack stream values).
-void *getStream(const nb::kwargs &kwargs, const char *function) {
+/// The `stream=` keyword (a DLPack stream value): what producers of CUDA
+/// tensors are asked to order their work before, and what the kernel runs on.
+void *getStream(const nb::kwargs &kwargs, const char *function,
+                ImportOptions &options) {
   void *stream = nullptr;
   for (auto [key, value] : kwargs) {
     if (nb::cast<std::string>(key) != "stream")
@@ -48,9 +50,11 @@ void *getStream(const nb::kwargs &kwargs, const char *function) {
                             "() got an unexpected keyword argument '" +
                             nb::cast<std::string>(key) + "'")
                                .c_str());
-    if (!value.is_none() &&
-        dlrt_stream_from_dlpack({kDLCUDA, 0}, nb::cast<int64_t>(value), 1,
-                                &stream) != DLRT_OK)
+    if (value.is_none())
+      continue;
+    options.stream = nb::cast<int64_t>(value);
+    if (dlrt_stream_from_dlpack({kDLCUDA, 0}, *options.stream, 1, &stream) !=
+        DLRT_OK)
       throw nb::value_error(dlrt_last_error());
   }
   return stream;
@@ -113,8 +117,8 @@ nb::tuple Dispatcher::specsOf(nb::args args) {
 }
 
 nb::object Dispatcher::call(nb::args args, nb::kwargs kwargs) {
-  void *stream = getStream(kwargs, functionName.c_str());
   ImportOptions options;
+  void *stream = getStream(kwargs, functionName.c_str(), options);
   PreparedCall call(functionName.c_str(), &PyTuple_GET_ITEM(args.ptr(), 0),
                     args.size(), options);
   computeKey(call, scratchKey);

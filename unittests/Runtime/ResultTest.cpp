@@ -386,3 +386,13 @@ TEST(MemRefCopyTest, EmptyAndZeroDimensional) {
   dlrt_unranked_memref none = {1, &empty};
   memrefCopy(sizeof(float), &none, &none);
 }
+
+TEST(HostAllocTest, LargeBuffersAreAlignedToHugePagesAndFreeCompatible) {
+  for (size_t bytes : {size_t(4) << 20, (size_t(5) << 20) + 3}) {
+    void *memory = dlrt_host_alloc(bytes);
+    ASSERT_NE(memory, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(memory) % (size_t(2) << 20), 0u);
+    static_cast<char *>(memory)[bytes - 1] = 1;
+    dlrt_host_free(memory);
+  }
+}

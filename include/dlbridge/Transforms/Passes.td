@@ -43,4 +43,18 @@ def ApproximateMath : Pass<"dlbridge-approximate-math"> {
   ];
 }
 
+def MatmulLoopOrder : Pass<"dlbridge-matmul-loop-order"> {
+  let summary = "Order matmul loops so the innermost one walks contiguous memory";
+  let description = [{
+    `linalg.matmul` lowers to loops in (i, j, k) order: the innermost loop
+    reads B down a column and accumulates into one element, which LLVM cannot
+    vectorise. In (i, k, j) order the innermost loop walks rows of B and C
+    contiguously (for row-major operands) and is a plain vectorisable
+    update. This pass generalises `linalg.matmul` and `linalg.batch_matmul`
+    and interchanges their loops accordingly; it is for host code (GPU
+    pipelines map the parallel loops instead).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // DLBRIDGE_TRANSFORMS_PASSES_TD

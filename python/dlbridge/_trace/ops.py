@@ -858,6 +858,10 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
 
     def body(blk: Block, in_args: list[str], out: str) -> str:
         v = convert(blk, in_args[0], in_dt, acc)
+        if kind in ("sum", "mean") and acc.is_float:
+            # Reassociable, as NumPy's pairwise summation is: LLVM may then
+            # vectorise the accumulation instead of chaining one add per element.
+            return blk.op("add", f"arith.addf {out}, {v} fastmath<reassoc> : {acc.mlir}")
         return combine(blk, out, v, acc)
 
     res = _emit_generic(
