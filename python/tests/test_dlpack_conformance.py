@@ -313,3 +313,31 @@ def test_tensor_provides_the_exchange_api(twice: dlbridge.Kernel) -> None:
     out = twice(t)
     assert isinstance(out, dlbridge.Tensor)
     np.testing.assert_array_equal(np.from_dlpack(out), 2 * np.arange(4))
+
+
+def test_the_call_stream_is_passed_to_producers_of_cuda_tensors() -> None:
+    @dlbridge.jit
+    def ident(x):
+        return x + 0
+
+    # The producer is asked for its tensor on the consumer's stream; the CPU
+    # kernel then refuses the CUDA tensor, after the deleter ran once.
+    p = Producer(np.zeros(3, np.float32), device=(2, 0))
+    with pytest.raises((ValueError, RuntimeError)):
+        ident(p, stream=1)
+    assert p.requests[-1] == {"stream": 1, "max_version": (1, 3)}
+    assert p.deleted == 1
+    # A CPU producer is never handed a stream.
+    q = Producer(np.zeros(3, np.float32))
+    np.from_dlpack(ident(q, stream=1))
+    assert q.requests[-1]["stream"] is None
+
+
+@pytest.mark.parametrize("stream", [0])
+def test_invalid_call_streams_are_refused(stream: int) -> None:
+    @dlbridge.jit
+    def ident(x):
+        return x + 0
+
+    with pytest.raises(ValueError, match="stream"):
+        ident(np.zeros(3, np.float32), stream=stream)
