@@ -416,23 +416,6 @@ struct StoreResultOpLowering : public ConvertOpToLLVMPattern<StoreResultOp> {
   }
 };
 
-/// `dlpack.status %ctx` → `dlrt_status(ctx)`.
-struct StatusOpLowering : public ConvertOpToLLVMPattern<StatusOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(StatusOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<LLVM::CallOp> call =
-        callRuntime(rewriter, op, "dlrt_status", {llvmPtrType(getContext())},
-                    rewriter.getI32Type(), {adaptor.getCtx()});
-    if (failed(call))
-      return failure();
-    rewriter.replaceOp(op, call->getResults());
-    return success();
-  }
-};
-
 //===----------------------------------------------------------------------===//
 // Tensors in
 //===----------------------------------------------------------------------===//
@@ -696,44 +679,33 @@ struct PackOpLowering : public ConvertOpToLLVMPattern<PackOp> {
   }
 };
 
-/// `dlpack.call_begin` / `dlpack.call_end` → `dlrt_call_begin(ctx)` /
-/// `dlrt_call_end(ctx)`.
+/// Ops that are one call to the runtime with their (pointer) operands:
+/// `dlpack.status` → `dlrt_status(ctx)`, `dlpack.release` →
+/// `dlrt_release_managed(tensor)`, `dlpack.call_begin`/`call_end` →
+/// `dlrt_call_begin/end(ctx)`. A result, where the op has one, is the
+/// call's i32.
 template <typename OpTy>
-struct CallScopeOpLowering : public ConvertOpToLLVMPattern<OpTy> {
-  CallScopeOpLowering(const LLVMTypeConverter &converter, StringRef function)
+struct RuntimeCallLowering : public ConvertOpToLLVMPattern<OpTy> {
+  RuntimeCallLowering(const LLVMTypeConverter &converter, StringRef function)
       : ConvertOpToLLVMPattern<OpTy>(converter), function(function) {}
 
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     MLIRContext *context = op.getContext();
-    FailureOr<LLVM::CallOp> call =
-        callRuntime(rewriter, op, function, {llvmPtrType(context)},
-                    LLVM::LLVMVoidType::get(context), {adaptor.getCtx()});
+    SmallVector<Type> params(adaptor.getOperands().size(),
+                             llvmPtrType(context));
+    Type result = op->getNumResults() ? Type(rewriter.getI32Type())
+                                      : LLVM::LLVMVoidType::get(context);
+    FailureOr<LLVM::CallOp> call = callRuntime(rewriter, op, function, params,
+                                               result, adaptor.getOperands());
     if (failed(call))
       return failure();
-    rewriter.eraseOp(op);
+    rewriter.replaceOp(op, call->getResults());
     return success();
   }
 
   StringRef function;
-};
-
-/// `dlpack.release` → `dlrt_release_managed(tensor)`.
-struct ReleaseOpLowering : public ConvertOpToLLVMPattern<ReleaseOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(ReleaseOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<LLVM::CallOp> call = callRuntime(
-        rewriter, op, "dlrt_release_managed", {llvmPtrType(getContext())},
-        LLVM::LLVMVoidType::get(getContext()), {adaptor.getTensor()});
-    if (failed(call))
-      return failure();
-    rewriter.eraseOp(op);
-    return success();
-  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -1024,10 +996,13 @@ void dlbridge::populateDLPackToLLVMConversionPatterns(
   populateDLPackToLLVMTypeConversions(converter);
   patterns.add<CheckOpLowering, DeviceOpLowering, DimOpLowering,
                LoadArgOpLowering, PackOpLowering, RankOpLowering,
-               ReleaseOpLowering, SignatureOpLowering, StatusOpLowering,
-               StoreResultOpLowering, UnpackOpLowering>(converter);
-  patterns.add<CallScopeOpLowering<CallBeginOp>>(converter, "dlrt_call_begin");
-  patterns.add<CallScopeOpLowering<CallEndOp>>(converter, "dlrt_call_end");
+               SignatureOpLowering, StoreResultOpLowering, UnpackOpLowering>(
+      converter);
+  patterns.add<RuntimeCallLowering<StatusOp>>(converter, "dlrt_status");
+  patterns.add<RuntimeCallLowering<ReleaseOp>>(converter,
+                                               "dlrt_release_managed");
+  patterns.add<RuntimeCallLowering<CallBeginOp>>(converter, "dlrt_call_begin");
+  patterns.add<RuntimeCallLowering<CallEndOp>>(converter, "dlrt_call_end");
 }
 
 void dlbridge::registerConvertDLPackToLLVMInterface(
