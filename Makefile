@@ -17,7 +17,9 @@ PY_REQUIREMENTS := python/requirements-test.txt
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 CMAKE_FLAGS := -G Ninja -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
                -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
-               -DPython_EXECUTABLE=$$(command -v $(PYTHON))
+               -DPython_EXECUTABLE=$$(command -v $(PYTHON)) \
+               $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+                 -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 
 .PHONY: all deps build test test-unit test-lit test-python test-sanitizers \
         demo bench clean
