@@ -18,6 +18,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace dlbridge::npy;
 
@@ -618,15 +620,25 @@ bool readHeader(std::FILE *file, NpyHeader &header, std::string &error) {
   return true;
 }
 
-std::optional<NpyArray> arrayFor(const NpyHeader &header, std::string &error) {
-  std::optional<NpyArray> array = NpyArray::allocate(
-      header.dtype, header.shape, header.fortranOrder, &error);
-  return array;
-}
-
-std::string truncated(size_t expected, size_t present) {
+std::string truncated(uint64_t expected, uint64_t present) {
   return "truncated data (" + std::to_string(expected) + " bytes expected, " +
          std::to_string(present) + " present)";
+}
+
+/// The array `header` declares, allocated only once `present` data bytes
+/// are known to hold it: a header claiming 2**40 elements in a tiny file
+/// is an error, not an allocation of terabytes.
+std::optional<NpyArray> arrayFor(const NpyHeader &header, uint64_t present,
+                                 std::string &error) {
+  // parseHeader() checked that this product fits in int64.
+  uint64_t expected = static_cast<uint64_t>(countElements(header.shape)) *
+                      (header.dtype.bits / 8);
+  if (present < expected) {
+    error = truncated(expected, present);
+    return std::nullopt;
+  }
+  return NpyArray::allocate(header.dtype, header.shape, header.fortranOrder,
+                            &error);
 }
 
 } // namespace
@@ -637,14 +649,10 @@ std::optional<NpyArray> dlbridge::npy::readNpyBuffer(const void *bytes,
   NpyHeader header;
   if (!parseHeader(bytes, size, header, error))
     return std::nullopt;
-  std::optional<NpyArray> array = arrayFor(header, error);
+  std::optional<NpyArray> array =
+      arrayFor(header, size - header.dataOffset, error);
   if (!array)
     return std::nullopt;
-  size_t present = size - header.dataOffset;
-  if (present < array->byteSize()) {
-    error = truncated(array->byteSize(), present);
-    return std::nullopt;
-  }
   std::memcpy(array->data(),
               static_cast<const char *>(bytes) + header.dataOffset,
               array->byteSize());
@@ -674,7 +682,18 @@ std::optional<NpyArray> dlbridge::npy::readNpyFile(const std::string &path,
       error = path + ": " + why;
     return std::nullopt;
   }
-  std::optional<NpyArray> array = arrayFor(header, why);
+  struct stat status;
+  if (::fstat(::fileno(file), &status) != 0) {
+    error = "cannot read '" + path + "': " + std::strerror(errno);
+    return std::nullopt;
+  }
+  // Pipes and devices have no size to check against: only what is read is.
+  uint64_t present = UINT64_MAX;
+  if (S_ISREG(status.st_mode))
+    present = static_cast<uint64_t>(status.st_size) > header.dataOffset
+                  ? static_cast<uint64_t>(status.st_size) - header.dataOffset
+                  : 0;
+  std::optional<NpyArray> array = arrayFor(header, present, why);
   if (!array) {
     error = path + ": " + why;
     return std::nullopt;
@@ -783,30 +802,97 @@ bool dlbridge::npy::encodeNpy(const DLTensor &t, std::string &bytes,
   return true;
 }
 
-bool dlbridge::npy::writeNpyFile(const std::string &path, const DLTensor &t,
-                                 std::string &error) {
-  std::string bytes;
-  if (!encodeNpy(t, bytes, error)) {
-    error = path + ": " + error;
-    return false;
+namespace {
+
+/// A written temporary file beside its destination, removed unless kept.
+struct PendingFile {
+  std::string temporary, destination;
+  ~PendingFile() {
+    if (!temporary.empty())
+      ::unlink(temporary.c_str());
   }
-  std::FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file) {
+};
+
+/// Writes `bytes` to a new temporary file beside `path` (beside the file a
+/// symlink at `path` points to), with the mode of the file it will replace
+/// or 0666 less the umask for a new one, as fopen would create it.
+bool writeTemporary(const std::string &path, const std::string &bytes,
+                    PendingFile &pending, std::string &error) {
+  std::string destination = path;
+  if (char *resolved = ::realpath(path.c_str(), nullptr)) {
+    destination = resolved;
+    std::free(resolved);
+  }
+  std::string temporary = destination + ".XXXXXX";
+  int fd = ::mkstemp(temporary.data());
+  if (fd < 0) {
     error = "cannot open '" + path + "' for writing: " + std::strerror(errno);
     return false;
   }
-  size_t written = std::fwrite(bytes.data(), 1, bytes.size(), file);
-  bool failed = written != bytes.size();
+  pending.temporary = temporary;
+  pending.destination = destination;
+  struct stat existing;
+  mode_t mode;
+  if (::stat(destination.c_str(), &existing) == 0) {
+    mode = existing.st_mode & 07777;
+  } else {
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  bool failed = ::fchmod(fd, mode) != 0;
+  for (size_t done = 0; !failed && done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    failed = n <= 0;
+    if (!failed)
+      done += static_cast<size_t>(n);
+  }
   int savedErrno = errno;
-  if (std::fclose(file) != 0 && !failed) {
+  if (::close(fd) != 0 && !failed) {
     failed = true;
     savedErrno = errno;
   }
-  if (failed) {
+  if (failed)
     error = "cannot write '" + path + "': " + std::strerror(savedErrno);
-    return false;
+  return !failed;
+}
+
+} // namespace
+
+bool dlbridge::npy::writeNpyFiles(const std::vector<NpyOutput> &outputs,
+                                  std::string &error, size_t *failed) {
+  std::vector<PendingFile> pending(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::string bytes;
+    bool written = encodeNpy(outputs[i].tensor, bytes, error);
+    if (!written)
+      error = outputs[i].path + ": " + error;
+    else
+      written = writeTemporary(outputs[i].path, bytes, pending[i], error);
+    if (!written) {
+      if (failed)
+        *failed = i;
+      return false;
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (::rename(pending[i].temporary.c_str(),
+                 pending[i].destination.c_str()) != 0) {
+      error = "cannot write '" + outputs[i].path + "': " + std::strerror(errno);
+      if (failed)
+        *failed = i;
+      return false;
+    }
+    pending[i].temporary.clear();
   }
   return true;
+}
+
+bool dlbridge::npy::writeNpyFile(const std::string &path, const DLTensor &t,
+                                 std::string &error) {
+  return writeNpyFiles({{path, t}}, error);
 }
 
 //===----------------------------------------------------------------------===//

@@ -11,11 +11,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <dirent.h>
 #include <fstream>
+#include <iterator>
 #include <numeric>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace dlbridge::npy;
@@ -597,6 +601,100 @@ TEST_F(NpyFileTest, FileErrorsNameTheFile) {
   EXPECT_EQ(error, "cannot open '" + dir +
                        "/no/such/dir.npy' for writing: No such file or "
                        "directory");
+}
+
+TEST_F(NpyFileTest, DeclaredSizesAreCheckedBeforeAllocating) {
+  // 2**40 float64 elements (8 TiB) declared, none present: an error before
+  // any allocation, from memory and from a file.
+  std::string huge =
+      image(1, "{'descr': '<f8', 'fortran_order': False, 'shape': "
+               "(1048576, 1048576), }",
+            std::string(16, '\0'));
+  EXPECT_EQ(readError(huge),
+            "truncated data (8796093022208 bytes expected, 16 present)");
+  std::string file = path("huge.npy");
+  put(file, huge);
+  std::string error;
+  EXPECT_FALSE(readNpyFile(file, error));
+  EXPECT_EQ(error,
+            file + ": truncated data (8796093022208 bytes expected, 16 present)");
+  // The largest shape whose byte size still fits in int64.
+  std::string largest =
+      image(1, "{'descr': '|u1', 'fortran_order': True, 'shape': "
+               "(9223372036854775807,), }",
+            "");
+  EXPECT_EQ(readError(largest),
+            "truncated data (9223372036854775807 bytes expected, 0 present)");
+}
+
+/// The names in `dir`, sorted.
+std::vector<std::string> listDirectory(const std::string &dir) {
+  std::vector<std::string> names;
+  if (DIR *handle = opendir(dir.c_str())) {
+    while (dirent *entry = readdir(handle))
+      if (entry->d_name[0] != '.')
+        names.push_back(entry->d_name);
+    closedir(handle);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_F(NpyFileTest, WritesAreAllOrNone) {
+  std::vector<int64_t> shape = {2};
+  float values[2] = {1, 2};
+  uint16_t bf16[2] = {0x3f80, 0x4000};
+  std::string first = path("first.npy"), second = path("second.npy");
+  put(first, "old first");
+  std::string error;
+  size_t failed = 99;
+  // The second has no NumPy dtype: neither is written.
+  EXPECT_FALSE(writeNpyFiles(
+      {{first, view(values, {kDLFloat, 32, 1}, shape)},
+       {second, view(bf16, {kDLBfloat, 16, 1}, shape)}},
+      error, &failed));
+  EXPECT_EQ(failed, 1u);
+  EXPECT_EQ(error, second + ": NumPy has no dtype for bfloat16");
+  std::ifstream in(first, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "old first");
+  // The second cannot be created: neither is written, no temporary is left.
+  EXPECT_FALSE(writeNpyFiles(
+      {{first, view(values, {kDLFloat, 32, 1}, shape)},
+       {dir + "/no/such/dir.npy", view(values, {kDLFloat, 32, 1}, shape)}},
+      error, &failed));
+  EXPECT_EQ(failed, 1u);
+  EXPECT_EQ(listDirectory(dir), std::vector<std::string>{"first.npy"});
+  // Both writable: both written.
+  ASSERT_TRUE(writeNpyFiles(
+      {{first, view(values, {kDLFloat, 32, 1}, shape)},
+       {second, view(values, {kDLFloat, 32, 1}, shape)}},
+      error))
+      << error;
+  for (const std::string &file : {first, second}) {
+    std::optional<NpyArray> array = readNpyFile(file, error);
+    ASSERT_TRUE(array) << error;
+    EXPECT_EQ(static_cast<const float *>(array->data())[1], 2.0f);
+  }
+  EXPECT_EQ(listDirectory(dir),
+            (std::vector<std::string>{"first.npy", "second.npy"}));
+}
+
+TEST_F(NpyFileTest, ReplacingKeepsTheModeAndWritesThroughSymlinks) {
+  std::vector<int64_t> shape = {1};
+  float one = 1;
+  std::string file = path("kept.npy"), link = path("link.npy");
+  put(file, "old");
+  ASSERT_EQ(chmod(file.c_str(), 0640), 0);
+  ASSERT_EQ(symlink(file.c_str(), link.c_str()), 0);
+  std::string error;
+  ASSERT_TRUE(writeNpyFile(link, view(&one, {kDLFloat, 32, 1}, shape), error))
+      << error;
+  struct stat status;
+  ASSERT_EQ(lstat(link.c_str(), &status), 0);
+  EXPECT_TRUE(S_ISLNK(status.st_mode));
+  ASSERT_EQ(stat(file.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 07777, 0640u);
+  EXPECT_TRUE(readNpyFile(file, error)) << error;
 }
 
 TEST(NpyTest, WritingRefusesDeviceMemoryAndMalformedTensors) {
