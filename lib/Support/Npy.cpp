@@ -10,6 +10,8 @@
 
 #include "dlbridge/Support/Npy.h"
 
+#include "NpyHeaderDict.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
@@ -65,148 +67,6 @@ void setError(std::string *error, std::string message) {
   if (error)
     *error = std::move(message);
 }
-
-//===----------------------------------------------------------------------===//
-// The header dictionary
-//===----------------------------------------------------------------------===//
-
-/// A tiny parser for the Python literal NumPy writes:
-///   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
-class HeaderParser {
-public:
-  HeaderParser(const char *begin, const char *end) : p(begin), end(end) {}
-
-  bool parse(NpyHeader &header, std::string &error) {
-    bool haveDescr = false, haveOrder = false, haveShape = false;
-    skipSpace();
-    if (!consume('{'))
-      return fail(error, "expected '{'");
-    while (true) {
-      skipSpace();
-      if (consume('}'))
-        break;
-      std::string key;
-      if (!parseString(key))
-        return fail(error, "expected a quoted key");
-      skipSpace();
-      if (!consume(':'))
-        return fail(error, "expected ':' after '" + key + "'");
-      skipSpace();
-      if (key == "descr") {
-        if (haveDescr)
-          return fail(error, "duplicate key 'descr'");
-        haveDescr = true;
-        if (p < end && *p == '[')
-          return fail(error, "unsupported descr: structured dtypes (a list) "
-                             "are not supported");
-        if (!parseString(header.descr))
-          return fail(error, "'descr' must be a string");
-      } else if (key == "fortran_order") {
-        if (haveOrder)
-          return fail(error, "duplicate key 'fortran_order'");
-        haveOrder = true;
-        if (consumeWord("True"))
-          header.fortranOrder = true;
-        else if (consumeWord("False"))
-          header.fortranOrder = false;
-        else
-          return fail(error, "'fortran_order' must be True or False");
-      } else if (key == "shape") {
-        if (haveShape)
-          return fail(error, "duplicate key 'shape'");
-        haveShape = true;
-        if (!parseShape(header.shape, error))
-          return false;
-      } else {
-        return fail(error, "unexpected key '" + key + "'");
-      }
-      skipSpace();
-      if (consume(','))
-        continue;
-      skipSpace();
-      if (consume('}'))
-        break;
-      return fail(error, "expected ',' or '}'");
-    }
-    skipSpace();
-    if (p != end)
-      return fail(error, "unexpected text after the dictionary");
-    if (!haveDescr)
-      return fail(error, "missing key 'descr'");
-    if (!haveOrder)
-      return fail(error, "missing key 'fortran_order'");
-    if (!haveShape)
-      return fail(error, "missing key 'shape'");
-    return true;
-  }
-
-private:
-  bool fail(std::string &error, const std::string &what) {
-    error = "bad header: " + what;
-    return false;
-  }
-  void skipSpace() {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-      ++p;
-  }
-  bool consume(char c) {
-    if (p < end && *p == c) {
-      ++p;
-      return true;
-    }
-    return false;
-  }
-  bool consumeWord(const char *word) {
-    size_t n = std::strlen(word);
-    if (static_cast<size_t>(end - p) < n || std::strncmp(p, word, n) != 0)
-      return false;
-    p += n;
-    return true;
-  }
-  bool parseString(std::string &out) {
-    if (p >= end || (*p != '\'' && *p != '"'))
-      return false;
-    char quote = *p++;
-    out.clear();
-    while (p < end && *p != quote) {
-      if (*p == '\\')
-        return false;
-      out += *p++;
-    }
-    return consume(quote);
-  }
-  bool parseShape(std::vector<int64_t> &shape, std::string &error) {
-    shape.clear();
-    if (!consume('('))
-      return fail(error, "'shape' must be a tuple");
-    while (true) {
-      skipSpace();
-      if (consume(')'))
-        return true;
-      if (p >= end || *p < '0' || *p > '9')
-        return fail(error, "'shape' must be a tuple of non-negative integers");
-      int64_t value = 0;
-      while (p < end && *p >= '0' && *p <= '9') {
-        if (mulOverflows(value, 10, value) ||
-            __builtin_add_overflow(value, *p - '0', &value))
-          return fail(error, "a dimension of 'shape' overflows int64");
-        ++p;
-      }
-      consume('L'); // Python 2 longs, as old NumPy wrote them.
-      shape.push_back(value);
-      skipSpace();
-      if (consume(','))
-        continue;
-      skipSpace();
-      if (consume(')'))
-        return true;
-      return fail(error, "expected ',' or ')' in 'shape'");
-    }
-  }
-
-  const char *p;
-  const char *end;
-};
 
 //===----------------------------------------------------------------------===//
 // Element access
@@ -483,8 +343,8 @@ dlbridge::npy::descrForDType(DLDataType dtype) {
 bool dlbridge::npy::parseDescr(const std::string &descr, DLDataType &dtype,
                                bool &bigEndian, std::string &error) {
   auto unsupported = [&](const std::string &why) {
-    error = "unsupported descr '" + descr + "'" + (why.empty() ? "" : ": ") +
-            why;
+    error = "unsupported descr '" + printable(descr) + "'" +
+            (why.empty() ? "" : ": ") + why;
     return false;
   };
   if (descr.size() < 3)
@@ -568,17 +428,19 @@ bool dlbridge::npy::parseHeader(const void *bytes, size_t size,
             " bytes announced, " + std::to_string(size - start) + " present)";
     return false;
   }
-  const char *text = reinterpret_cast<const char *>(p + start);
-  HeaderParser parser(text, text + length);
-  if (!parser.parse(header, error))
+  std::string_view text(reinterpret_cast<const char *>(p + start), length);
+  if (!parseHeaderDict(text, header.major, header, error))
     return false;
   if (!parseDescr(header.descr, header.dtype, header.bigEndian, error))
     return false;
-  if (countElements(header.shape) < 0 ||
-      (countElements(header.shape) > INT64_MAX / (header.dtype.bits / 8))) {
-    error = "bad header: the array's size overflows int64";
-    return false;
-  }
+  // As NumPy, refuse shapes whose non-zero dims alone overflow: an empty
+  // (0, 2**62, 2**62) has no strides either.
+  int64_t arrayBytes = header.dtype.bits / 8;
+  for (int64_t dim : header.shape)
+    if (dim != 0 && __builtin_mul_overflow(arrayBytes, dim, &arrayBytes)) {
+      error = "bad header: the array's size overflows int64";
+      return false;
+    }
   header.dataOffset = start + length;
   return true;
 }
@@ -599,10 +461,11 @@ bool readHeader(std::FILE *file, NpyHeader &header, std::string &error) {
     if (start == 12)
       length |= static_cast<size_t>(prefix[10]) << 16 |
                 static_cast<size_t>(prefix[11]) << 24;
-    constexpr size_t kMaxHeader = 1 << 20;
-    if (length > kMaxHeader) {
+    // UTF-8 (format 3) spends at most 4 bytes a character.
+    if (length > 4 * kMaxHeaderChars) {
       error = "bad header: " + std::to_string(length) +
-              " bytes long (more than 1 MiB)";
+              " bytes long (more than " + std::to_string(kMaxHeaderChars) +
+              " characters, NumPy's limit)";
       return false;
     }
     if (start + length > got) {
@@ -732,6 +595,11 @@ bool dlbridge::npy::encodeNpy(const DLTensor &t, std::string &bytes,
     error = "malformed tensor (negative ndim or NULL shape)";
     return false;
   }
+  if (static_cast<size_t>(t.ndim) > kMaxDims) {
+    error = "NumPy arrays have at most " + std::to_string(kMaxDims) +
+            " dimensions, got " + std::to_string(t.ndim);
+    return false;
+  }
   std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
   int64_t count = countElements(shape);
   if (count < 0) {
@@ -753,13 +621,9 @@ bool dlbridge::npy::encodeNpy(const DLTensor &t, std::string &bytes,
             (i + 1 < shape.size() ? ", " : "");
   dict += "), }";
   // Pad with spaces so the data starts at a multiple of 64 bytes, as NumPy
-  // does; the header ends with '\n'.
+  // does; the header ends with '\n'. At most kMaxDims dims keep it far
+  // below format 1.0's 64 KiB.
   size_t prefix = kMagicSize + 2 + 2;
-  int major = 1;
-  if (dict.size() + 1 + 64 > 65535) {
-    major = 2;
-    prefix += 2;
-  }
   size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
   size_t headerLength = total - prefix;
   dict.append(headerLength - dict.size() - 1, ' ');
@@ -768,14 +632,10 @@ bool dlbridge::npy::encodeNpy(const DLTensor &t, std::string &bytes,
   bytes.clear();
   bytes.reserve(total + static_cast<size_t>(count) * elementSize);
   bytes.append(kMagic, kMagicSize);
-  bytes += static_cast<char>(major);
+  bytes += '\1';
   bytes += '\0';
   bytes += static_cast<char>(headerLength & 0xff);
   bytes += static_cast<char>((headerLength >> 8) & 0xff);
-  if (major >= 2) {
-    bytes += static_cast<char>((headerLength >> 16) & 0xff);
-    bytes += static_cast<char>((headerLength >> 24) & 0xff);
-  }
   bytes += dict;
   if (count == 0)
     return true;

@@ -109,7 +109,8 @@ std::optional<NpyArray> readNpyFile(const std::string &path,
 
 /// Encodes `tensor` (a host tensor: kDLCPU, kDLCUDAHost or kDLCUDAManaged;
 /// any strides, byte_offset; shape/strides/data may be NULL where DLPack
-/// allows) as a version 1.0 `.npy` image (2.0 when the header needs it).
+/// allows) as a version 1.0 `.npy` image; more than 64 dims, which NumPy
+/// cannot read, are refused.
 /// A compact column-major tensor is written in Fortran order, anything else
 /// in C order; either way NumPy reads back the same logical array.
 bool encodeNpy(const DLTensor &tensor, std::string &bytes, std::string &error);
