@@ -65,7 +65,8 @@ cl::list<std::string> outputs(
     "o",
     cl::desc("Where to write the next result, in the order of the entry's "
              "results, as .npy ('-' skips one). Give none or one per result; "
-             "scalar results are written as 0-d arrays"),
+             "scalar results are written as 0-d arrays. Files are replaced "
+             "atomically, all or none"),
     cl::value_desc("file.npy"), cl::cat(category));
 cl::opt<bool> printResults(
     "print",
