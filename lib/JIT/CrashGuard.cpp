@@ -10,7 +10,9 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/PrettyStackTrace.h"
 
+#include <csignal>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <unistd.h>
 
@@ -47,8 +49,47 @@ void enableRecovery() {
   std::call_once(once, [] {
     CrashRecoveryContext::Enable();
     install_fatal_error_handler(handleFatalError);
+    // A stack overflow (deeply nested IR recurses in MLIR's parser) faults
+    // with no stack left to run a handler on: let LLVM's handler run on
+    // the alternate stack a guard provides.
+    for (int signal : {SIGSEGV, SIGBUS}) {
+      struct sigaction action;
+      if (::sigaction(signal, nullptr, &action) == 0) {
+        action.sa_flags |= SA_ONSTACK;
+        ::sigaction(signal, &action, nullptr);
+      }
+    }
   });
 }
+
+/// Gives the calling thread an alternate signal stack while it lives,
+/// unless it has one (Python's faulthandler, ASan and LLVM's own handlers
+/// install theirs).
+class AlternateStack {
+public:
+  AlternateStack() {
+    stack_t current;
+    if (::sigaltstack(nullptr, &current) != 0 || !(current.ss_flags & SS_DISABLE))
+      return;
+    memory.reset(new char[kSize]);
+    stack_t mine{};
+    mine.ss_sp = memory.get();
+    mine.ss_size = kSize;
+    if (::sigaltstack(&mine, &previous) != 0)
+      memory.reset();
+  }
+  ~AlternateStack() {
+    if (memory)
+      ::sigaltstack(&previous, nullptr);
+  }
+  AlternateStack(const AlternateStack &) = delete;
+  AlternateStack &operator=(const AlternateStack &) = delete;
+
+private:
+  static constexpr size_t kSize = 256 * 1024;
+  std::unique_ptr<char[]> memory;
+  stack_t previous{};
+};
 
 } // namespace
 
@@ -60,6 +101,7 @@ bool dlbridge::jit::runContained(function_ref<void()> work,
   guardFatalError = &fatalError;
   // Pretty stack trace entries pushed by the crashed code were never popped.
   const void *prettyStack = SavePrettyStackState();
+  AlternateStack alternateStack;
   CrashRecoveryContext context;
 #if defined(__SANITIZE_ADDRESS__)
   // A recovered crash leaks what `work` allocated, by design: LeakSanitizer

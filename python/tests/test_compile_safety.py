@@ -1,6 +1,6 @@
-"""compile() never ends the process: a crash inside MLIR's parser and names
-LLVM cannot assemble come back as the ordinary compile error (ValueError),
-and the process compiles on afterwards."""
+"""compile() never ends the process: a crash inside MLIR's parser (a stack
+overflow included) and names LLVM cannot assemble come back as the ordinary
+compile error (ValueError), and the process compiles on afterwards."""
 
 from __future__ import annotations
 
@@ -25,6 +25,14 @@ def test_a_parser_crash_is_a_compile_error() -> None:
     kernel = dlbridge.compile(TRANSPOSE)
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     assert np.array_equal(np.asarray(kernel(a)), a.T)
+
+
+def test_a_stack_overflow_is_a_compile_error() -> None:
+    depth = 1_000_000
+    source = TRANSPOSE.replace("{dlpack.entry}", "{dlpack.entry, x = " + "[" * depth + "]" * depth + "}")
+    with pytest.raises(ValueError, match="internal compiler error while parsing"):
+        dlbridge.compile(source)
+    assert dlbridge.compile(TRANSPOSE).signature["name"] == "t"
 
 
 @pytest.mark.parametrize("target", ["cpu", "cuda"])

@@ -4,8 +4,9 @@
 // `<lambda>`, dots, spaces, non-ASCII, very long) compile for the CPU and
 // for CUDA (PTX, and through ptxas where the toolkit has it) and keep the
 // user's name in the signature; nonsense options are refused; a crash
-// inside MLIR's parser (truncated `permutation = [1`) is a compile error,
-// also on several threads at once, and every truncation of a few valid
+// inside MLIR's parser (truncated `permutation = [1`, or a stack overflow
+// on deeply nested input) is a compile error, also on several threads at
+// once, and every truncation of a few valid
 // modules compiles or fails without ending the process.
 //
 //===----------------------------------------------------------------------===//
@@ -208,6 +209,34 @@ TEST(CompileSafetyTest, AParserCrashIsACompileError) {
   EXPECT_EQ(after.kernel->signature().name, "tb");
 }
 
+/// An attribute nested deeper than any stack: MLIR's parser recurses per
+/// level until the stack overflows.
+std::string deeplyNested() {
+  const size_t depth = 1000000;
+  return "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> attributes "
+         "{dlpack.entry, x = " +
+         std::string(depth, '[') + std::string(depth, ']') +
+         "} { return %a : tensor<2xf32> }";
+}
+
+TEST(CompileSafetyTest, AStackOverflowIsACompileError) {
+  std::string source = deeplyNested();
+  auto check = [&] {
+    CompileResult result = compile(source, "", cpuOptions());
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error.find("internal compiler error while parsing the "
+                                "source: signal"),
+              std::string::npos)
+        << result.error.substr(0, 300);
+  };
+  check();
+  // On a thread of its own (a smaller stack, no alternate stack yet).
+  std::thread thread(check);
+  thread.join();
+  CompileResult after = compile(kTransposeBroadcast, "", cpuOptions());
+  ASSERT_TRUE(after) << after.error;
+}
+
 TEST(CompileSafetyTest, CrashesOnSeveralThreadsAreContainedEach) {
   std::vector<std::string> errors(4);
   std::vector<bool> compiled(4);
@@ -225,9 +254,10 @@ TEST(CompileSafetyTest, CrashesOnSeveralThreadsAreContainedEach) {
     thread.join();
   for (size_t i = 0; i < errors.size(); ++i) {
     EXPECT_EQ(compiled[i], i % 2 == 1) << i << ": " << errors[i];
-    if (i % 2 == 0)
+    if (i % 2 == 0) {
       EXPECT_NE(errors[i].find("internal compiler error"), std::string::npos)
           << errors[i];
+    }
   }
 }
 
