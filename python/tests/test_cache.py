@@ -150,3 +150,18 @@ def test_a_huge_entry_is_not_read(tmp_path: pathlib.Path) -> None:
     with open(entry, "r+b") as f:
         f.truncate(2**31)  # sparse: reading it would take 2 GiB
     assert probe(tmp_path) == ["False", "True", "True"]
+
+
+def test_a_renamed_entry_keeps_its_name_through_the_disk_cache(tmp_path: pathlib.Path) -> None:
+    # '<lambda>' is compiled under a portable symbol; the entry stores both.
+    source = KERNEL.replace("@inc", '@"<lambda>"')
+    name = textwrap.dedent("""
+        import sys, dlbridge
+        kernel = dlbridge.compile(sys.stdin.read())
+        print(kernel.from_disk_cache, kernel.signature["name"])
+    """)
+    environment = dict(os.environ, DLBRIDGE_CACHE_DIR=str(tmp_path))
+    for cached in ("False", "True"):
+        result = subprocess.run([sys.executable, "-c", name], input=source, env=environment,
+                                capture_output=True, text=True, check=True)
+        assert result.stdout.split() == [cached, "<lambda>"]
