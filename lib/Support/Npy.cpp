@@ -43,6 +43,16 @@ int64_t countElements(const std::vector<int64_t> &shape) {
   return n;
 }
 
+/// Whether the bytes of `shape`'s non-zero dims overflow int64: NumPy
+/// refuses such shapes even when a 0 dim makes them empty, and their
+/// strides would overflow.
+bool extentOverflows(const std::vector<int64_t> &shape, int64_t elementBytes) {
+  for (int64_t dim : shape)
+    if (dim != 0 && mulOverflows(elementBytes, dim, elementBytes))
+      return true;
+  return false;
+}
+
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
   std::vector<int64_t> strides(shape.size());
   int64_t stride = 1;
@@ -228,7 +238,8 @@ std::optional<NpyArray> NpyArray::allocate(DLDataType dtype,
   int64_t count = countElements(shape);
   int64_t bytes;
   if (count < 0 || mulOverflows(count, dtype.bits / 8, bytes) ||
-      bytes > INT64_MAX - static_cast<int64_t>(kAlignment)) {
+      bytes > INT64_MAX - static_cast<int64_t>(kAlignment) ||
+      extentOverflows(shape, dtype.bits / 8)) {
     setError(error, "the array is too large (its size overflows int64)");
     return std::nullopt;
   }
@@ -433,14 +444,10 @@ bool dlbridge::npy::parseHeader(const void *bytes, size_t size,
     return false;
   if (!parseDescr(header.descr, header.dtype, header.bigEndian, error))
     return false;
-  // As NumPy, refuse shapes whose non-zero dims alone overflow: an empty
-  // (0, 2**62, 2**62) has no strides either.
-  int64_t arrayBytes = header.dtype.bits / 8;
-  for (int64_t dim : header.shape)
-    if (dim != 0 && __builtin_mul_overflow(arrayBytes, dim, &arrayBytes)) {
-      error = "bad header: the array's size overflows int64";
-      return false;
-    }
+  if (extentOverflows(header.shape, header.dtype.bits / 8)) {
+    error = "bad header: the array's size overflows int64";
+    return false;
+  }
   header.dataOffset = start + length;
   return true;
 }
@@ -602,7 +609,7 @@ bool dlbridge::npy::encodeNpy(const DLTensor &t, std::string &bytes,
   }
   std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
   int64_t count = countElements(shape);
-  if (count < 0) {
+  if (count < 0 || extentOverflows(shape, t.dtype.bits / 8)) {
     error = "malformed tensor (negative or overflowing shape)";
     return false;
   }

@@ -553,6 +553,8 @@ TEST(NpyTest, EveryMalformedFileIsAnError) {
        "bad header: a dimension of 'shape' overflows int64"},
       {image(1, dict(good + "'shape': (4294967296, 4294967296)"), f4),
        "bad header: the array's size overflows int64"},
+      {image(1, dict(good + "'shape': (0, 4294967296, 4294967296)"), f4),
+       "bad header: the array's size overflows int64"},
       {image(1, dict("'descr': [('a', '<f4')], 'fortran_order': False, "
                      "'shape': (2,)"),
              f4),
@@ -792,6 +794,11 @@ TEST(NpyTest, WritingRefusesDeviceMemoryAndMalformedTensors) {
   noShape.shape = nullptr;
   EXPECT_FALSE(encodeNpy(noShape, bytes, error));
   EXPECT_EQ(error, "malformed tensor (negative ndim or NULL shape)");
+  // Empty, but its other dims overflow: NumPy cannot hold it either.
+  std::vector<int64_t> huge = {0, INT64_C(1) << 62, INT64_C(1) << 62};
+  DLTensor overflowing = view(data, {kDLFloat, 32, 1}, huge);
+  EXPECT_FALSE(encodeNpy(overflowing, bytes, error));
+  EXPECT_EQ(error, "malformed tensor (negative or overflowing shape)");
   // Pinned host memory is fine.
   DLTensor pinned = view(data, {kDLFloat, 32, 1}, shape);
   pinned.device = {kDLCUDAHost, 0};
@@ -805,6 +812,10 @@ TEST(NpyTest, AllocateRefusesWhatCannotBeStored) {
   EXPECT_FALSE(NpyArray::allocate({kDLFloat, 32, 1},
                                   {INT64_C(1) << 40, INT64_C(1) << 40}, false,
                                   &error));
+  EXPECT_EQ(error, "the array is too large (its size overflows int64)");
+  EXPECT_FALSE(NpyArray::allocate({kDLFloat, 32, 1},
+                                  {0, INT64_C(1) << 62, INT64_C(1) << 62},
+                                  false, &error));
   EXPECT_EQ(error, "the array is too large (its size overflows int64)");
   EXPECT_FALSE(NpyArray::allocate({kDLInt, 4, 1}, {2}, false, &error));
   EXPECT_EQ(error, "unsupported dtype int4");
