@@ -6,9 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CrashGuard.h"
 #include "DiskCache.h"
 #include "KernelImpl.h"
 #include "RuntimeSymbols.h"
+#include "SymbolNames.h"
 
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
 #include "dlbridge/InitAll.h"
@@ -208,7 +210,7 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
       pipelineOptions.format = "fatbin";
       break;
     }
-    pipelineOptions.optLevel = std::min(options.optLevel, 3u);
+    pipelineOptions.optLevel = options.optLevel;
     pipelineOptions.toolkit = options.toolkitPath;
     buildDLPackCUDAPipeline(pm, pipelineOptions);
   } else {
@@ -238,7 +240,7 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel =
-      static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u));
+      static_cast<llvm::CodeGenOptLevel>(options.optLevel);
   engineOptions.enableObjectDump = true;
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
@@ -283,12 +285,15 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
 }
 
 /// The cold path: parse, run the pipelines, JIT. Fills `cacheEntry` with
-/// what a disk cache needs to skip all of it next time.
-CompileResult compileFromSource(const std::string &source,
-                                const std::string &sourceName,
-                                const std::string &requestedEntry,
-                                const CompileOptions &options,
-                                CacheEntry &cacheEntry) {
+/// what a disk cache needs to skip all of it next time. Runs in a crash
+/// guard, so it touches nothing outside itself until it has finished, and
+/// keeps `stage` up to date for the report of a crash.
+CompileResult compileUnguarded(const std::string &source,
+                               const std::string &sourceName,
+                               const std::string &requestedEntry,
+                               const CompileOptions &options,
+                               CacheEntry &cacheEntry, const char *&stage) {
+  stage = "parsing the source";
   MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
   std::string diagnostics;
   llvm::raw_string_ostream diagnosticStream(diagnostics);
@@ -304,10 +309,13 @@ CompileResult compileFromSource(const std::string &source,
   if (!module)
     return compileError(diagnostics);
   std::string error;
-  std::string function = selectEntry(*module, requestedEntry, error);
-  if (function.empty())
+  std::string name = selectEntry(*module, requestedEntry, error);
+  if (name.empty())
     return compileError(sourceName + ": " + error);
+  std::string function = makeSymbolsPortable(*module, name);
 
+  stage = options.target == Target::CUDA ? "compiling for CUDA"
+                                         : "compiling for the CPU";
   KernelStages stages;
   stages.input = source;
   LoadedVariant general, contiguous;
@@ -316,10 +324,12 @@ CompileResult compileFromSource(const std::string &source,
                             general, generalObject.bytes, &stages.llvmDialect,
                             error)))
     return compileError(diagnostics + error);
-  cacheEntry.function = function;
-  cacheEntry.inputMLIR = stages.input;
-  cacheEntry.llvmDialectMLIR = stages.llvmDialect;
-  cacheEntry.objects.push_back(std::move(generalObject));
+  CacheEntry entry;
+  entry.function = function;
+  entry.name = name;
+  entry.inputMLIR = stages.input;
+  entry.llvmDialectMLIR = stages.llvmDialect;
+  entry.objects.push_back(std::move(generalObject));
   // CUDA kernels index through the strides they are given; no contiguous
   // variant (yet).
   if (options.target == Target::CPU && takesTensors(*module, function)) {
@@ -328,40 +338,92 @@ CompileResult compileFromSource(const std::string &source,
                               contiguous, contiguousObject.bytes, nullptr,
                               error)))
       return compileError(diagnostics + error);
-    cacheEntry.objects.push_back(std::move(contiguousObject));
+    entry.objects.push_back(std::move(contiguousObject));
   }
   CompileResult result;
   result.kernel = KernelImpl::wrap(std::make_shared<const KernelImpl>(
-      std::move(general), std::move(contiguous), std::move(stages),
-      /*fromDiskCache=*/false));
+      std::move(name), std::move(general), std::move(contiguous),
+      std::move(stages), /*fromDiskCache=*/false));
+  cacheEntry = std::move(entry);
   return result;
 }
 
+/// compileUnguarded(), with a crash inside MLIR or LLVM reported as a
+/// compile error. What the crashed compilation made (its MLIRContext,
+/// JIT, diagnostics) is leaked, never reused.
+CompileResult compileFromSource(const std::string &source,
+                                const std::string &sourceName,
+                                const std::string &requestedEntry,
+                                const CompileOptions &options,
+                                CacheEntry &cacheEntry) {
+  CompileResult result;
+  const char *stage = "starting";
+  std::string crash;
+  if (runContained(
+          [&] {
+            result = compileUnguarded(source, sourceName, requestedEntry,
+                                      options, cacheEntry, stage);
+          },
+          crash))
+    return result;
+  return compileError(sourceName + ": internal compiler error while " +
+                      stage + ": " + crash +
+                      " inside MLIR/LLVM (contained; nothing was compiled)");
+}
+
 /// The warm path: a disk entry's objects, linked without MLIR. Fails (and
-/// the caller recompiles) when any object does not load.
+/// the caller recompiles) when any object does not load, or loading one
+/// crashes.
 std::shared_ptr<const KernelImpl> loadFromDisk(const CacheEntry &entry) {
-  LoadedVariant general, contiguous;
-  for (const CachedObject &object : entry.objects) {
-    auto loaded = loadObject(object.bytes, entry.function);
-    if (!loaded) {
-      llvm::consumeError(loaded.takeError());
-      return nullptr;
-    }
-    (object.variant == kContiguousVariant ? contiguous : general) =
-        std::move(*loaded);
-  }
-  if (!general.entry)
-    return nullptr;
-  return std::make_shared<const KernelImpl>(
-      std::move(general), std::move(contiguous),
-      KernelStages{entry.inputMLIR, entry.llvmDialectMLIR},
-      /*fromDiskCache=*/true);
+  std::shared_ptr<const KernelImpl> kernel;
+  std::string crash;
+  bool finished = runContained(
+      [&] {
+        LoadedVariant general, contiguous;
+        for (const CachedObject &object : entry.objects) {
+          auto loaded = loadObject(object.bytes, entry.function);
+          if (!loaded) {
+            llvm::consumeError(loaded.takeError());
+            return;
+          }
+          (object.variant == kContiguousVariant ? contiguous : general) =
+              std::move(*loaded);
+        }
+        if (!general.entry)
+          return;
+        kernel = std::make_shared<const KernelImpl>(
+            entry.name, std::move(general), std::move(contiguous),
+            KernelStages{entry.inputMLIR, entry.llvmDialectMLIR},
+            /*fromDiskCache=*/true);
+      },
+      crash);
+  return finished ? kernel : nullptr;
+}
+
+/// Options the pipelines cannot take, refused before any work: an
+/// out-of-range enum or level would otherwise reach LLVM unchecked.
+std::string checkOptions(const CompileOptions &options) {
+  if (options.target != Target::CPU && options.target != Target::CUDA)
+    return "CompileOptions::target: expected Target::CPU or Target::CUDA, "
+           "got " +
+           std::to_string(static_cast<int>(options.target));
+  if (options.optLevel > 3)
+    return "CompileOptions::optLevel: expected 0 to 3, got " +
+           std::to_string(options.optLevel);
+  if (options.format != GPUBinaryFormat::PTX &&
+      options.format != GPUBinaryFormat::Cubin &&
+      options.format != GPUBinaryFormat::Fatbin)
+    return "CompileOptions::format: expected PTX, Cubin or Fatbin, got " +
+           std::to_string(static_cast<int>(options.format));
+  return {};
 }
 
 CompileResult compileNamed(const std::string &source,
                            const std::string &sourceName,
                            const std::string &entry,
                            const CompileOptions &options) {
+  if (std::string error = checkOptions(options); !error.empty())
+    return compileError(error);
   initializeNativeTarget();
   if (!options.useCache) {
     CacheEntry unused;

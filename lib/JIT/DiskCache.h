@@ -27,10 +27,12 @@ struct CachedObject {
   std::string bytes;
 };
 
-/// A cache entry: the compiled function's name, the MLIR it was compiled
-/// from and lowered to (for inspection), and its objects.
+/// A cache entry: the compiled function's symbol and the entry's name as the
+/// source spells it (they differ where SymbolNames.h renamed it), the MLIR
+/// it was compiled from and lowered to (for inspection), and its objects.
 struct CacheEntry {
   std::string function;
+  std::string name;
   std::string inputMLIR;
   std::string llvmDialectMLIR;
   std::vector<CachedObject> objects;
@@ -41,15 +43,23 @@ struct CacheEntry {
 /// (DLBRIDGE_DISK_CACHE=0) or no directory can be named.
 std::string getCacheDirectory();
 
+/// The largest entry read or written, checked before reading.
+constexpr uint64_t kMaxCacheEntrySize = uint64_t(1) << 30;
+
 /// Reads the entry of `key`. An entry that is truncated, fails its checksum,
 /// or was written for another key or format is ignored (std::nullopt), so
 /// the caller recompiles and overwrites it; a cache file is never loaded
-/// unless it is exactly what this key stored.
+/// unless it is exactly what this key stored. So is anything but a regular
+/// file of at most kMaxCacheEntrySize bytes that this user owns and no one
+/// else may write, in a directory of the same kind: a symlink, FIFO or
+/// device at the entry's path is neither followed nor opened for long.
 std::optional<CacheEntry> readCacheEntry(llvm::StringRef dir,
                                          const CacheKey &key);
 
-/// Writes the entry of `key` atomically (temporary file, then rename).
-/// Failures are ignored: the cache is an optimisation.
+/// Writes the entry of `key` atomically (temporary file, then rename) with
+/// mode 0600, creating `dir` with mode 0700. Nothing is written into a
+/// directory readCacheEntry() would not trust. Failures are ignored: the
+/// cache is an optimisation.
 void writeCacheEntry(llvm::StringRef dir, const CacheKey &key,
                      const CacheEntry &entry);
 

@@ -50,11 +50,14 @@ bool isCompact(const DLTensor *tensor) {
 }
 } // namespace
 
-KernelImpl::KernelImpl(LoadedVariant general, LoadedVariant contiguous,
-                       KernelStages stages, bool fromDiskCache)
+KernelImpl::KernelImpl(std::string name, LoadedVariant general,
+                       LoadedVariant contiguous, KernelStages stages,
+                       bool fromDiskCache)
     : signature(toSignature(*general.signature)), stages(std::move(stages)),
       general(std::move(general)), contiguous(std::move(contiguous)),
-      fromDiskCache(fromDiskCache) {}
+      fromDiskCache(fromDiskCache) {
+  signature.name = std::move(name);
+}
 
 Kernel::Kernel(std::shared_ptr<const KernelImpl> impl) : impl(std::move(impl)) {}
 

@@ -26,7 +26,10 @@ struct LoadedVariant {
 
 class KernelImpl {
 public:
-  KernelImpl(LoadedVariant general, LoadedVariant contiguous,
+  /// `name` is the entry's name as the source spells it, which the
+  /// signature reports; the compiled symbols may carry a portable spelling
+  /// of it (see SymbolNames.h).
+  KernelImpl(std::string name, LoadedVariant general, LoadedVariant contiguous,
              KernelStages stages, bool fromDiskCache);
 
   static Kernel wrap(std::shared_ptr<const KernelImpl> impl) {

@@ -10,6 +10,8 @@
 
 #include "dlbridge/Support/Npy.h"
 
+#include "NpyHeaderDict.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
@@ -18,6 +20,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace dlbridge::npy;
 
@@ -37,6 +41,16 @@ int64_t countElements(const std::vector<int64_t> &shape) {
     if (dim < 0 || mulOverflows(n, dim, n))
       return -1;
   return n;
+}
+
+/// Whether the bytes of `shape`'s non-zero dims overflow int64: NumPy
+/// refuses such shapes even when a 0 dim makes them empty, and their
+/// strides would overflow.
+bool extentOverflows(const std::vector<int64_t> &shape, int64_t elementBytes) {
+  for (int64_t dim : shape)
+    if (dim != 0 && mulOverflows(elementBytes, dim, elementBytes))
+      return true;
+  return false;
 }
 
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
@@ -63,148 +77,6 @@ void setError(std::string *error, std::string message) {
   if (error)
     *error = std::move(message);
 }
-
-//===----------------------------------------------------------------------===//
-// The header dictionary
-//===----------------------------------------------------------------------===//
-
-/// A tiny parser for the Python literal NumPy writes:
-///   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
-class HeaderParser {
-public:
-  HeaderParser(const char *begin, const char *end) : p(begin), end(end) {}
-
-  bool parse(NpyHeader &header, std::string &error) {
-    bool haveDescr = false, haveOrder = false, haveShape = false;
-    skipSpace();
-    if (!consume('{'))
-      return fail(error, "expected '{'");
-    while (true) {
-      skipSpace();
-      if (consume('}'))
-        break;
-      std::string key;
-      if (!parseString(key))
-        return fail(error, "expected a quoted key");
-      skipSpace();
-      if (!consume(':'))
-        return fail(error, "expected ':' after '" + key + "'");
-      skipSpace();
-      if (key == "descr") {
-        if (haveDescr)
-          return fail(error, "duplicate key 'descr'");
-        haveDescr = true;
-        if (p < end && *p == '[')
-          return fail(error, "unsupported descr: structured dtypes (a list) "
-                             "are not supported");
-        if (!parseString(header.descr))
-          return fail(error, "'descr' must be a string");
-      } else if (key == "fortran_order") {
-        if (haveOrder)
-          return fail(error, "duplicate key 'fortran_order'");
-        haveOrder = true;
-        if (consumeWord("True"))
-          header.fortranOrder = true;
-        else if (consumeWord("False"))
-          header.fortranOrder = false;
-        else
-          return fail(error, "'fortran_order' must be True or False");
-      } else if (key == "shape") {
-        if (haveShape)
-          return fail(error, "duplicate key 'shape'");
-        haveShape = true;
-        if (!parseShape(header.shape, error))
-          return false;
-      } else {
-        return fail(error, "unexpected key '" + key + "'");
-      }
-      skipSpace();
-      if (consume(','))
-        continue;
-      skipSpace();
-      if (consume('}'))
-        break;
-      return fail(error, "expected ',' or '}'");
-    }
-    skipSpace();
-    if (p != end)
-      return fail(error, "unexpected text after the dictionary");
-    if (!haveDescr)
-      return fail(error, "missing key 'descr'");
-    if (!haveOrder)
-      return fail(error, "missing key 'fortran_order'");
-    if (!haveShape)
-      return fail(error, "missing key 'shape'");
-    return true;
-  }
-
-private:
-  bool fail(std::string &error, const std::string &what) {
-    error = "bad header: " + what;
-    return false;
-  }
-  void skipSpace() {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-      ++p;
-  }
-  bool consume(char c) {
-    if (p < end && *p == c) {
-      ++p;
-      return true;
-    }
-    return false;
-  }
-  bool consumeWord(const char *word) {
-    size_t n = std::strlen(word);
-    if (static_cast<size_t>(end - p) < n || std::strncmp(p, word, n) != 0)
-      return false;
-    p += n;
-    return true;
-  }
-  bool parseString(std::string &out) {
-    if (p >= end || (*p != '\'' && *p != '"'))
-      return false;
-    char quote = *p++;
-    out.clear();
-    while (p < end && *p != quote) {
-      if (*p == '\\')
-        return false;
-      out += *p++;
-    }
-    return consume(quote);
-  }
-  bool parseShape(std::vector<int64_t> &shape, std::string &error) {
-    shape.clear();
-    if (!consume('('))
-      return fail(error, "'shape' must be a tuple");
-    while (true) {
-      skipSpace();
-      if (consume(')'))
-        return true;
-      if (p >= end || *p < '0' || *p > '9')
-        return fail(error, "'shape' must be a tuple of non-negative integers");
-      int64_t value = 0;
-      while (p < end && *p >= '0' && *p <= '9') {
-        if (mulOverflows(value, 10, value) ||
-            __builtin_add_overflow(value, *p - '0', &value))
-          return fail(error, "a dimension of 'shape' overflows int64");
-        ++p;
-      }
-      consume('L'); // Python 2 longs, as old NumPy wrote them.
-      shape.push_back(value);
-      skipSpace();
-      if (consume(','))
-        continue;
-      skipSpace();
-      if (consume(')'))
-        return true;
-      return fail(error, "expected ',' or ')' in 'shape'");
-    }
-  }
-
-  const char *p;
-  const char *end;
-};
 
 //===----------------------------------------------------------------------===//
 // Element access
@@ -366,7 +238,8 @@ std::optional<NpyArray> NpyArray::allocate(DLDataType dtype,
   int64_t count = countElements(shape);
   int64_t bytes;
   if (count < 0 || mulOverflows(count, dtype.bits / 8, bytes) ||
-      bytes > INT64_MAX - static_cast<int64_t>(kAlignment)) {
+      bytes > INT64_MAX - static_cast<int64_t>(kAlignment) ||
+      extentOverflows(shape, dtype.bits / 8)) {
     setError(error, "the array is too large (its size overflows int64)");
     return std::nullopt;
   }
@@ -481,8 +354,8 @@ dlbridge::npy::descrForDType(DLDataType dtype) {
 bool dlbridge::npy::parseDescr(const std::string &descr, DLDataType &dtype,
                                bool &bigEndian, std::string &error) {
   auto unsupported = [&](const std::string &why) {
-    error = "unsupported descr '" + descr + "'" + (why.empty() ? "" : ": ") +
-            why;
+    error = "unsupported descr '" + printable(descr) + "'" +
+            (why.empty() ? "" : ": ") + why;
     return false;
   };
   if (descr.size() < 3)
@@ -566,14 +439,12 @@ bool dlbridge::npy::parseHeader(const void *bytes, size_t size,
             " bytes announced, " + std::to_string(size - start) + " present)";
     return false;
   }
-  const char *text = reinterpret_cast<const char *>(p + start);
-  HeaderParser parser(text, text + length);
-  if (!parser.parse(header, error))
+  std::string_view text(reinterpret_cast<const char *>(p + start), length);
+  if (!parseHeaderDict(text, header.major, header, error))
     return false;
   if (!parseDescr(header.descr, header.dtype, header.bigEndian, error))
     return false;
-  if (countElements(header.shape) < 0 ||
-      (countElements(header.shape) > INT64_MAX / (header.dtype.bits / 8))) {
+  if (extentOverflows(header.shape, header.dtype.bits / 8)) {
     error = "bad header: the array's size overflows int64";
     return false;
   }
@@ -597,10 +468,11 @@ bool readHeader(std::FILE *file, NpyHeader &header, std::string &error) {
     if (start == 12)
       length |= static_cast<size_t>(prefix[10]) << 16 |
                 static_cast<size_t>(prefix[11]) << 24;
-    constexpr size_t kMaxHeader = 1 << 20;
-    if (length > kMaxHeader) {
+    // UTF-8 (format 3) spends at most 4 bytes a character.
+    if (length > 4 * kMaxHeaderChars) {
       error = "bad header: " + std::to_string(length) +
-              " bytes long (more than 1 MiB)";
+              " bytes long (more than " + std::to_string(kMaxHeaderChars) +
+              " characters, NumPy's limit)";
       return false;
     }
     if (start + length > got) {
@@ -618,15 +490,25 @@ bool readHeader(std::FILE *file, NpyHeader &header, std::string &error) {
   return true;
 }
 
-std::optional<NpyArray> arrayFor(const NpyHeader &header, std::string &error) {
-  std::optional<NpyArray> array = NpyArray::allocate(
-      header.dtype, header.shape, header.fortranOrder, &error);
-  return array;
-}
-
-std::string truncated(size_t expected, size_t present) {
+std::string truncated(uint64_t expected, uint64_t present) {
   return "truncated data (" + std::to_string(expected) + " bytes expected, " +
          std::to_string(present) + " present)";
+}
+
+/// The array `header` declares, allocated only once `present` data bytes
+/// are known to hold it: a header claiming 2**40 elements in a tiny file
+/// is an error, not an allocation of terabytes.
+std::optional<NpyArray> arrayFor(const NpyHeader &header, uint64_t present,
+                                 std::string &error) {
+  // parseHeader() checked that this product fits in int64.
+  uint64_t expected = static_cast<uint64_t>(countElements(header.shape)) *
+                      (header.dtype.bits / 8);
+  if (present < expected) {
+    error = truncated(expected, present);
+    return std::nullopt;
+  }
+  return NpyArray::allocate(header.dtype, header.shape, header.fortranOrder,
+                            &error);
 }
 
 } // namespace
@@ -637,14 +519,10 @@ std::optional<NpyArray> dlbridge::npy::readNpyBuffer(const void *bytes,
   NpyHeader header;
   if (!parseHeader(bytes, size, header, error))
     return std::nullopt;
-  std::optional<NpyArray> array = arrayFor(header, error);
+  std::optional<NpyArray> array =
+      arrayFor(header, size - header.dataOffset, error);
   if (!array)
     return std::nullopt;
-  size_t present = size - header.dataOffset;
-  if (present < array->byteSize()) {
-    error = truncated(array->byteSize(), present);
-    return std::nullopt;
-  }
   std::memcpy(array->data(),
               static_cast<const char *>(bytes) + header.dataOffset,
               array->byteSize());
@@ -674,7 +552,18 @@ std::optional<NpyArray> dlbridge::npy::readNpyFile(const std::string &path,
       error = path + ": " + why;
     return std::nullopt;
   }
-  std::optional<NpyArray> array = arrayFor(header, why);
+  struct stat status;
+  if (::fstat(::fileno(file), &status) != 0) {
+    error = "cannot read '" + path + "': " + std::strerror(errno);
+    return std::nullopt;
+  }
+  // Pipes and devices have no size to check against: only what is read is.
+  uint64_t present = UINT64_MAX;
+  if (S_ISREG(status.st_mode))
+    present = static_cast<uint64_t>(status.st_size) > header.dataOffset
+                  ? static_cast<uint64_t>(status.st_size) - header.dataOffset
+                  : 0;
+  std::optional<NpyArray> array = arrayFor(header, present, why);
   if (!array) {
     error = path + ": " + why;
     return std::nullopt;
@@ -713,9 +602,14 @@ bool dlbridge::npy::encodeNpy(const DLTensor &t, std::string &bytes,
     error = "malformed tensor (negative ndim or NULL shape)";
     return false;
   }
+  if (static_cast<size_t>(t.ndim) > kMaxDims) {
+    error = "NumPy arrays have at most " + std::to_string(kMaxDims) +
+            " dimensions, got " + std::to_string(t.ndim);
+    return false;
+  }
   std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
   int64_t count = countElements(shape);
-  if (count < 0) {
+  if (count < 0 || extentOverflows(shape, t.dtype.bits / 8)) {
     error = "malformed tensor (negative or overflowing shape)";
     return false;
   }
@@ -734,13 +628,9 @@ bool dlbridge::npy::encodeNpy(const DLTensor &t, std::string &bytes,
             (i + 1 < shape.size() ? ", " : "");
   dict += "), }";
   // Pad with spaces so the data starts at a multiple of 64 bytes, as NumPy
-  // does; the header ends with '\n'.
+  // does; the header ends with '\n'. At most kMaxDims dims keep it far
+  // below format 1.0's 64 KiB.
   size_t prefix = kMagicSize + 2 + 2;
-  int major = 1;
-  if (dict.size() + 1 + 64 > 65535) {
-    major = 2;
-    prefix += 2;
-  }
   size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
   size_t headerLength = total - prefix;
   dict.append(headerLength - dict.size() - 1, ' ');
@@ -749,14 +639,10 @@ bool dlbridge::npy::encodeNpy(const DLTensor &t, std::string &bytes,
   bytes.clear();
   bytes.reserve(total + static_cast<size_t>(count) * elementSize);
   bytes.append(kMagic, kMagicSize);
-  bytes += static_cast<char>(major);
+  bytes += '\1';
   bytes += '\0';
   bytes += static_cast<char>(headerLength & 0xff);
   bytes += static_cast<char>((headerLength >> 8) & 0xff);
-  if (major >= 2) {
-    bytes += static_cast<char>((headerLength >> 16) & 0xff);
-    bytes += static_cast<char>((headerLength >> 24) & 0xff);
-  }
   bytes += dict;
   if (count == 0)
     return true;
@@ -783,30 +669,97 @@ bool dlbridge::npy::encodeNpy(const DLTensor &t, std::string &bytes,
   return true;
 }
 
-bool dlbridge::npy::writeNpyFile(const std::string &path, const DLTensor &t,
-                                 std::string &error) {
-  std::string bytes;
-  if (!encodeNpy(t, bytes, error)) {
-    error = path + ": " + error;
-    return false;
+namespace {
+
+/// A written temporary file beside its destination, removed unless kept.
+struct PendingFile {
+  std::string temporary, destination;
+  ~PendingFile() {
+    if (!temporary.empty())
+      ::unlink(temporary.c_str());
   }
-  std::FILE *file = std::fopen(path.c_str(), "wb");
-  if (!file) {
+};
+
+/// Writes `bytes` to a new temporary file beside `path` (beside the file a
+/// symlink at `path` points to), with the mode of the file it will replace
+/// or 0666 less the umask for a new one, as fopen would create it.
+bool writeTemporary(const std::string &path, const std::string &bytes,
+                    PendingFile &pending, std::string &error) {
+  std::string destination = path;
+  if (char *resolved = ::realpath(path.c_str(), nullptr)) {
+    destination = resolved;
+    std::free(resolved);
+  }
+  std::string temporary = destination + ".XXXXXX";
+  int fd = ::mkstemp(temporary.data());
+  if (fd < 0) {
     error = "cannot open '" + path + "' for writing: " + std::strerror(errno);
     return false;
   }
-  size_t written = std::fwrite(bytes.data(), 1, bytes.size(), file);
-  bool failed = written != bytes.size();
+  pending.temporary = temporary;
+  pending.destination = destination;
+  struct stat existing;
+  mode_t mode;
+  if (::stat(destination.c_str(), &existing) == 0) {
+    mode = existing.st_mode & 07777;
+  } else {
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  bool failed = ::fchmod(fd, mode) != 0;
+  for (size_t done = 0; !failed && done < bytes.size();) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    failed = n <= 0;
+    if (!failed)
+      done += static_cast<size_t>(n);
+  }
   int savedErrno = errno;
-  if (std::fclose(file) != 0 && !failed) {
+  if (::close(fd) != 0 && !failed) {
     failed = true;
     savedErrno = errno;
   }
-  if (failed) {
+  if (failed)
     error = "cannot write '" + path + "': " + std::strerror(savedErrno);
-    return false;
+  return !failed;
+}
+
+} // namespace
+
+bool dlbridge::npy::writeNpyFiles(const std::vector<NpyOutput> &outputs,
+                                  std::string &error, size_t *failed) {
+  std::vector<PendingFile> pending(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::string bytes;
+    bool written = encodeNpy(outputs[i].tensor, bytes, error);
+    if (!written)
+      error = outputs[i].path + ": " + error;
+    else
+      written = writeTemporary(outputs[i].path, bytes, pending[i], error);
+    if (!written) {
+      if (failed)
+        *failed = i;
+      return false;
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (::rename(pending[i].temporary.c_str(),
+                 pending[i].destination.c_str()) != 0) {
+      error = "cannot write '" + outputs[i].path + "': " + std::strerror(errno);
+      if (failed)
+        *failed = i;
+      return false;
+    }
+    pending[i].temporary.clear();
   }
   return true;
+}
+
+bool dlbridge::npy::writeNpyFile(const std::string &path, const DLTensor &t,
+                                 std::string &error) {
+  return writeNpyFiles({{path, t}}, error);
 }
 
 //===----------------------------------------------------------------------===//

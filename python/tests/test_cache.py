@@ -96,3 +96,72 @@ def test_a_repeated_compile_is_served_from_memory(tmp_path: pathlib.Path,
     again = dlbridge.compile(source)
     assert not again.from_disk_cache
     assert entries(tmp_path) == []
+
+
+@pytest.mark.parametrize("field", [0, 8, 12, 44, 52])
+def test_a_flipped_header_field_is_recompiled(tmp_path: pathlib.Path, field: int) -> None:
+    # The magic, the format version, the key, the function's name and its
+    # size: every header field is under the checksum.
+    probe(tmp_path)
+    (entry,) = entries(tmp_path)
+    data = bytearray(entry.read_bytes())
+    data[field] ^= 0x01
+    entry.write_bytes(bytes(data))
+    assert probe(tmp_path) == ["False", "True", "True"]
+    assert probe(tmp_path) == ["True", "True", "True"]
+
+
+def test_entries_are_private(tmp_path: pathlib.Path) -> None:
+    cache = tmp_path / "cache"
+    probe(cache)
+    (entry,) = entries(cache)
+    assert cache.stat().st_mode & 0o777 == 0o700
+    assert entry.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_symlinked_entry_is_not_followed(tmp_path: pathlib.Path) -> None:
+    cache = tmp_path / "cache"
+    probe(cache)
+    (entry,) = entries(cache)
+    elsewhere = tmp_path / "elsewhere"
+    entry.rename(elsewhere)
+    entry.symlink_to(elsewhere)
+    assert probe(cache) == ["False", "True", "True"]
+    # Replaced by a regular entry of its own; the link's target is untouched.
+    assert not entry.is_symlink()
+    assert probe(cache) == ["True", "True", "True"]
+
+
+def test_a_fifo_entry_is_neither_read_nor_waited_on(tmp_path: pathlib.Path) -> None:
+    probe(tmp_path)
+    (entry,) = entries(tmp_path)
+    entry.unlink()
+    os.mkfifo(entry)
+    # A blocking open of a FIFO would hang here until the timeout.
+    environment = dict(os.environ, DLBRIDGE_CACHE_DIR=str(tmp_path))
+    result = subprocess.run([sys.executable, "-c", PROBE], input=KERNEL, env=environment,
+                            capture_output=True, text=True, check=True, timeout=60)
+    assert result.stdout.split() == ["False", "True", "True"]
+
+
+def test_a_huge_entry_is_not_read(tmp_path: pathlib.Path) -> None:
+    probe(tmp_path)
+    (entry,) = entries(tmp_path)
+    with open(entry, "r+b") as f:
+        f.truncate(2**31)  # sparse: reading it would take 2 GiB
+    assert probe(tmp_path) == ["False", "True", "True"]
+
+
+def test_a_renamed_entry_keeps_its_name_through_the_disk_cache(tmp_path: pathlib.Path) -> None:
+    # '<lambda>' is compiled under a portable symbol; the entry stores both.
+    source = KERNEL.replace("@inc", '@"<lambda>"')
+    name = textwrap.dedent("""
+        import sys, dlbridge
+        kernel = dlbridge.compile(sys.stdin.read())
+        print(kernel.from_disk_cache, kernel.signature["name"])
+    """)
+    environment = dict(os.environ, DLBRIDGE_CACHE_DIR=str(tmp_path))
+    for cached in ("False", "True"):
+        result = subprocess.run([sys.executable, "-c", name], input=source, env=environment,
+                                capture_output=True, text=True, check=True)
+        assert result.stdout.split() == [cached, "<lambda>"]

@@ -7,7 +7,8 @@
 // it once and writes or prints its results.
 //
 // Every failure is one `dl-run: ...` line on stderr (a compile error adds
-// MLIR's diagnostics) and exit code 1.
+// MLIR's diagnostics) and exit code 1. Output files are written all or
+// none, each atomically.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,7 +65,8 @@ cl::list<std::string> outputs(
     "o",
     cl::desc("Where to write the next result, in the order of the entry's "
              "results, as .npy ('-' skips one). Give none or one per result; "
-             "scalar results are written as 0-d arrays"),
+             "scalar results are written as 0-d arrays. Files are replaced "
+             "atomically, all or none"),
     cl::value_desc("file.npy"), cl::cat(category));
 cl::opt<bool> printResults(
     "print",
@@ -443,21 +445,25 @@ int main(int argc, char **argv) {
         return results.tensors[j]->dl_tensor;
       return scalarTensor(results.scalars[j].data(), sig.results[j].dtype);
     };
-    for (size_t j = 0; j < outputs.size(); ++j) {
-      if (outputs[j] == "-")
-        continue;
-      std::string error;
-      if (!npy::writeNpyFile(outputs[j], resultTensor(j), error))
-        fail("result " + std::to_string(j) + " '" + sig.results[j].name +
-             "': " + error);
-    }
+    // Results and written parameters go out together: all files or none.
+    std::vector<npy::NpyOutput> files;
+    std::vector<std::string> labels;
+    for (size_t j = 0; j < outputs.size(); ++j)
+      if (outputs[j] != "-") {
+        files.push_back({outputs[j], resultTensor(j)});
+        labels.push_back("result " + std::to_string(j) + " '" +
+                         sig.results[j].name + "'");
+      }
     if (writeBack)
       for (size_t i = 0; i < numArgs; ++i)
         if (sig.args[i].isTensor && (sig.args[i].access & DLRT_ACCESS_WRITE)) {
-          std::string error;
-          if (!npy::writeNpyFile(inputs[i], tensors[i], error))
-            fail(argumentLabel(i, sig.args[i]) + ": " + error);
+          files.push_back({inputs[i], tensors[i]});
+          labels.push_back(argumentLabel(i, sig.args[i]));
         }
+    std::string error;
+    size_t failed = 0;
+    if (!npy::writeNpyFiles(files, error, &failed))
+      fail(labels[failed] + ": " + error + " (no output was written)");
     if (printResults) {
       for (size_t j = 0; j < sig.results.size(); ++j)
         printOne("result " + std::to_string(j) + " '" + sig.results[j].name +

@@ -109,14 +109,31 @@ std::optional<NpyArray> readNpyFile(const std::string &path,
 
 /// Encodes `tensor` (a host tensor: kDLCPU, kDLCUDAHost or kDLCUDAManaged;
 /// any strides, byte_offset; shape/strides/data may be NULL where DLPack
-/// allows) as a version 1.0 `.npy` image (2.0 when the header needs it).
+/// allows) as a version 1.0 `.npy` image; more than 64 dims, which NumPy
+/// cannot read, are refused.
 /// A compact column-major tensor is written in Fortran order, anything else
 /// in C order; either way NumPy reads back the same logical array.
 bool encodeNpy(const DLTensor &tensor, std::string &bytes, std::string &error);
 
-/// encodeNpy() into `path`.
+/// encodeNpy() into `path`, atomically: a temporary file beside it (with
+/// the mode of the file it replaces) is renamed over it once complete, so
+/// `path` holds either its old contents or the whole new array.
 bool writeNpyFile(const std::string &path, const DLTensor &tensor,
                   std::string &error);
+
+/// One file for writeNpyFiles().
+struct NpyOutput {
+  std::string path;
+  DLTensor tensor;
+};
+
+/// Writes every output as writeNpyFile() does, all or none: each is encoded
+/// and written to its temporary file first, and only when all are written
+/// are they renamed over their paths. A failure before the renames leaves
+/// every path untouched; `error` names the path and `*failed` (if given)
+/// is the index of the output that failed.
+bool writeNpyFiles(const std::vector<NpyOutput> &outputs, std::string &error,
+                   size_t *failed = nullptr);
 
 /// Prints `tensor` NumPy-style: `[[1. 2.]\n [3. 4.]]`, `True`, `(1+2j)`;
 /// arrays with more than `threshold` elements are summarised with "...".

@@ -1,0 +1,41 @@
+//===- CrashGuard.h - Contain crashes of MLIR and LLVM ----------*- C++ -*-===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLBRIDGE_LIB_JIT_CRASHGUARD_H
+#define DLBRIDGE_LIB_JIT_CRASHGUARD_H
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <string>
+
+namespace dlbridge::jit {
+
+/// Runs `work` in an llvm::CrashRecoveryContext, as libclang runs a parse:
+/// a signal raised on this thread (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL,
+/// SIGTRAP; a stack overflow too: the thread gets an alternate signal stack
+/// for the guard's duration) or an LLVM fatal error (report_fatal_error and friends, which
+/// would otherwise abort or exit the process) unwinds back here with
+/// longjmp. Returns true when `work` finished; false after a crash, with
+/// what happened in `crash` ("signal 11 (Segmentation fault)", "LLVM
+/// ERROR: ...").
+///
+/// After a crash nothing `work` created may be used or destroyed: its
+/// destructors did not run, so an MLIRContext or JIT it made may be half
+/// updated. Such objects are leaked on purpose; the caller starts afresh
+/// (a new MLIRContext per compilation). Objects outside `work` are only
+/// safe if `work` does not mutate them.
+///
+/// The first call enables crash recovery for the whole process (the
+/// signal handlers are process-wide; a signal on a thread outside a guard
+/// restores the previous handlers and is re-raised, so it still ends the
+/// process as before) and installs an LLVM fatal error handler that prints
+/// as LLVM's default one does outside a guard. Guards on several threads
+/// at once are independent: the recovery state is per thread.
+bool runContained(llvm::function_ref<void()> work, std::string &crash);
+
+} // namespace dlbridge::jit
+
+#endif // DLBRIDGE_LIB_JIT_CRASHGUARD_H
