@@ -6,6 +6,7 @@
 
 #include "Call.h"
 
+#include "Errors.h"
 #include "Tensor.h"
 
 #include "dlbridge/Runtime/dlrt_cuda.h"
@@ -62,27 +63,6 @@ nb::object wrapResult(DLManagedTensorVersioned *managed,
   if (!framework.fromDlpack.is_valid() || framework.fromDlpack.is_none())
     return tensor;
   return framework.fromDlpack(tensor);
-}
-
-[[noreturn]] void raiseCallError(const char *function, int32_t status,
-                                 const char *message) {
-  std::string text = std::string(function) + "(): " + message;
-  switch (status) {
-  case DLRT_ERR_DTYPE:
-    throw nb::type_error(text.c_str());
-  case DLRT_ERR_READ_ONLY:
-    throw nb::buffer_error(text.c_str());
-  case DLRT_ERR_OUT_OF_MEMORY:
-    PyErr_SetString(PyExc_MemoryError, text.c_str());
-    throw nb::python_error();
-  case DLRT_ERR_NO_CUDA_DRIVER:
-  case DLRT_ERR_CUDA:
-  case DLRT_ERR_UNSUPPORTED:
-    PyErr_SetString(PyExc_RuntimeError, text.c_str());
-    throw nb::python_error();
-  default:
-    throw nb::value_error(text.c_str());
-  }
 }
 
 [[noreturn]] void raiseScalarError(const PreparedCall &call, size_t index,
@@ -158,15 +138,24 @@ void deleteManaged(void *managed) {
 } // namespace
 
 PreparedCall::PreparedCall(const char *function, PyObject *const *args,
-                           size_t count, const ImportOptions &options)
-    : name(function), objects(args), count(count), tensors(count) {
+                           size_t count, const ImportOptions &options,
+                           const jit::Signature *signature)
+    : name(function), objects(args), count(count), signature(signature),
+      tensors(count) {
   for (size_t i = 0; i < count; ++i) {
     if (isPythonScalar(args[i]))
       continue;
-    tensors[i] = importTensor(args[i], {function, static_cast<int>(i)}, options);
+    tensors[i] = importTensor(args[i], argumentName(i), options);
     if (!firstType)
       firstType = Py_TYPE(args[i]);
   }
+}
+
+ArgumentName PreparedCall::argumentName(size_t i) const {
+  const char *parameter = signature && i < signature->args.size()
+                              ? signature->args[i].name.c_str()
+                              : nullptr;
+  return {name, static_cast<int>(i), parameter};
 }
 
 void PreparedCall::releaseAfter(DLDevice device, void *stream) {
@@ -233,7 +222,7 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
   }
   call.releaseAfter(device, stream);
   if (status != DLRT_OK)
-    raiseCallError(call.function(), status, ctx.error);
+    raiseStatus(status, std::string(call.function()) + "(): " + ctx.error);
 
   const ResultFramework &framework =
       getResultFramework(call.firstTensorType());

@@ -22,8 +22,11 @@ namespace dlbridge::python {
 /// everything else is imported as a tensor.
 class PreparedCall {
 public:
+  /// `signature`, when the kernel is already known, names the arguments in
+  /// import errors.
   PreparedCall(const char *function, PyObject *const *args, size_t count,
-               const ImportOptions &options);
+               const ImportOptions &options,
+               const jit::Signature *signature = nullptr);
 
   const char *function() const { return name; }
   size_t size() const { return count; }
@@ -37,9 +40,12 @@ public:
   void releaseAfter(DLDevice device, void *stream);
 
 private:
+  ArgumentName argumentName(size_t i) const;
+
   const char *name;
   PyObject *const *objects;
   size_t count;
+  const jit::Signature *signature;
   SmallArray<ImportedTensor> tensors;
   PyTypeObject *firstType = nullptr;
 };

@@ -6,6 +6,10 @@
 
 #include "Import.h"
 
+#include "Errors.h"
+
+#include "dlbridge/Runtime/dlrt.h"
+
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
@@ -188,26 +192,63 @@ std::string ArgumentName::str() const {
   std::string text = std::string(function) + "()";
   if (index >= 0)
     text += ": argument " + std::to_string(index);
+  if (parameter)
+    text += std::string(" '") + parameter + "'";
   return text;
 }
+
+namespace {
+
+/// A producer's exchange API function failed: its Python error, else a
+/// BufferError saying so (a failure without an error is the producer's bug,
+/// and nanobind cannot raise an unset error).
+[[noreturn]] void raiseExchangeFailure(nb::handle object,
+                                       const ArgumentName &name,
+                                       const char *function) {
+  if (PyErr_Occurred())
+    throw nb::python_error();
+  throw nb::buffer_error((name.str() + ": the DLPack exchange API of '" +
+                          Py_TYPE(object.ptr())->tp_name + "' failed in " +
+                          function + " without setting an error")
+                             .c_str());
+}
+
+/// Refuses what no entry point would take (dlrt_check_descriptor); the
+/// caller's ImportedTensor then releases the tensor.
+void checkDescriptor(const DLTensor *tensor, const ArgumentName &name) {
+  if (int32_t status = dlrt_check_descriptor(tensor))
+    raiseStatus(status, name.str() + ": " + dlrt_last_error());
+}
+
+} // namespace
 
 ImportedTensor dlbridge::python::importTensor(nb::handle object,
                                               const ArgumentName &name,
                                               const ImportOptions &options) {
   ImportedTensor imported;
   if (const DLPackExchangeAPI *api = getExchangeAPI(Py_TYPE(object.ptr()))) {
+    if (!api->managed_tensor_from_py_object_no_sync)
+      throw nb::type_error(
+          (name.str() + ": expected the DLPack exchange API of '" +
+           Py_TYPE(object.ptr())->tp_name +
+           "' to provide managed_tensor_from_py_object_no_sync, got NULL")
+              .c_str());
     if (api->dltensor_from_py_object_no_sync && !options.requireOwnership) {
       if (api->dltensor_from_py_object_no_sync(object.ptr(), &imported.view))
-        throw nb::python_error();
+        raiseExchangeFailure(object, name, "dltensor_from_py_object_no_sync");
       imported.dl = &imported.view;
+      checkDescriptor(imported.dl, name);
       return imported;
     }
     DLManagedTensorVersioned *managed = nullptr;
-    if (api->managed_tensor_from_py_object_no_sync(object.ptr(), &managed))
-      throw nb::python_error();
+    if (api->managed_tensor_from_py_object_no_sync(object.ptr(), &managed) ||
+        !managed)
+      raiseExchangeFailure(object, name,
+                           "managed_tensor_from_py_object_no_sync");
     imported.versioned = managed;
     imported.dl = &managed->dl_tensor;
     imported.tensorFlags = managed->flags;
+    checkDescriptor(imported.dl, name);
     return imported;
   }
 
@@ -231,6 +272,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     imported.versioned = managed;
     imported.dl = &managed->dl_tensor;
     imported.tensorFlags = managed->flags;
+    checkDescriptor(imported.dl, name);
     return imported;
   }
   if (PyCapsule_IsValid(raw, kLegacyName)) {
@@ -239,6 +281,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     PyCapsule_SetName(raw, kUsedLegacyName);
     imported.legacy = managed;
     imported.dl = &managed->dl_tensor;
+    checkDescriptor(imported.dl, name);
     return imported;
   }
   if (PyCapsule_IsValid(raw, kUsedVersionedName) ||

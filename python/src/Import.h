@@ -20,11 +20,14 @@ namespace dlbridge::python {
 /// major version 1), or NULL. Looked up once per type.
 const DLPackExchangeAPI *getExchangeAPI(PyTypeObject *type);
 
-/// Names an argument in messages ("f(): argument 2"); built only on error.
+/// Names an argument in messages ("f(): argument 2 'x'"); built only on
+/// error.
 struct ArgumentName {
   const char *function;
   /// -1 for from_dlpack's single argument.
   int index;
+  /// The parameter's name when the kernel is known, else NULL.
+  const char *parameter = nullptr;
   std::string str() const;
 };
 
@@ -74,11 +77,13 @@ private:
 /// Imports `object` through its type's DLPack C exchange API when it has
 /// one, else through `__dlpack__(max_version=(1, 3))`, retrying the legacy
 /// `__dlpack__()` when the producer rejects the keyword with TypeError.
-/// Raises TypeError
-/// for objects without DLPack support and BufferError for capsules that
-/// were already consumed or whose major version is unsupported (after
-/// calling their deleter). The capsule is renamed to `used_*` before
-/// anything else can fail.
+/// Raises TypeError for objects without DLPack support and for exchange APIs
+/// without their required functions, BufferError for capsules that were
+/// already consumed or whose major version is unsupported (after calling
+/// their deleter) and for producers that fail without saying why, and what
+/// dlrt_check_descriptor's status maps to for malformed descriptors (after
+/// releasing them). The capsule is renamed to `used_*` before anything else
+/// can fail.
 ImportedTensor importTensor(nanobind::handle object, const ArgumentName &name,
                             const ImportOptions &options);
 

@@ -94,7 +94,7 @@ NB_MODULE(_dlbridge, m) {
           [](const jit::Kernel &kernel, nb::args args) {
             PreparedCall call(kernel.signature().name.c_str(),
                               &PyTuple_GET_ITEM(args.ptr(), 0), args.size(),
-                              {});
+                              {}, &kernel.signature());
             return runKernel(kernel, call, nullptr);
           })
       .def_prop_ro("signature",

@@ -100,14 +100,33 @@ bool isHostReadable(DLDevice device) {
          device.device_type == kDLCUDAManaged;
 }
 
-DLManagedTensorVersioned *copyOrThrow(const DLTensor &tensor, uint64_t flags) {
+/// "(2, 3) float32", as NumPy's MemoryError describes arrays.
+std::string describeShape(const DLTensor &tensor) {
+  std::string text = "(";
+  for (int32_t i = 0; i < tensor.ndim; ++i)
+    text += std::to_string(tensor.shape[i]) +
+            (i + 1 < tensor.ndim || tensor.ndim == 1 ? "," : "") +
+            (i + 1 < tensor.ndim ? " " : "");
+  char dtype[64];
+  return text + ") " + dlrt_dtype_name(tensor.dtype, dtype, sizeof(dtype));
+}
+
+/// A host copy of `tensor`, which dlrt_check_descriptor accepted; MemoryError
+/// when it cannot be allocated (its size may not even fit size_t).
+DLManagedTensorVersioned *copyOrThrow(const char *function,
+                                      const DLTensor &tensor, uint64_t flags) {
   if (!isHostReadable(tensor.device))
     throw nb::buffer_error(("cannot copy a tensor on " +
                             deviceName(tensor.device) + " to the host")
                                .c_str());
   DLManagedTensorVersioned *copy = copyToHost(tensor, flags);
-  if (!copy)
-    throw std::bad_alloc();
+  if (!copy) {
+    std::string text = std::string(function) +
+                       "(): cannot allocate a host copy of shape " +
+                       describeShape(tensor);
+    PyErr_SetString(PyExc_MemoryError, text.c_str());
+    throw nb::python_error();
+  }
   return copy;
 }
 
@@ -123,10 +142,19 @@ int allocateTensor(DLTensor *prototype, DLManagedTensorVersioned **out,
              "dlbridge allocates host tensors only");
     return -1;
   }
+  bool valid = prototype->ndim >= 0 && (prototype->ndim == 0 || prototype->shape);
+  for (int32_t i = 0; valid && i < prototype->ndim; ++i)
+    valid = prototype->shape[i] >= 0;
+  if (!valid) {
+    setError(errorContext, "ValueError",
+             "expected a prototype with a shape of non-negative dims");
+    return -1;
+  }
   *out = allocateHostTensor(prototype->dtype, prototype->ndim,
                             prototype->shape, 0);
   if (!*out) {
-    setError(errorContext, "MemoryError", "out of host memory");
+    setError(errorContext, "MemoryError",
+             "cannot allocate a host tensor of the prototype's size");
     return -1;
   }
   return 0;
@@ -280,7 +308,8 @@ nb::object Tensor::dlpack(nb::handle stream,
   }
 
   if (mustCopy) {
-    Tensor copied(copyOrThrow(t, DLPACK_FLAG_BITMASK_IS_COPIED));
+    Tensor copied(
+        copyOrThrow("__dlpack__", t, DLPACK_FLAG_BITMASK_IS_COPIED));
     return copied.dlpack(nb::none(), maxVersion, std::nullopt, false);
   }
   PyObject *capsule;
@@ -363,8 +392,8 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
           mustCopy = true;
         }
         if (mustCopy)
-          return makeTensor(
-              copyOrThrow(source, flags | DLPACK_FLAG_BITMASK_IS_COPIED));
+          return makeTensor(copyOrThrow(
+              "from_dlpack", source, flags | DLPACK_FLAG_BITMASK_IS_COPIED));
         DLManagedTensorVersioned *owned = imported.take();
         if (!owned)
           throw std::bad_alloc();

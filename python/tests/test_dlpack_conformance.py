@@ -296,7 +296,7 @@ def test_cpu_export_takes_stream_none_only(stream: int) -> None:
 
 
 def test_non_dlpack_object_is_a_type_error(copy_into: dlbridge.Kernel) -> None:
-    with pytest.raises(TypeError, match=r"copy_into\(\): argument 0: expected an array supporting DLPack \(__dlpack__\), got 'list'"):
+    with pytest.raises(TypeError, match=r"copy_into\(\): argument 0 'src': expected an array supporting DLPack \(__dlpack__\), got 'list'"):
         copy_into([1.0, 2.0], np.zeros(2, np.float32))
     with pytest.raises(TypeError, match="got 'list'"):
         dlbridge.from_dlpack([1, 2])
