@@ -11,6 +11,8 @@
 
 #include "dlbridge/Runtime/dlrt_cuda.h"
 
+#include <nanobind/stl/string.h>
+
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -20,10 +22,6 @@ using namespace dlbridge;
 using namespace dlbridge::python;
 
 namespace {
-
-bool isPythonScalar(PyObject *object) {
-  return PyBool_Check(object) || PyLong_Check(object) || PyFloat_Check(object);
-}
 
 /// How results reach the caller's framework, per type of first tensor.
 struct ResultFramework {
@@ -75,41 +73,110 @@ nb::object wrapResult(DLManagedTensorVersioned *managed,
   throw nb::type_error(text.c_str());
 }
 
-/// Converts a Python scalar to the parameter's dtype into `slot`.
+/// "[-128, 127]": the values of an integer dtype of at most 64 bits.
+std::string integerRange(DLDataType dtype) {
+  if (dtype.code == kDLUInt)
+    return "[0, " + std::to_string(~0ull >> (64 - dtype.bits)) + "]";
+  long long max = static_cast<long long>(~0ull >> (65 - dtype.bits));
+  return "[" + std::to_string(-max - 1) + ", " + std::to_string(max) + "]";
+}
+
+/// Converts an int or bool scalar to the parameter's integer dtype into
+/// `slot`; OverflowError naming the argument when it does not fit.
+void storeInteger(const PreparedCall &call, size_t index,
+                  const jit::ParamInfo &param, uint64_t &slot) {
+  PyObject *value = call.object(index);
+  const DLDataType dtype = param.dtype;
+  if (call.scalarKind(index) == ScalarKind::Float)
+    raiseScalarError(call, index, param, "an integer");
+  // NumPy's bool_ has no __index__.
+  nb::object number =
+      call.scalarKind(index) == ScalarKind::Bool
+          ? nb::object(nb::int_(PyObject_IsTrue(value) == 1 ? 1 : 0))
+          : nb::steal(PyNumber_Index(value));
+  if (!number.is_valid())
+    throw nb::python_error();
+  int overflow = 0;
+  long long signedValue = PyLong_AsLongLongAndOverflow(number.ptr(), &overflow);
+  if (signedValue == -1 && PyErr_Occurred())
+    throw nb::python_error();
+  const unsigned bits = dtype.bits;
+  uint64_t word = static_cast<uint64_t>(signedValue);
+  bool fits;
+  if (dtype.code == kDLUInt && overflow > 0) {
+    word = PyLong_AsUnsignedLongLong(number.ptr());
+    fits = !PyErr_Occurred() && bits == 64;
+    PyErr_Clear();
+  } else if (dtype.code == kDLUInt) {
+    fits = overflow == 0 && signedValue >= 0 && (bits == 64 || word >> bits == 0);
+  } else {
+    long long max = static_cast<long long>(~0ull >> (65 - bits));
+    fits = overflow == 0 && signedValue >= -max - 1 && signedValue <= max;
+  }
+  if (!fits) {
+    char dtypeName[64];
+    std::string text =
+        std::string(call.function()) + "(): argument " + std::to_string(index) +
+        " '" + param.name + "': expected " +
+        dlrt_dtype_name(dtype, dtypeName, sizeof(dtypeName)) + " in " +
+        integerRange(dtype) + ", got " + nb::cast<std::string>(nb::str(number));
+    PyErr_SetString(PyExc_OverflowError, text.c_str());
+    throw nb::python_error();
+  }
+  // Little-endian: the low bytes of the slot are the narrower integer.
+  slot = word;
+}
+
+/// Converts a scalar argument to the parameter's dtype into `slot`.
 void storeScalar(const PreparedCall &call, size_t index,
                  const jit::ParamInfo &param, uint64_t &slot) {
   PyObject *value = call.object(index);
   const DLDataType dtype = param.dtype;
   if (!call.isScalar(index))
-    raiseScalarError(call, index, param, "a Python scalar");
+    raiseScalarError(call, index, param, "a Python or NumPy scalar");
+  if (dtype.code == kDLBool) {
+    int truth = PyObject_IsTrue(value);
+    if (truth < 0)
+      throw nb::python_error();
+    slot = truth;
+    return;
+  }
+  if ((dtype.code == kDLInt || dtype.code == kDLUInt) && dtype.bits >= 8 &&
+      dtype.bits <= 64) {
+    storeInteger(call, index, param, slot);
+    return;
+  }
+  double number = 0;
   if (dtype.code == kDLFloat) {
-    double number = PyFloat_AsDouble(value);
+    number = PyFloat_AsDouble(value);
     if (number == -1.0 && PyErr_Occurred())
       throw nb::python_error();
-    if (dtype.bits == 32) {
-      float narrow = static_cast<float>(number);
-      std::memcpy(&slot, &narrow, sizeof(narrow));
-    } else {
-      std::memcpy(&slot, &number, sizeof(number));
-    }
-    return;
   }
-  if (dtype.code == kDLBool) {
-    slot = PyObject_IsTrue(value) ? 1 : 0;
-    return;
+  if (dtype.code == kDLFloat && dtype.bits == 64) {
+    std::memcpy(&slot, &number, sizeof(number));
+  } else if (dtype.code == kDLFloat && dtype.bits == 32) {
+    float narrow = static_cast<float>(number);
+    std::memcpy(&slot, &narrow, sizeof(narrow));
+  } else if (dtype.code == kDLFloat && dtype.bits == 16) {
+    // Rounds to nearest; OverflowError beyond float16's range.
+    if (PyFloat_Pack2(number, reinterpret_cast<char *>(&slot), 1) < 0)
+      throw nb::python_error();
+  } else {
+    char dtypeName[64];
+    raiseScalarError(
+        call, index, param,
+        (std::string("a tensor (scalars cannot be passed as ") +
+         dlrt_dtype_name(dtype, dtypeName, sizeof(dtypeName)) + ")")
+            .c_str());
   }
-  if (PyFloat_Check(value))
-    raiseScalarError(call, index, param, "an integer");
-  long long number = PyLong_AsLongLong(value);
-  if (number == -1 && PyErr_Occurred())
-    throw nb::python_error();
-  // Little-endian: the low bytes of the slot are the narrower integer.
-  std::memcpy(&slot, &number, sizeof(number));
 }
 
 nb::object loadScalar(const jit::ParamInfo &param, uint64_t slot) {
   const DLDataType dtype = param.dtype;
   if (dtype.code == kDLFloat) {
+    if (dtype.bits == 16)
+      return nb::float_(
+          PyFloat_Unpack2(reinterpret_cast<const char *>(&slot), 1));
     if (dtype.bits == 32) {
       float value;
       std::memcpy(&value, &slot, sizeof(value));
@@ -141,9 +208,10 @@ PreparedCall::PreparedCall(const char *function, PyObject *const *args,
                            size_t count, const ImportOptions &options,
                            const jit::Signature *signature)
     : name(function), objects(args), count(count), signature(signature),
-      tensors(count) {
+      kinds(count), tensors(count) {
   for (size_t i = 0; i < count; ++i) {
-    if (isPythonScalar(args[i]))
+    kinds[i] = python::scalarKind(args[i]);
+    if (kinds[i] != ScalarKind::None)
       continue;
     tensors[i] = importTensor(args[i], argumentName(i), options);
     if (!firstType)

@@ -9,6 +9,7 @@
 #define DLBRIDGE_PYTHON_CALL_H
 
 #include "Import.h"
+#include "Scalars.h"
 #include "SmallArray.h"
 
 #include "dlbridge/JIT/Kernel.h"
@@ -18,8 +19,8 @@
 
 namespace dlbridge::python {
 
-/// The arguments of one call: Python bools, ints and floats stay scalars,
-/// everything else is imported as a tensor.
+/// The arguments of one call: Python and NumPy scalars stay scalars (see
+/// Scalars.h), everything else is imported as a tensor.
 class PreparedCall {
 public:
   /// `signature`, when the kernel is already known, names the arguments in
@@ -30,7 +31,8 @@ public:
 
   const char *function() const { return name; }
   size_t size() const { return count; }
-  bool isScalar(size_t i) const { return !tensors[i].holdsTensor(); }
+  bool isScalar(size_t i) const { return kinds[i] != ScalarKind::None; }
+  ScalarKind scalarKind(size_t i) const { return kinds[i]; }
   PyObject *object(size_t i) const { return objects[i]; }
   DLTensor *tensor(size_t i) { return tensors[i].tensor(); }
   uint64_t flags(size_t i) const { return tensors[i].flags(); }
@@ -46,6 +48,7 @@ private:
   PyObject *const *objects;
   size_t count;
   const jit::Signature *signature;
+  SmallArray<ScalarKind> kinds;
   SmallArray<ImportedTensor> tensors;
   PyTypeObject *firstType = nullptr;
 };

@@ -19,26 +19,6 @@ namespace {
 
 constexpr uint64_t kTensorTag = uint64_t(1) << 63;
 
-enum class ScalarKind : uint64_t { Bool = 1, Int = 2, Float = 3 };
-
-ScalarKind scalarKind(PyObject *object) {
-  if (PyBool_Check(object))
-    return ScalarKind::Bool;
-  return PyLong_Check(object) ? ScalarKind::Int : ScalarKind::Float;
-}
-
-const char *scalarKindName(ScalarKind kind) {
-  switch (kind) {
-  case ScalarKind::Bool:
-    return "bool";
-  case ScalarKind::Int:
-    return "int";
-  case ScalarKind::Float:
-    return "float";
-  }
-  return "float";
-}
-
 /// The `stream=` keyword (a DLPack stream value): what producers of CUDA
 /// tensors are asked to order their work before, and what the kernel runs on.
 void *getStream(const nb::kwargs &kwargs, const char *function,
@@ -72,7 +52,7 @@ namespace {
 void computeKey(PreparedCall &call, uint64_t *key) {
   for (size_t i = 0; i < call.size(); ++i, key += 2) {
     if (call.isScalar(i)) {
-      key[0] = static_cast<uint64_t>(scalarKind(call.object(i)));
+      key[0] = static_cast<uint64_t>(call.scalarKind(i));
       key[1] = 0;
       continue;
     }
@@ -97,7 +77,7 @@ nb::tuple Dispatcher::specsFor(PreparedCall &call) {
   for (size_t i = 0; i < call.size(); ++i) {
     if (call.isScalar(i)) {
       specs.append(nb::make_tuple(
-          "scalar", scalarKindName(scalarKind(call.object(i)))));
+          "scalar", scalarKindName(call.scalarKind(i))));
       continue;
     }
     const DLTensor *t = call.tensor(i);
