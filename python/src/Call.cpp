@@ -207,8 +207,8 @@ void deleteManaged(void *managed) {
 PreparedCall::PreparedCall(const char *function, PyObject *const *args,
                            size_t count, const ImportOptions &options,
                            const jit::Signature *signature)
-    : name(function), objects(args), count(count), signature(signature),
-      kinds(count), tensors(count) {
+    : name(function), objects(args), count(count), options(options),
+      signature(signature), kinds(count), tensors(count) {
   for (size_t i = 0; i < count; ++i) {
     kinds[i] = python::scalarKind(args[i]);
     if (kinds[i] != ScalarKind::None)
@@ -217,6 +217,14 @@ PreparedCall::PreparedCall(const char *function, PyObject *const *args,
     if (!firstType)
       firstType = Py_TYPE(args[i]);
   }
+}
+
+void PreparedCall::requireFlags(size_t i) {
+  if (tensors[i].flagsKnown())
+    return;
+  ImportOptions owning = options;
+  owning.requireOwnership = true;
+  tensors[i] = importTensor(objects[i], argumentName(i), owning);
 }
 
 ArgumentName PreparedCall::argumentName(size_t i) const {
@@ -265,6 +273,8 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
     }
     if (call.isScalar(i))
       raiseScalarError(call, i, param, "an array");
+    if (param.access & DLRT_ACCESS_WRITE)
+      call.requireFlags(i);
     args[i] = call.tensor(i);
     flags[i] = call.flags(i);
     if (signature.device != kDLCPU && device.device_type == kDLCPU)

@@ -36,6 +36,9 @@ public:
   PyObject *object(size_t i) const { return objects[i]; }
   DLTensor *tensor(size_t i) { return tensors[i].tensor(); }
   uint64_t flags(size_t i) const { return tensors[i].flags(); }
+  /// Makes flags(i) the producer's: a view borrowed without flags is
+  /// imported again as a managed tensor (same data, shape and dtype).
+  void requireFlags(size_t i);
   /// Type of the first tensor argument: results come back in its framework.
   PyTypeObject *firstTensorType() const { return firstType; }
   /// Releases every imported tensor after work on `device`'s `stream`.
@@ -47,6 +50,7 @@ private:
   const char *name;
   PyObject *const *objects;
   size_t count;
+  ImportOptions options;
   const jit::Signature *signature;
   SmallArray<ScalarKind> kinds;
   SmallArray<ImportedTensor> tensors;

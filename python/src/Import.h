@@ -56,6 +56,9 @@ public:
   bool holdsTensor() const { return dl != nullptr; }
   /// DLPACK_FLAG_BITMASK_* (0 for legacy tensors and borrowed views).
   uint64_t flags() const { return tensorFlags; }
+  /// False for views borrowed through an exchange API's
+  /// dltensor_from_py_object_no_sync, which carry no flags.
+  bool flagsKnown() const { return dl != &view; }
 
   /// Takes ownership as a versioned managed tensor (legacy tensors are
   /// wrapped; borrowed views cannot be taken: returns NULL).

@@ -312,6 +312,11 @@ nb::object Tensor::dlpack(nb::handle stream,
         copyOrThrow("__dlpack__", t, DLPACK_FLAG_BITMASK_IS_COPIED));
     return copied.dlpack(nb::none(), maxVersion, std::nullopt, false);
   }
+  if (!versioned && (flags() & DLPACK_FLAG_BITMASK_READ_ONLY))
+    throw nb::buffer_error(
+        "cannot export a READ_ONLY tensor as a legacy (unversioned) DLPack "
+        "capsule, which cannot say it is read-only: ask for max_version >= "
+        "(1, 0), or copy=True");
   PyObject *capsule;
   if (versioned) {
     DLManagedTensorVersioned *managed = exportVersioned();
@@ -379,7 +384,6 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
         ImportOptions options;
         options.requireOwnership = true;
         ImportedTensor imported = importTensor(x, {"from_dlpack", -1}, options);
-        uint64_t flags = imported.flags();
         const DLTensor source = *imported.tensor();
         bool mustCopy = copy.value_or(false);
         if (device && !sameDevice(toDevice(*device), source.device)) {
@@ -391,9 +395,10 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
                                        .c_str());
           mustCopy = true;
         }
+        // A copy is the caller's to write: only IS_COPIED of the flags stays.
         if (mustCopy)
-          return makeTensor(copyOrThrow(
-              "from_dlpack", source, flags | DLPACK_FLAG_BITMASK_IS_COPIED));
+          return makeTensor(copyOrThrow("from_dlpack", source,
+                                        DLPACK_FLAG_BITMASK_IS_COPIED));
         DLManagedTensorVersioned *owned = imported.take();
         if (!owned)
           throw std::bad_alloc();

@@ -341,3 +341,36 @@ def test_invalid_call_streams_are_refused(stream: int) -> None:
 
     with pytest.raises(ValueError, match="stream"):
         ident(np.zeros(3, np.float32), stream=stream)
+
+
+# -- READ_ONLY on every path ------------------------------------------------------------------
+
+
+def test_read_only_is_honoured_through_the_exchange_api(copy_into: dlbridge.Kernel) -> None:
+    # A dlbridge.Tensor comes in through its C exchange API, whose DLTensor
+    # views carry no flags: the written parameter must still see READ_ONLY.
+    frozen = np.zeros(4, np.float32)
+    frozen.flags.writeable = False
+    t = dlbridge.from_dlpack(frozen)
+    assert t.readonly
+    with pytest.raises(BufferError, match=r"argument 1 'dst': expected a writable tensor, got a READ_ONLY one"):
+        copy_into(np.ones(4, np.float32), t)
+    np.testing.assert_array_equal(frozen, 0)
+    # Read-only parameters still take it, and writable Tensors stay writable.
+    out = dlbridge.from_dlpack(np.zeros(4, np.float32))
+    copy_into(t, out)
+    np.testing.assert_array_equal(np.from_dlpack(out), 0)
+
+
+def test_read_only_tensor_refuses_a_legacy_export() -> None:
+    frozen = np.arange(3, dtype=np.float32)
+    frozen.flags.writeable = False
+    t = dlbridge.from_dlpack(frozen)
+    with pytest.raises(BufferError, match="cannot export a READ_ONLY tensor as a legacy"):
+        t.__dlpack__()
+    with pytest.raises(BufferError, match="legacy"):
+        t.__dlpack__(max_version=(0, 8))
+    assert "dltensor_versioned" in repr(t.__dlpack__(max_version=(1, 3)))
+    # A copy is the caller's: writable, so legacy consumers may have it.
+    assert '"dltensor"' in repr(t.__dlpack__(copy=True))
+    assert not dlbridge.from_dlpack(t, copy=True).readonly
