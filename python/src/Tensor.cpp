@@ -90,6 +90,18 @@ DLDevice toDevice(const nb::tuple &device) {
           nb::cast<int32_t>(device[1])};
 }
 
+/// from_dlpack's `device`: None, a (device_type, device_id) tuple, or what
+/// dlbridge._frameworks can turn into one (names, framework device objects).
+std::optional<DLDevice> requestedDevice(nb::handle device) {
+  if (device.is_none())
+    return std::nullopt;
+  if (nb::isinstance<nb::tuple>(device))
+    return toDevice(nb::borrow<nb::tuple>(device));
+  nb::object pair = nb::module_::import_("dlbridge._frameworks")
+                        .attr("dlpack_device_of")(device);
+  return toDevice(nb::cast<nb::tuple>(pair));
+}
+
 bool sameDevice(DLDevice a, DLDevice b) {
   return a.device_type == b.device_type && a.device_id == b.device_id;
 }
@@ -379,18 +391,18 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
 
   m.def(
       "from_dlpack",
-      [](nb::handle x, std::optional<nb::tuple> device,
-         std::optional<bool> copy) {
+      [](nb::handle x, nb::handle device, std::optional<bool> copy) {
+        std::optional<DLDevice> target = requestedDevice(device);
         ImportOptions options;
         options.requireOwnership = true;
         ImportedTensor imported = importTensor(x, {"from_dlpack", -1}, options);
         const DLTensor source = *imported.tensor();
         bool mustCopy = copy.value_or(false);
-        if (device && !sameDevice(toDevice(*device), source.device)) {
-          if (copy == false || toDevice(*device).device_type != kDLCPU)
+        if (target && !sameDevice(*target, source.device)) {
+          if (copy == false || target->device_type != kDLCPU)
             throw nb::buffer_error(("cannot import a tensor on " +
                                     deviceName(source.device) + " to " +
-                                    deviceName(toDevice(*device)) +
+                                    deviceName(*target) +
                                     (copy == false ? " without a copy" : ""))
                                        .c_str());
           mustCopy = true;
@@ -407,5 +419,7 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
       nb::arg("x"), nb::kw_only(), nb::arg("device").none() = nb::none(),
       nb::arg("copy").none() = nb::none(),
       "Imports any object implementing __dlpack__ as a dlbridge.Tensor, "
-      "zero-copy unless copy=True or another device is asked for.");
+      "zero-copy unless copy=True or another device is asked for. `device` "
+      "is a (device_type, device_id) tuple, a name such as 'cpu' or "
+      "'cuda:0', or a framework's device object (e.g. x.device).");
 }

@@ -374,3 +374,36 @@ def test_read_only_tensor_refuses_a_legacy_export() -> None:
     # A copy is the caller's: writable, so legacy consumers may have it.
     assert '"dltensor"' in repr(t.__dlpack__(copy=True))
     assert not dlbridge.from_dlpack(t, copy=True).readonly
+
+
+# -- from_dlpack(device=...) ----------------------------------------------------------------
+
+
+def test_from_dlpack_takes_the_frameworks_own_device_objects() -> None:
+    a = np.arange(3, dtype=np.float32)
+    assert dlbridge.from_dlpack(a, device=a.device).data_ptr == a.ctypes.data
+    t = dlbridge.from_dlpack(a)
+    assert dlbridge.from_dlpack(t, device=t.device).data_ptr == a.ctypes.data
+    assert dlbridge.from_dlpack(a, device="cpu:0").shape == (3,)
+    with pytest.raises(BufferError, match="cannot import a tensor on cpu:0 to cuda:1"):
+        dlbridge.from_dlpack(a, device="cuda:1")
+    with pytest.raises(ValueError, match="unknown device type 'tpu'"):
+        dlbridge.from_dlpack(a, device="tpu")
+    with pytest.raises(TypeError, match=r"expected device as a \(device_type, device_id\) tuple"):
+        dlbridge.from_dlpack(a, device=3.5)
+
+
+def test_from_dlpack_takes_jax_devices() -> None:
+    jnp = pytest.importorskip("jax.numpy")
+    x = jnp.arange(3, dtype=jnp.float32)
+    t = dlbridge.from_dlpack(x, device=x.device)
+    np.testing.assert_array_equal(np.from_dlpack(t), np.arange(3, dtype=np.float32))
+
+
+def test_from_dlpack_takes_torch_style_devices() -> None:
+    class TorchLikeDevice:  # torch.device's attributes
+        type = "cpu"
+        index = None
+
+    a = np.arange(3, dtype=np.float32)
+    assert dlbridge.from_dlpack(a, device=TorchLikeDevice()).shape == (3,)
