@@ -61,10 +61,37 @@ bool isAccelerator(int32_t deviceType) {
          deviceType == kDLCUDAManaged;
 }
 
+/// How arrays of a type without `__dlpack__` are exported, from
+/// dlbridge._frameworks (e.g. TensorFlow's to_dlpack); looked up once per
+/// type.
+struct CapsuleExporter {
+  nb::object toDlpack;
+  bool readOnly = false;
+};
+
+const CapsuleExporter &getCapsuleExporter(PyTypeObject *type) {
+  // Types are kept alive by the references the cache holds; the GIL guards it.
+  static auto *cache = new std::unordered_map<PyTypeObject *, CapsuleExporter>();
+  auto it = cache->find(type);
+  if (it != cache->end())
+    return it->second;
+  nb::handle typeObject(reinterpret_cast<PyObject *>(type));
+  nb::object found = nb::module_::import_("dlbridge._frameworks")
+                         .attr("to_dlpack_for")(typeObject);
+  CapsuleExporter exporter;
+  if (!found.is_none()) {
+    exporter.toDlpack = found[0];
+    exporter.readOnly = nb::cast<bool>(found[1]);
+  }
+  typeObject.inc_ref();
+  return cache->emplace(type, std::move(exporter)).first->second;
+}
+
 /// Calls `__dlpack__`, negotiating the version: 1.3 first, the legacy form
-/// when the producer does not take `max_version`.
+/// when the producer does not take `max_version`. Sets `readOnly` when the
+/// capsule comes from a framework whose arrays are immutable.
 nb::object requestCapsule(nb::handle object, const ArgumentName &name,
-                          const ImportOptions &options) {
+                          const ImportOptions &options, bool &readOnly) {
   const ProtocolNames &n = names();
   PyObject *stream = nullptr;
   if (options.stream) {
@@ -85,6 +112,11 @@ nb::object requestCapsule(nb::handle object, const ArgumentName &name,
     return nb::steal(capsule);
   if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
     PyErr_Clear();
+    const CapsuleExporter &exporter = getCapsuleExporter(Py_TYPE(object.ptr()));
+    if (exporter.toDlpack.is_valid()) {
+      readOnly = exporter.readOnly;
+      return exporter.toDlpack(object);
+    }
     throw nb::type_error(
         (name.str() + ": expected an array supporting DLPack "
                              "(__dlpack__), got '" +
@@ -179,6 +211,7 @@ DLManagedTensorVersioned *ImportedTensor::take() {
     adapter->managed.version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
     adapter->managed.dl_tensor = legacy->dl_tensor;
     adapter->managed.deleter = &LegacyAdapter::deleter;
+    adapter->managed.flags = tensorFlags;
     adapter->legacy = legacy;
     owned = &adapter->managed;
   }
@@ -252,7 +285,8 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     return imported;
   }
 
-  nb::object capsule = requestCapsule(object, name, options);
+  bool readOnly = false;
+  nb::object capsule = requestCapsule(object, name, options, readOnly);
   PyObject *raw = capsule.ptr();
   if (PyCapsule_IsValid(raw, kVersionedName)) {
     auto *managed = static_cast<DLManagedTensorVersioned *>(
@@ -281,6 +315,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     PyCapsule_SetName(raw, kUsedLegacyName);
     imported.legacy = managed;
     imported.dl = &managed->dl_tensor;
+    imported.tensorFlags = readOnly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
     checkDescriptor(imported.dl, name);
     return imported;
   }

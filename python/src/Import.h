@@ -54,7 +54,8 @@ public:
 
   DLTensor *tensor() { return dl; }
   bool holdsTensor() const { return dl != nullptr; }
-  /// DLPACK_FLAG_BITMASK_* (0 for legacy tensors and borrowed views).
+  /// DLPACK_FLAG_BITMASK_* (0 for borrowed views, and for legacy tensors
+  /// but those of frameworks whose arrays are immutable: READ_ONLY).
   uint64_t flags() const { return tensorFlags; }
   /// False for views borrowed through an exchange API's
   /// dltensor_from_py_object_no_sync, which carry no flags.
@@ -79,7 +80,8 @@ private:
 
 /// Imports `object` through its type's DLPack C exchange API when it has
 /// one, else through `__dlpack__(max_version=(1, 3))`, retrying the legacy
-/// `__dlpack__()` when the producer rejects the keyword with TypeError.
+/// `__dlpack__()` when the producer rejects the keyword with TypeError, else
+/// through the capsule function dlbridge._frameworks knows for its type.
 /// Raises TypeError for objects without DLPack support and for exchange APIs
 /// without their required functions, BufferError for capsules that were
 /// already consumed or whose major version is unsupported (after calling

@@ -194,3 +194,33 @@ def test_numpy_scalars_are_scalar_arguments() -> None:
     assert scale.specs(x, np.int64(4)) == scale.specs(x, 4)
     assert scale.specs(x, np.bool_(True)) == scale.specs(x, True)
 
+
+class _UserArray(np.ndarray):
+    pass
+
+
+@pytest.mark.parametrize("make", [
+    lambda a: a.view(_UserArray),
+    lambda a: np.lib.stride_tricks.as_strided(a).view(_UserArray)[::1],
+], ids=["user-subclass", "user-subclass-view"])
+def test_ndarray_subclasses_give_plain_ndarrays(make) -> None:
+    @dlbridge.jit
+    def twice(x):
+        return x * 2
+
+    a = make(np.arange(4, dtype=np.float32))
+    out = twice(a)
+    assert type(out) is np.ndarray
+    np.testing.assert_array_equal(out, np.arange(4, dtype=np.float32) * 2)
+
+
+def test_memmap_gives_plain_ndarrays(tmp_path) -> None:
+    @dlbridge.jit
+    def twice(x):
+        return x * 2
+
+    m = np.memmap(tmp_path / "m.bin", dtype=np.float32, mode="w+", shape=(4,))
+    m[:] = np.arange(4)
+    out = twice(m)
+    assert type(out) is np.ndarray
+    np.testing.assert_array_equal(out, np.arange(4, dtype=np.float32) * 2)
