@@ -50,11 +50,21 @@ const ResultFramework &getResultFramework(PyTypeObject *type) {
 }
 
 nb::object wrapResult(DLManagedTensorVersioned *managed,
-                      const ResultFramework &framework) {
+                      const ResultFramework &framework,
+                      const PreparedCall &call) {
   if (framework.api) {
     void *object = nullptr;
-    if (framework.api->managed_tensor_to_py_object_no_sync(managed, &object))
-      throw nb::python_error();
+    if (framework.api->managed_tensor_to_py_object_no_sync(managed, &object) ||
+        !object) {
+      if (PyErr_Occurred())
+        throw nb::python_error();
+      throw nb::buffer_error(
+          (std::string(call.function()) + "(): the DLPack exchange API of '" +
+           call.firstTensorType()->tp_name +
+           "' failed in managed_tensor_to_py_object_no_sync without setting "
+           "an error")
+              .c_str());
+    }
     return nb::steal(static_cast<PyObject *>(object));
   }
   nb::object tensor = makeTensor(managed);
@@ -202,6 +212,20 @@ void deleteManaged(void *managed) {
     tensor->deleter(tensor);
 }
 
+/// The tensor results of a call not yet handed to Python: released when
+/// wrapping an earlier one fails.
+struct PendingResults {
+  const jit::Signature &signature;
+  SmallArray<void *> &results;
+  /// The first result not handed over.
+  size_t next = 0;
+  ~PendingResults() {
+    for (size_t j = next; j < results.size(); ++j)
+      if (signature.results[j].isTensor && results[j])
+        deleteManaged(results[j]);
+  }
+};
+
 } // namespace
 
 PreparedCall::PreparedCall(const char *function, PyObject *const *args,
@@ -302,13 +326,15 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
   if (status != DLRT_OK)
     raiseStatus(status, std::string(call.function()) + "(): " + ctx.error);
 
+  PendingResults pending{signature, results};
   const ResultFramework &framework =
       getResultFramework(call.firstTensorType());
   auto result = [&](size_t j) {
     const jit::ParamInfo &param = signature.results[j];
+    pending.next = j + 1;
     if (param.isTensor)
       return wrapResult(static_cast<DLManagedTensorVersioned *>(results[j]),
-                        framework);
+                        framework, call);
     return loadScalar(param, resultScalars[j]);
   };
   if (resultCount == 0)

@@ -149,24 +149,38 @@ def test_exchange_api_with_null_functions_is_a_type_error(twice: dlbridge.Kernel
         dlbridge.from_dlpack(x)
 
 
-def test_exchange_api_views_are_checked_too(twice: dlbridge.Kernel) -> None:
-    keep: list[Any] = []
-
-    def view_without_shape(obj: Any, out: Any) -> int:
+def _view_of_array(with_shape: bool) -> Any:
+    """A dltensor_from_py_object_no_sync viewing the object's float32 vector."""
+    def view(obj: Any, out: Any) -> int:
+        a = obj.array
+        obj.shape = (ctypes.c_int64 * 1)(a.shape[0])
         t = out.contents
-        t.data = obj.array.ctypes.data
+        t.data = a.ctypes.data
         t.device.device_type, t.device.device_id = 1, 0
         t.ndim = 1
         t.dtype.code, t.dtype.bits, t.dtype.lanes = 2, 32, 1
-        t.shape = None
+        t.shape = obj.shape if with_shape else None
         t.strides = None
         t.byte_offset = 0
-        keep.append(obj)
         return 0
+    return view
 
-    array_type = exchange_api_type(managed=_managed_fails_silently, dltensor=view_without_shape)
+
+def test_exchange_api_views_are_checked_too(twice: dlbridge.Kernel) -> None:
+    array_type = exchange_api_type(managed=_managed_fails_silently,
+                                   dltensor=_view_of_array(with_shape=False))
     with pytest.raises(ValueError, match=r"twice\(\): argument 0 'x': expected a shape for rank 1, got NULL"):
         twice(array_type(np.zeros(3, np.float32)))
+
+
+def test_exchange_api_failing_to_wrap_a_result_without_an_error_is_a_buffer_error(
+        twice: dlbridge.Kernel) -> None:
+    array_type = exchange_api_type(managed=_managed_fails_silently,
+                                   dltensor=_view_of_array(with_shape=True),
+                                   to_object=lambda _managed, _out: -1)
+    with pytest.raises(BufferError, match=r"twice\(\): the DLPack exchange API of 'ExchangeArray' failed "
+                                          r"in managed_tensor_to_py_object_no_sync without setting"):
+        twice(array_type(np.arange(3, dtype=np.float32)))
 
 
 # -- dlbridge's own exchange API, as a consumer calls it -----------------------------------
