@@ -168,9 +168,16 @@ void storeScalar(const PreparedCall &call, size_t index,
     float narrow = static_cast<float>(number);
     std::memcpy(&slot, &narrow, sizeof(narrow));
   } else if (dtype.code == kDLFloat && dtype.bits == 16) {
-    // Rounds to nearest; OverflowError beyond float16's range.
-    if (PyFloat_Pack2(number, reinterpret_cast<char *>(&slot), 1) < 0)
+    // Rounds to nearest; fails beyond float16's range.
+    if (PyFloat_Pack2(number, reinterpret_cast<char *>(&slot), 1) < 0) {
+      PyErr_Clear();
+      std::string text = std::string(call.function()) + "(): argument " +
+                         std::to_string(index) + " '" + param.name +
+                         "': expected float16 in [-65504, 65504], got " +
+                         nb::cast<std::string>(nb::repr(nb::float_(number)));
+      PyErr_SetString(PyExc_OverflowError, text.c_str());
       throw nb::python_error();
+    }
   } else {
     char dtypeName[64];
     raiseScalarError(

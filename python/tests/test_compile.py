@@ -144,3 +144,6 @@ def test_numpy_scalars_are_scalars() -> None:
 def test_float16_scalars_round_trip() -> None:
     assert _identity("f16")(1.5) == 1.5
     assert _identity("f16")(np.float16(-2.25)) == -2.25
+    assert _identity("f16")(65504.0) == 65504.0
+    with pytest.raises(OverflowError, match=r"argument 0 'n': expected float16 in \[-65504, 65504\], got 10000000000.0"):
+        _identity("f16")(1e10)
