@@ -262,7 +262,10 @@ nb::tuple Tensor::strides() const {
   int64_t compact = 1;
   for (int32_t i = t.ndim - 1; i >= 0; --i) {
     elementStrides[i] = t.strides ? t.strides[i] : compact;
-    compact *= t.shape[i];
+    // Only an empty tensor's compact strides can overflow (imports refuse
+    // others); they address nothing, so they may wrap.
+    compact = static_cast<int64_t>(static_cast<uint64_t>(compact) *
+                                   static_cast<uint64_t>(t.shape[i]));
   }
   nb::list result;
   for (int64_t stride : elementStrides)

@@ -220,3 +220,15 @@ def test_own_allocator_refuses_what_it_cannot_allocate(shape: tuple[int, ...], k
     assert allocate(ctypes.byref(prototype), ctypes.byref(out), None, set_error) == -1
     assert not out
     assert len(errors) == 1 and errors[0][0] == kind and message in errors[0][1]
+
+
+def test_empty_tensor_with_huge_dims_imports_and_reports_its_strides() -> None:
+    def huge_but_empty(t: DLTensor) -> None:
+        t.shape[0], t.shape[1], t.shape[2] = 0, 1 << 62, 1 << 62
+        t.strides = None
+
+    p = edit_tensor(Producer(np.zeros((0, 1, 1), np.float32)), huge_but_empty)
+    t = dlbridge.from_dlpack(p)
+    assert t.shape == (0, 1 << 62, 1 << 62)
+    assert len(t.strides) == 3 and t.strides[2] == 1
+    assert dlbridge.from_dlpack(p, copy=True).shape == (0, 1 << 62, 1 << 62)
