@@ -246,9 +246,13 @@ namespace {
                              .c_str());
 }
 
-/// Refuses what no entry point would take (dlrt_check_descriptor); the
-/// caller's ImportedTensor then releases the tensor.
-void checkDescriptor(const DLTensor *tensor, const ArgumentName &name) {
+/// Refuses what no entry point would take (dlrt_check_descriptor) unless
+/// `options` leave it to the entry point; the caller's ImportedTensor then
+/// releases the tensor.
+void refuseMalformed(const DLTensor *tensor, const ArgumentName &name,
+                     const ImportOptions &options) {
+  if (!options.checkDescriptor)
+    return;
   if (int32_t status = dlrt_check_descriptor(tensor))
     raiseStatus(status, name.str() + ": " + dlrt_last_error());
 }
@@ -270,7 +274,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
       if (api->dltensor_from_py_object_no_sync(object.ptr(), &imported.view))
         raiseExchangeFailure(object, name, "dltensor_from_py_object_no_sync");
       imported.dl = &imported.view;
-      checkDescriptor(imported.dl, name);
+      refuseMalformed(imported.dl, name, options);
       return imported;
     }
     DLManagedTensorVersioned *managed = nullptr;
@@ -281,7 +285,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     imported.versioned = managed;
     imported.dl = &managed->dl_tensor;
     imported.tensorFlags = managed->flags;
-    checkDescriptor(imported.dl, name);
+    refuseMalformed(imported.dl, name, options);
     return imported;
   }
 
@@ -306,7 +310,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     imported.versioned = managed;
     imported.dl = &managed->dl_tensor;
     imported.tensorFlags = managed->flags;
-    checkDescriptor(imported.dl, name);
+    refuseMalformed(imported.dl, name, options);
     return imported;
   }
   if (PyCapsule_IsValid(raw, kLegacyName)) {
@@ -316,7 +320,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     imported.legacy = managed;
     imported.dl = &managed->dl_tensor;
     imported.tensorFlags = readOnly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
-    checkDescriptor(imported.dl, name);
+    refuseMalformed(imported.dl, name, options);
     return imported;
   }
   if (PyCapsule_IsValid(raw, kUsedVersionedName) ||

@@ -38,6 +38,10 @@ struct ImportOptions {
   std::optional<int64_t> stream;
   /// Whether the caller will take() the tensor: skips borrowed views.
   bool requireOwnership = false;
+  /// Whether to refuse malformed descriptors (dlrt_check_descriptor). Only
+  /// callers that hand the tensor straight to an entry point, which checks
+  /// it with the same rules before reading anything, skip it.
+  bool checkDescriptor = true;
 };
 
 /// One tensor borrowed from a Python object: a DLTensor view and whatever
