@@ -93,7 +93,11 @@ bool deviceAccepts(DLDevice call, DLDevice tensor) {
   }
 }
 
-/// Records "argument <index> '<name>': <detail>" as the call's failure.
+/// The index of dlrt_check_descriptor's tensor, which is no argument.
+constexpr int32_t kNoIndex = INT32_MIN;
+
+/// Records "argument <index> '<name>': <detail>" as the call's failure
+/// (only the detail for kNoIndex).
 __attribute__((format(printf, 5, 6))) int32_t
 fail(dlrt_call_ctx *ctx, int32_t status, int32_t index,
      const dlrt_param_desc *desc, const char *format, ...) {
@@ -102,6 +106,8 @@ fail(dlrt_call_ctx *ctx, int32_t status, int32_t index,
   va_start(args, format);
   std::vsnprintf(detail, sizeof(detail), format, args);
   va_end(args);
+  if (index == kNoIndex)
+    return dlrt_set_error(ctx, status, "%s", detail);
   if (desc && desc->name)
     return dlrt_set_error(ctx, status, "argument %d '%s': %s", index,
                           desc->name, detail);
@@ -179,20 +185,11 @@ int32_t checkStridesAndExtent(dlrt_call_ctx *ctx, int32_t index,
   return DLRT_OK;
 }
 
-} // namespace
-
-extern "C" int32_t dlrt_check_tensor(dlrt_call_ctx *ctx, int32_t index,
-                                     const DLTensor *tensor,
-                                     const dlrt_param_desc *desc) {
-  if (!ctx)
-    return dlrt_set_error(nullptr, DLRT_ERR_INVALID_ARGUMENT,
-                          "argument %d: no call context", index);
-  if (index < 0)
-    return fail(ctx, DLRT_ERR_INVALID_ARGUMENT, index, desc,
-                "expected a non-negative argument index, got %d", index);
-  if (!desc)
-    return fail(ctx, DLRT_ERR_INVALID_ARGUMENT, index, desc,
-                "expected a parameter descriptor, got NULL");
+/// dlrt_check_tensor's rules; with `ofParameter` false only those that do
+/// not depend on the call (ctx may then be NULL): not the device's, nor
+/// READ_ONLY's.
+int32_t checkTensor(dlrt_call_ctx *ctx, int32_t index, const DLTensor *tensor,
+                    const dlrt_param_desc *desc, bool ofParameter) {
   if (desc->kind != DLRT_PARAM_TENSOR)
     return fail(ctx, DLRT_ERR_INVALID_ARGUMENT, index, desc,
                 "expected a tensor parameter, got parameter kind %d",
@@ -244,7 +241,7 @@ extern "C" int32_t dlrt_check_tensor(dlrt_call_ctx *ctx, int32_t index,
                   expectedSize, size);
   }
 
-  if (!deviceAccepts(ctx->device, tensor->device)) {
+  if (ofParameter && !deviceAccepts(ctx->device, tensor->device)) {
     char expectedDevice[48], actualDevice[48];
     formatDevice(ctx->device, expectedDevice, sizeof(expectedDevice));
     formatDevice(tensor->device, actualDevice, sizeof(actualDevice));
@@ -281,9 +278,45 @@ extern "C" int32_t dlrt_check_tensor(dlrt_call_ctx *ctx, int32_t index,
                 " (byte_offset %" PRIu64 ")",
                 desc->offset, elementOffset, tensor->byte_offset);
 
-  if (ctx->arg_flags && (ctx->arg_flags[index] & DLPACK_FLAG_BITMASK_READ_ONLY) &&
+  if (ofParameter && ctx->arg_flags &&
+      (ctx->arg_flags[index] & DLPACK_FLAG_BITMASK_READ_ONLY) &&
       (desc->access & DLRT_ACCESS_WRITE))
     return fail(ctx, DLRT_ERR_READ_ONLY, index, desc,
                 "expected a writable tensor, got a READ_ONLY one");
   return DLRT_OK;
+}
+
+} // namespace
+
+extern "C" int32_t dlrt_check_tensor(dlrt_call_ctx *ctx, int32_t index,
+                                     const DLTensor *tensor,
+                                     const dlrt_param_desc *desc) {
+  if (!ctx)
+    return dlrt_set_error(nullptr, DLRT_ERR_INVALID_ARGUMENT,
+                          "argument %d: no call context", index);
+  if (index < 0)
+    return fail(ctx, DLRT_ERR_INVALID_ARGUMENT, index, desc,
+                "expected a non-negative argument index, got %d", index);
+  if (!desc)
+    return fail(ctx, DLRT_ERR_INVALID_ARGUMENT, index, desc,
+                "expected a parameter descriptor, got NULL");
+  return checkTensor(ctx, index, tensor, desc, /*ofParameter=*/true);
+}
+
+extern "C" int32_t dlrt_check_descriptor(const DLTensor *tensor) {
+  if (tensor && tensor->ndim < 0)
+    return fail(nullptr, DLRT_ERR_INVALID_ARGUMENT, kNoIndex, nullptr,
+                "expected a non-negative ndim, got %d", tensor->ndim);
+  // A parameter that takes the tensor as it is: its own rank and dtype, any
+  // size and any strides.
+  dlrt_param_desc any{};
+  any.kind = DLRT_PARAM_TENSOR;
+  any.layout = DLRT_LAYOUT_STRIDED;
+  any.access = DLRT_ACCESS_NONE;
+  any.offset = DLRT_DYNAMIC;
+  if (tensor) {
+    any.rank = tensor->ndim;
+    any.dtype = tensor->dtype;
+  }
+  return checkTensor(nullptr, kNoIndex, tensor, &any, /*ofParameter=*/false);
 }

@@ -6,9 +6,12 @@
 
 #include "Call.h"
 
+#include "Errors.h"
 #include "Tensor.h"
 
 #include "dlbridge/Runtime/dlrt_cuda.h"
+
+#include <nanobind/stl/string.h>
 
 #include <cstring>
 #include <string>
@@ -19,10 +22,6 @@ using namespace dlbridge;
 using namespace dlbridge::python;
 
 namespace {
-
-bool isPythonScalar(PyObject *object) {
-  return PyBool_Check(object) || PyLong_Check(object) || PyFloat_Check(object);
-}
 
 /// How results reach the caller's framework, per type of first tensor.
 struct ResultFramework {
@@ -51,38 +50,27 @@ const ResultFramework &getResultFramework(PyTypeObject *type) {
 }
 
 nb::object wrapResult(DLManagedTensorVersioned *managed,
-                      const ResultFramework &framework) {
+                      const ResultFramework &framework,
+                      const PreparedCall &call) {
   if (framework.api) {
     void *object = nullptr;
-    if (framework.api->managed_tensor_to_py_object_no_sync(managed, &object))
-      throw nb::python_error();
+    if (framework.api->managed_tensor_to_py_object_no_sync(managed, &object) ||
+        !object) {
+      if (PyErr_Occurred())
+        throw nb::python_error();
+      throw nb::buffer_error(
+          (std::string(call.function()) + "(): the DLPack exchange API of '" +
+           call.firstTensorType()->tp_name +
+           "' failed in managed_tensor_to_py_object_no_sync without setting "
+           "an error")
+              .c_str());
+    }
     return nb::steal(static_cast<PyObject *>(object));
   }
   nb::object tensor = makeTensor(managed);
   if (!framework.fromDlpack.is_valid() || framework.fromDlpack.is_none())
     return tensor;
   return framework.fromDlpack(tensor);
-}
-
-[[noreturn]] void raiseCallError(const char *function, int32_t status,
-                                 const char *message) {
-  std::string text = std::string(function) + "(): " + message;
-  switch (status) {
-  case DLRT_ERR_DTYPE:
-    throw nb::type_error(text.c_str());
-  case DLRT_ERR_READ_ONLY:
-    throw nb::buffer_error(text.c_str());
-  case DLRT_ERR_OUT_OF_MEMORY:
-    PyErr_SetString(PyExc_MemoryError, text.c_str());
-    throw nb::python_error();
-  case DLRT_ERR_NO_CUDA_DRIVER:
-  case DLRT_ERR_CUDA:
-  case DLRT_ERR_UNSUPPORTED:
-    PyErr_SetString(PyExc_RuntimeError, text.c_str());
-    throw nb::python_error();
-  default:
-    throw nb::value_error(text.c_str());
-  }
 }
 
 [[noreturn]] void raiseScalarError(const PreparedCall &call, size_t index,
@@ -95,41 +83,117 @@ nb::object wrapResult(DLManagedTensorVersioned *managed,
   throw nb::type_error(text.c_str());
 }
 
-/// Converts a Python scalar to the parameter's dtype into `slot`.
+/// "[-128, 127]": the values of an integer dtype of at most 64 bits.
+std::string integerRange(DLDataType dtype) {
+  if (dtype.code == kDLUInt)
+    return "[0, " + std::to_string(~0ull >> (64 - dtype.bits)) + "]";
+  long long max = static_cast<long long>(~0ull >> (65 - dtype.bits));
+  return "[" + std::to_string(-max - 1) + ", " + std::to_string(max) + "]";
+}
+
+/// Converts an int or bool scalar to the parameter's integer dtype into
+/// `slot`; OverflowError naming the argument when it does not fit.
+void storeInteger(const PreparedCall &call, size_t index,
+                  const jit::ParamInfo &param, uint64_t &slot) {
+  PyObject *value = call.object(index);
+  const DLDataType dtype = param.dtype;
+  if (call.scalarKind(index) == ScalarKind::Float)
+    raiseScalarError(call, index, param, "an integer");
+  // NumPy's bool_ has no __index__.
+  nb::object number =
+      call.scalarKind(index) == ScalarKind::Bool
+          ? nb::object(nb::int_(PyObject_IsTrue(value) == 1 ? 1 : 0))
+          : nb::steal(PyNumber_Index(value));
+  if (!number.is_valid())
+    throw nb::python_error();
+  int overflow = 0;
+  long long signedValue = PyLong_AsLongLongAndOverflow(number.ptr(), &overflow);
+  if (signedValue == -1 && PyErr_Occurred())
+    throw nb::python_error();
+  const unsigned bits = dtype.bits;
+  uint64_t word = static_cast<uint64_t>(signedValue);
+  bool fits;
+  if (dtype.code == kDLUInt && overflow > 0) {
+    word = PyLong_AsUnsignedLongLong(number.ptr());
+    fits = !PyErr_Occurred() && bits == 64;
+    PyErr_Clear();
+  } else if (dtype.code == kDLUInt) {
+    fits = overflow == 0 && signedValue >= 0 && (bits == 64 || word >> bits == 0);
+  } else {
+    long long max = static_cast<long long>(~0ull >> (65 - bits));
+    fits = overflow == 0 && signedValue >= -max - 1 && signedValue <= max;
+  }
+  if (!fits) {
+    char dtypeName[64];
+    std::string text =
+        std::string(call.function()) + "(): argument " + std::to_string(index) +
+        " '" + param.name + "': expected " +
+        dlrt_dtype_name(dtype, dtypeName, sizeof(dtypeName)) + " in " +
+        integerRange(dtype) + ", got " + nb::cast<std::string>(nb::str(number));
+    PyErr_SetString(PyExc_OverflowError, text.c_str());
+    throw nb::python_error();
+  }
+  // Little-endian: the low bytes of the slot are the narrower integer.
+  slot = word;
+}
+
+/// Converts a scalar argument to the parameter's dtype into `slot`.
 void storeScalar(const PreparedCall &call, size_t index,
                  const jit::ParamInfo &param, uint64_t &slot) {
   PyObject *value = call.object(index);
   const DLDataType dtype = param.dtype;
   if (!call.isScalar(index))
-    raiseScalarError(call, index, param, "a Python scalar");
+    raiseScalarError(call, index, param, "a Python or NumPy scalar");
+  if (dtype.code == kDLBool) {
+    int truth = PyObject_IsTrue(value);
+    if (truth < 0)
+      throw nb::python_error();
+    slot = truth;
+    return;
+  }
+  if ((dtype.code == kDLInt || dtype.code == kDLUInt) && dtype.bits >= 8 &&
+      dtype.bits <= 64) {
+    storeInteger(call, index, param, slot);
+    return;
+  }
+  double number = 0;
   if (dtype.code == kDLFloat) {
-    double number = PyFloat_AsDouble(value);
+    number = PyFloat_AsDouble(value);
     if (number == -1.0 && PyErr_Occurred())
       throw nb::python_error();
-    if (dtype.bits == 32) {
-      float narrow = static_cast<float>(number);
-      std::memcpy(&slot, &narrow, sizeof(narrow));
-    } else {
-      std::memcpy(&slot, &number, sizeof(number));
+  }
+  if (dtype.code == kDLFloat && dtype.bits == 64) {
+    std::memcpy(&slot, &number, sizeof(number));
+  } else if (dtype.code == kDLFloat && dtype.bits == 32) {
+    float narrow = static_cast<float>(number);
+    std::memcpy(&slot, &narrow, sizeof(narrow));
+  } else if (dtype.code == kDLFloat && dtype.bits == 16) {
+    // Rounds to nearest; fails beyond float16's range.
+    if (PyFloat_Pack2(number, reinterpret_cast<char *>(&slot), 1) < 0) {
+      PyErr_Clear();
+      std::string text = std::string(call.function()) + "(): argument " +
+                         std::to_string(index) + " '" + param.name +
+                         "': expected float16 in [-65504, 65504], got " +
+                         nb::cast<std::string>(nb::repr(nb::float_(number)));
+      PyErr_SetString(PyExc_OverflowError, text.c_str());
+      throw nb::python_error();
     }
-    return;
+  } else {
+    char dtypeName[64];
+    raiseScalarError(
+        call, index, param,
+        (std::string("a tensor (scalars cannot be passed as ") +
+         dlrt_dtype_name(dtype, dtypeName, sizeof(dtypeName)) + ")")
+            .c_str());
   }
-  if (dtype.code == kDLBool) {
-    slot = PyObject_IsTrue(value) ? 1 : 0;
-    return;
-  }
-  if (PyFloat_Check(value))
-    raiseScalarError(call, index, param, "an integer");
-  long long number = PyLong_AsLongLong(value);
-  if (number == -1 && PyErr_Occurred())
-    throw nb::python_error();
-  // Little-endian: the low bytes of the slot are the narrower integer.
-  std::memcpy(&slot, &number, sizeof(number));
 }
 
 nb::object loadScalar(const jit::ParamInfo &param, uint64_t slot) {
   const DLDataType dtype = param.dtype;
   if (dtype.code == kDLFloat) {
+    if (dtype.bits == 16)
+      return nb::float_(
+          PyFloat_Unpack2(reinterpret_cast<const char *>(&slot), 1));
     if (dtype.bits == 32) {
       float value;
       std::memcpy(&value, &slot, sizeof(value));
@@ -155,18 +219,50 @@ void deleteManaged(void *managed) {
     tensor->deleter(tensor);
 }
 
+/// The tensor results of a call not yet handed to Python: released when
+/// wrapping an earlier one fails.
+struct PendingResults {
+  const jit::Signature &signature;
+  SmallArray<void *> &results;
+  /// The first result not handed over.
+  size_t next = 0;
+  ~PendingResults() {
+    for (size_t j = next; j < results.size(); ++j)
+      if (signature.results[j].isTensor && results[j])
+        deleteManaged(results[j]);
+  }
+};
+
 } // namespace
 
 PreparedCall::PreparedCall(const char *function, PyObject *const *args,
-                           size_t count, const ImportOptions &options)
-    : name(function), objects(args), count(count), tensors(count) {
+                           size_t count, const ImportOptions &options,
+                           const jit::Signature *signature)
+    : name(function), objects(args), count(count), options(options),
+      signature(signature), kinds(count), tensors(count) {
   for (size_t i = 0; i < count; ++i) {
-    if (isPythonScalar(args[i]))
+    kinds[i] = python::scalarKind(args[i]);
+    if (kinds[i] != ScalarKind::None)
       continue;
-    tensors[i] = importTensor(args[i], {function, static_cast<int>(i)}, options);
+    tensors[i] = importTensor(args[i], argumentName(i), options);
     if (!firstType)
       firstType = Py_TYPE(args[i]);
   }
+}
+
+void PreparedCall::requireFlags(size_t i) {
+  if (tensors[i].flagsKnown())
+    return;
+  ImportOptions owning = options;
+  owning.requireOwnership = true;
+  tensors[i] = importTensor(objects[i], argumentName(i), owning);
+}
+
+ArgumentName PreparedCall::argumentName(size_t i) const {
+  const char *parameter = signature && i < signature->args.size()
+                              ? signature->args[i].name.c_str()
+                              : nullptr;
+  return {name, static_cast<int>(i), parameter};
 }
 
 void PreparedCall::releaseAfter(DLDevice device, void *stream) {
@@ -208,6 +304,8 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
     }
     if (call.isScalar(i))
       raiseScalarError(call, i, param, "an array");
+    if (param.access & DLRT_ACCESS_WRITE)
+      call.requireFlags(i);
     args[i] = call.tensor(i);
     flags[i] = call.flags(i);
     if (signature.device != kDLCPU && device.device_type == kDLCPU)
@@ -233,15 +331,17 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
   }
   call.releaseAfter(device, stream);
   if (status != DLRT_OK)
-    raiseCallError(call.function(), status, ctx.error);
+    raiseStatus(status, std::string(call.function()) + "(): " + ctx.error);
 
+  PendingResults pending{signature, results};
   const ResultFramework &framework =
       getResultFramework(call.firstTensorType());
   auto result = [&](size_t j) {
     const jit::ParamInfo &param = signature.results[j];
+    pending.next = j + 1;
     if (param.isTensor)
       return wrapResult(static_cast<DLManagedTensorVersioned *>(results[j]),
-                        framework);
+                        framework, call);
     return loadScalar(param, resultScalars[j]);
   };
   if (resultCount == 0)

@@ -9,6 +9,7 @@
 #define DLBRIDGE_PYTHON_CALL_H
 
 #include "Import.h"
+#include "Scalars.h"
 #include "SmallArray.h"
 
 #include "dlbridge/JIT/Kernel.h"
@@ -18,28 +19,40 @@
 
 namespace dlbridge::python {
 
-/// The arguments of one call: Python bools, ints and floats stay scalars,
-/// everything else is imported as a tensor.
+/// The arguments of one call: Python and NumPy scalars stay scalars (see
+/// Scalars.h), everything else is imported as a tensor.
 class PreparedCall {
 public:
+  /// `signature`, when the kernel is already known, names the arguments in
+  /// import errors.
   PreparedCall(const char *function, PyObject *const *args, size_t count,
-               const ImportOptions &options);
+               const ImportOptions &options,
+               const jit::Signature *signature = nullptr);
 
   const char *function() const { return name; }
   size_t size() const { return count; }
-  bool isScalar(size_t i) const { return !tensors[i].holdsTensor(); }
+  bool isScalar(size_t i) const { return kinds[i] != ScalarKind::None; }
+  ScalarKind scalarKind(size_t i) const { return kinds[i]; }
   PyObject *object(size_t i) const { return objects[i]; }
   DLTensor *tensor(size_t i) { return tensors[i].tensor(); }
   uint64_t flags(size_t i) const { return tensors[i].flags(); }
+  /// Makes flags(i) the producer's: a view borrowed without flags is
+  /// imported again as a managed tensor (same data, shape and dtype).
+  void requireFlags(size_t i);
   /// Type of the first tensor argument: results come back in its framework.
   PyTypeObject *firstTensorType() const { return firstType; }
   /// Releases every imported tensor after work on `device`'s `stream`.
   void releaseAfter(DLDevice device, void *stream);
 
 private:
+  ArgumentName argumentName(size_t i) const;
+
   const char *name;
   PyObject *const *objects;
   size_t count;
+  ImportOptions options;
+  const jit::Signature *signature;
+  SmallArray<ScalarKind> kinds;
   SmallArray<ImportedTensor> tensors;
   PyTypeObject *firstType = nullptr;
 };

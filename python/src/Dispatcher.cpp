@@ -19,26 +19,6 @@ namespace {
 
 constexpr uint64_t kTensorTag = uint64_t(1) << 63;
 
-enum class ScalarKind : uint64_t { Bool = 1, Int = 2, Float = 3 };
-
-ScalarKind scalarKind(PyObject *object) {
-  if (PyBool_Check(object))
-    return ScalarKind::Bool;
-  return PyLong_Check(object) ? ScalarKind::Int : ScalarKind::Float;
-}
-
-const char *scalarKindName(ScalarKind kind) {
-  switch (kind) {
-  case ScalarKind::Bool:
-    return "bool";
-  case ScalarKind::Int:
-    return "int";
-  case ScalarKind::Float:
-    return "float";
-  }
-  return "float";
-}
-
 /// The `stream=` keyword (a DLPack stream value): what producers of CUDA
 /// tensors are asked to order their work before, and what the kernel runs on.
 void *getStream(const nb::kwargs &kwargs, const char *function,
@@ -65,12 +45,15 @@ void *getStream(const nb::kwargs &kwargs, const char *function,
 Dispatcher::Dispatcher(nb::callable compiler, std::string name)
     : compiler(std::move(compiler)), functionName(std::move(name)) {}
 
-void Dispatcher::computeKey(PreparedCall &call,
-                            std::vector<uint64_t> &key) const {
-  key.clear();
-  for (size_t i = 0; i < call.size(); ++i) {
+namespace {
+
+/// Two words per argument: its kind (a scalar's, or a tensor's dtype, rank
+/// and device) and a tensor's size-1 dims.
+void computeKey(PreparedCall &call, uint64_t *key) {
+  for (size_t i = 0; i < call.size(); ++i, key += 2) {
     if (call.isScalar(i)) {
-      key.push_back(static_cast<uint64_t>(scalarKind(call.object(i))));
+      key[0] = static_cast<uint64_t>(call.scalarKind(i));
+      key[1] = 0;
       continue;
     }
     const DLTensor *t = call.tensor(i);
@@ -78,22 +61,23 @@ void Dispatcher::computeKey(PreparedCall &call,
     for (int32_t d = 0; d < t->ndim && d < 64; ++d)
       if (t->shape[d] == 1)
         unitDims |= uint64_t(1) << d;
-    key.push_back(kTensorTag | uint64_t(t->dtype.code) |
-                  uint64_t(t->dtype.bits) << 8 |
-                  uint64_t(t->dtype.lanes) << 16 |
-                  uint64_t(uint32_t(t->ndim) & 0xff) << 32 |
-                  uint64_t(t->device.device_type & 0xff) << 40 |
-                  uint64_t(t->device.device_id & 0xff) << 48);
-    key.push_back(unitDims);
+    key[0] = kTensorTag | uint64_t(t->dtype.code) |
+             uint64_t(t->dtype.bits) << 8 | uint64_t(t->dtype.lanes) << 16 |
+             uint64_t(uint32_t(t->ndim) & 0xff) << 32 |
+             uint64_t(t->device.device_type & 0xff) << 40 |
+             uint64_t(t->device.device_id & 0xff) << 48;
+    key[1] = unitDims;
   }
 }
+
+} // namespace
 
 nb::tuple Dispatcher::specsFor(PreparedCall &call) {
   nb::list specs;
   for (size_t i = 0; i < call.size(); ++i) {
     if (call.isScalar(i)) {
       specs.append(nb::make_tuple(
-          "scalar", scalarKindName(scalarKind(call.object(i)))));
+          "scalar", scalarKindName(call.scalarKind(i))));
       continue;
     }
     const DLTensor *t = call.tensor(i);
@@ -121,20 +105,18 @@ nb::object Dispatcher::call(nb::args args, nb::kwargs kwargs) {
   void *stream = getStream(kwargs, functionName.c_str(), options);
   PreparedCall call(functionName.c_str(), &PyTuple_GET_ITEM(args.ptr(), 0),
                     args.size(), options);
-  computeKey(call, scratchKey);
-  const jit::Kernel *kernel = nullptr;
-  for (const Entry &entry : entries)
-    if (entry.key == scratchKey) {
-      kernel = &entry.kernel;
-      break;
-    }
+  SmallArray<uint64_t, 16> key(2 * call.size());
+  computeKey(call, key.data());
+  const jit::Kernel *kernel = table.find(key.data(), key.size());
   if (!kernel) {
-    if (!compiler.is_valid())
+    // The compiler releases the GIL: another thread may compile the same
+    // key meanwhile; the table keeps the first kernel inserted.
+    nb::callable compile = compiler;
+    if (!compile.is_valid())
       throw nb::type_error((functionName + "() can no longer compile").c_str());
-    std::vector<uint64_t> key = scratchKey;
-    nb::object compiled = compiler(specsFor(call));
-    entries.push_back({std::move(key), nb::cast<jit::Kernel>(compiled)});
-    kernel = &entries.back().kernel;
+    nb::object compiled = compile(specsFor(call));
+    kernel = &table.insert(key.data(), key.size(),
+                           nb::cast<jit::Kernel>(compiled));
   }
   return runKernel(*kernel, call, stream);
 }

@@ -8,18 +8,19 @@
 #define DLBRIDGE_PYTHON_DISPATCHER_H
 
 #include "Call.h"
+#include "SpecialisationTable.h"
 
 #include <nanobind/nanobind.h>
 
 #include <string>
-#include <vector>
 
 namespace dlbridge::python {
 
 /// Calls a jitted function: imports the arguments, finds the kernel
 /// specialised for their (dtype, rank, size-1 dims, device) and Python
 /// scalar kinds, and runs it. Only a miss runs Python: `compiler(specs)`
-/// traces and compiles, returning a Kernel. The GIL guards the cache.
+/// traces and compiles, returning a Kernel. Calls on several threads may
+/// compile at once (the compiler releases the GIL); see SpecialisationTable.
 class Dispatcher {
 public:
   Dispatcher(nanobind::callable compiler, std::string name);
@@ -27,25 +28,17 @@ public:
   nanobind::object call(nanobind::args args, nanobind::kwargs kwargs);
   /// The specs of an argument list, as `compiler` receives them.
   nanobind::tuple specsOf(nanobind::args args);
-  size_t numSpecialisations() const { return entries.size(); }
+  size_t numSpecialisations() const { return table.size(); }
   /// For the garbage collector: the compiler usually refers back to us.
   nanobind::callable &compilerCallback() { return compiler; }
   const std::string &name() const { return functionName; }
 
 private:
-  struct Entry {
-    std::vector<uint64_t> key;
-    jit::Kernel kernel;
-  };
-
-  /// Fills `key` from the prepared arguments.
-  void computeKey(PreparedCall &call, std::vector<uint64_t> &key) const;
   static nanobind::tuple specsFor(PreparedCall &call);
 
   nanobind::callable compiler;
   std::string functionName;
-  std::vector<Entry> entries;
-  std::vector<uint64_t> scratchKey;
+  SpecialisationTable table;
 };
 
 void bindDispatcher(nanobind::module_ &m);

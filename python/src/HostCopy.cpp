@@ -8,6 +8,7 @@
 
 #include "dlbridge/Runtime/dlrt.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -54,16 +55,31 @@ char *copyDims(const DLTensor &source, int32_t dim, const char *from,
 DLManagedTensorVersioned *
 dlbridge::python::allocateHostTensor(DLDataType dtype, int32_t ndim,
                                      const int64_t *shape, uint64_t flags) {
+  if (ndim < 0)
+    return nullptr;
+  size_t bytes = elementBytes(dtype);
+  bool overflowed = false, empty = false;
+  for (int32_t i = 0; i < ndim; ++i) {
+    if (shape[i] < 0)
+      return nullptr;
+    empty |= shape[i] == 0;
+    overflowed |=
+        __builtin_mul_overflow(bytes, static_cast<uint64_t>(shape[i]), &bytes);
+  }
+  if (empty)
+    bytes = 0;
+  else if (overflowed)
+    return nullptr;
+  // No allocation addresses more than PTRDIFF_MAX bytes.
+  if (bytes > static_cast<size_t>(PTRDIFF_MAX))
+    return nullptr;
   auto *tensor = static_cast<HostTensor *>(
       std::calloc(1, sizeof(HostTensor) + sizeof(int64_t) * ndim));
   if (!tensor)
     return nullptr;
-  size_t count = 1;
-  for (int32_t i = 0; i < ndim; ++i) {
+  for (int32_t i = 0; i < ndim; ++i)
     tensor->shape[i] = shape[i];
-    count *= size_t(shape[i]);
-  }
-  void *data = dlrt_host_alloc(count * elementBytes(dtype));
+  void *data = dlrt_host_alloc(bytes);
   if (!data) {
     std::free(tensor);
     return nullptr;

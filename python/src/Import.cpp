@@ -6,6 +6,10 @@
 
 #include "Import.h"
 
+#include "Errors.h"
+
+#include "dlbridge/Runtime/dlrt.h"
+
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
@@ -57,10 +61,37 @@ bool isAccelerator(int32_t deviceType) {
          deviceType == kDLCUDAManaged;
 }
 
+/// How arrays of a type without `__dlpack__` are exported, from
+/// dlbridge._frameworks (e.g. TensorFlow's to_dlpack); looked up once per
+/// type.
+struct CapsuleExporter {
+  nb::object toDlpack;
+  bool readOnly = false;
+};
+
+const CapsuleExporter &getCapsuleExporter(PyTypeObject *type) {
+  // Types are kept alive by the references the cache holds; the GIL guards it.
+  static auto *cache = new std::unordered_map<PyTypeObject *, CapsuleExporter>();
+  auto it = cache->find(type);
+  if (it != cache->end())
+    return it->second;
+  nb::handle typeObject(reinterpret_cast<PyObject *>(type));
+  nb::object found = nb::module_::import_("dlbridge._frameworks")
+                         .attr("to_dlpack_for")(typeObject);
+  CapsuleExporter exporter;
+  if (!found.is_none()) {
+    exporter.toDlpack = found[0];
+    exporter.readOnly = nb::cast<bool>(found[1]);
+  }
+  typeObject.inc_ref();
+  return cache->emplace(type, std::move(exporter)).first->second;
+}
+
 /// Calls `__dlpack__`, negotiating the version: 1.3 first, the legacy form
-/// when the producer does not take `max_version`.
+/// when the producer does not take `max_version`. Sets `readOnly` when the
+/// capsule comes from a framework whose arrays are immutable.
 nb::object requestCapsule(nb::handle object, const ArgumentName &name,
-                          const ImportOptions &options) {
+                          const ImportOptions &options, bool &readOnly) {
   const ProtocolNames &n = names();
   PyObject *stream = nullptr;
   if (options.stream) {
@@ -81,6 +112,11 @@ nb::object requestCapsule(nb::handle object, const ArgumentName &name,
     return nb::steal(capsule);
   if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
     PyErr_Clear();
+    const CapsuleExporter &exporter = getCapsuleExporter(Py_TYPE(object.ptr()));
+    if (exporter.toDlpack.is_valid()) {
+      readOnly = exporter.readOnly;
+      return exporter.toDlpack(object);
+    }
     throw nb::type_error(
         (name.str() + ": expected an array supporting DLPack "
                              "(__dlpack__), got '" +
@@ -175,6 +211,7 @@ DLManagedTensorVersioned *ImportedTensor::take() {
     adapter->managed.version = {DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
     adapter->managed.dl_tensor = legacy->dl_tensor;
     adapter->managed.deleter = &LegacyAdapter::deleter;
+    adapter->managed.flags = tensorFlags;
     adapter->legacy = legacy;
     owned = &adapter->managed;
   }
@@ -188,30 +225,72 @@ std::string ArgumentName::str() const {
   std::string text = std::string(function) + "()";
   if (index >= 0)
     text += ": argument " + std::to_string(index);
+  if (parameter)
+    text += std::string(" '") + parameter + "'";
   return text;
 }
+
+namespace {
+
+/// A producer's exchange API function failed: its Python error, else a
+/// BufferError saying so (a failure without an error is the producer's bug,
+/// and nanobind cannot raise an unset error).
+[[noreturn]] void raiseExchangeFailure(nb::handle object,
+                                       const ArgumentName &name,
+                                       const char *function) {
+  if (PyErr_Occurred())
+    throw nb::python_error();
+  throw nb::buffer_error((name.str() + ": the DLPack exchange API of '" +
+                          Py_TYPE(object.ptr())->tp_name + "' failed in " +
+                          function + " without setting an error")
+                             .c_str());
+}
+
+/// Refuses what no entry point would take (dlrt_check_descriptor) unless
+/// `options` leave it to the entry point; the caller's ImportedTensor then
+/// releases the tensor.
+void refuseMalformed(const DLTensor *tensor, const ArgumentName &name,
+                     const ImportOptions &options) {
+  if (!options.checkDescriptor)
+    return;
+  if (int32_t status = dlrt_check_descriptor(tensor))
+    raiseStatus(status, name.str() + ": " + dlrt_last_error());
+}
+
+} // namespace
 
 ImportedTensor dlbridge::python::importTensor(nb::handle object,
                                               const ArgumentName &name,
                                               const ImportOptions &options) {
   ImportedTensor imported;
   if (const DLPackExchangeAPI *api = getExchangeAPI(Py_TYPE(object.ptr()))) {
+    if (!api->managed_tensor_from_py_object_no_sync)
+      throw nb::type_error(
+          (name.str() + ": expected the DLPack exchange API of '" +
+           Py_TYPE(object.ptr())->tp_name +
+           "' to provide managed_tensor_from_py_object_no_sync, got NULL")
+              .c_str());
     if (api->dltensor_from_py_object_no_sync && !options.requireOwnership) {
       if (api->dltensor_from_py_object_no_sync(object.ptr(), &imported.view))
-        throw nb::python_error();
+        raiseExchangeFailure(object, name, "dltensor_from_py_object_no_sync");
       imported.dl = &imported.view;
+      refuseMalformed(imported.dl, name, options);
       return imported;
     }
     DLManagedTensorVersioned *managed = nullptr;
-    if (api->managed_tensor_from_py_object_no_sync(object.ptr(), &managed))
-      throw nb::python_error();
+    if (api->managed_tensor_from_py_object_no_sync(object.ptr(), &managed) ||
+        !managed)
+      raiseExchangeFailure(object, name,
+                           "managed_tensor_from_py_object_no_sync");
     imported.versioned = managed;
     imported.dl = &managed->dl_tensor;
     imported.tensorFlags = managed->flags;
+    refuseMalformed(imported.dl, name, options);
     return imported;
   }
 
-  nb::object capsule = requestCapsule(object, name, options);
+  bool readOnly = false;
+  nb::object capsule = requestCapsule(object, name, options, readOnly);
   PyObject *raw = capsule.ptr();
   if (PyCapsule_IsValid(raw, kVersionedName)) {
     auto *managed = static_cast<DLManagedTensorVersioned *>(
@@ -231,6 +310,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     imported.versioned = managed;
     imported.dl = &managed->dl_tensor;
     imported.tensorFlags = managed->flags;
+    refuseMalformed(imported.dl, name, options);
     return imported;
   }
   if (PyCapsule_IsValid(raw, kLegacyName)) {
@@ -239,6 +319,8 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     PyCapsule_SetName(raw, kUsedLegacyName);
     imported.legacy = managed;
     imported.dl = &managed->dl_tensor;
+    imported.tensorFlags = readOnly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+    refuseMalformed(imported.dl, name, options);
     return imported;
   }
   if (PyCapsule_IsValid(raw, kUsedVersionedName) ||

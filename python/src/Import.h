@@ -20,11 +20,14 @@ namespace dlbridge::python {
 /// major version 1), or NULL. Looked up once per type.
 const DLPackExchangeAPI *getExchangeAPI(PyTypeObject *type);
 
-/// Names an argument in messages ("f(): argument 2"); built only on error.
+/// Names an argument in messages ("f(): argument 2 'x'"); built only on
+/// error.
 struct ArgumentName {
   const char *function;
   /// -1 for from_dlpack's single argument.
   int index;
+  /// The parameter's name when the kernel is known, else NULL.
+  const char *parameter = nullptr;
   std::string str() const;
 };
 
@@ -35,6 +38,10 @@ struct ImportOptions {
   std::optional<int64_t> stream;
   /// Whether the caller will take() the tensor: skips borrowed views.
   bool requireOwnership = false;
+  /// Whether to refuse malformed descriptors (dlrt_check_descriptor). Only
+  /// callers that hand the tensor straight to an entry point, which checks
+  /// it with the same rules before reading anything, skip it.
+  bool checkDescriptor = true;
 };
 
 /// One tensor borrowed from a Python object: a DLTensor view and whatever
@@ -51,8 +58,12 @@ public:
 
   DLTensor *tensor() { return dl; }
   bool holdsTensor() const { return dl != nullptr; }
-  /// DLPACK_FLAG_BITMASK_* (0 for legacy tensors and borrowed views).
+  /// DLPACK_FLAG_BITMASK_* (0 for borrowed views, and for legacy tensors
+  /// but those of frameworks whose arrays are immutable: READ_ONLY).
   uint64_t flags() const { return tensorFlags; }
+  /// False for views borrowed through an exchange API's
+  /// dltensor_from_py_object_no_sync, which carry no flags.
+  bool flagsKnown() const { return dl != &view; }
 
   /// Takes ownership as a versioned managed tensor (legacy tensors are
   /// wrapped; borrowed views cannot be taken: returns NULL).
@@ -73,12 +84,15 @@ private:
 
 /// Imports `object` through its type's DLPack C exchange API when it has
 /// one, else through `__dlpack__(max_version=(1, 3))`, retrying the legacy
-/// `__dlpack__()` when the producer rejects the keyword with TypeError.
-/// Raises TypeError
-/// for objects without DLPack support and BufferError for capsules that
-/// were already consumed or whose major version is unsupported (after
-/// calling their deleter). The capsule is renamed to `used_*` before
-/// anything else can fail.
+/// `__dlpack__()` when the producer rejects the keyword with TypeError, else
+/// through the capsule function dlbridge._frameworks knows for its type.
+/// Raises TypeError for objects without DLPack support and for exchange APIs
+/// without their required functions, BufferError for capsules that were
+/// already consumed or whose major version is unsupported (after calling
+/// their deleter) and for producers that fail without saying why, and what
+/// dlrt_check_descriptor's status maps to for malformed descriptors (after
+/// releasing them). The capsule is renamed to `used_*` before anything else
+/// can fail.
 ImportedTensor importTensor(nanobind::handle object, const ArgumentName &name,
                             const ImportOptions &options);
 

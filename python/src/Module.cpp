@@ -92,9 +92,12 @@ NB_MODULE(_dlbridge, m) {
       .def(
           "__call__",
           [](const jit::Kernel &kernel, nb::args args) {
+            // Nothing reads the tensors before the entry point checks them.
+            ImportOptions options;
+            options.checkDescriptor = false;
             PreparedCall call(kernel.signature().name.c_str(),
                               &PyTuple_GET_ITEM(args.ptr(), 0), args.size(),
-                              {});
+                              options, &kernel.signature());
             return runKernel(kernel, call, nullptr);
           })
       .def_prop_ro("signature",

@@ -90,6 +90,18 @@ DLDevice toDevice(const nb::tuple &device) {
           nb::cast<int32_t>(device[1])};
 }
 
+/// from_dlpack's `device`: None, a (device_type, device_id) tuple, or what
+/// dlbridge._frameworks can turn into one (names, framework device objects).
+std::optional<DLDevice> requestedDevice(nb::handle device) {
+  if (device.is_none())
+    return std::nullopt;
+  if (nb::isinstance<nb::tuple>(device))
+    return toDevice(nb::borrow<nb::tuple>(device));
+  nb::object pair = nb::module_::import_("dlbridge._frameworks")
+                        .attr("dlpack_device_of")(device);
+  return toDevice(nb::cast<nb::tuple>(pair));
+}
+
 bool sameDevice(DLDevice a, DLDevice b) {
   return a.device_type == b.device_type && a.device_id == b.device_id;
 }
@@ -100,14 +112,33 @@ bool isHostReadable(DLDevice device) {
          device.device_type == kDLCUDAManaged;
 }
 
-DLManagedTensorVersioned *copyOrThrow(const DLTensor &tensor, uint64_t flags) {
+/// "(2, 3) float32", as NumPy's MemoryError describes arrays.
+std::string describeShape(const DLTensor &tensor) {
+  std::string text = "(";
+  for (int32_t i = 0; i < tensor.ndim; ++i)
+    text += std::to_string(tensor.shape[i]) +
+            (i + 1 < tensor.ndim || tensor.ndim == 1 ? "," : "") +
+            (i + 1 < tensor.ndim ? " " : "");
+  char dtype[64];
+  return text + ") " + dlrt_dtype_name(tensor.dtype, dtype, sizeof(dtype));
+}
+
+/// A host copy of `tensor`, which dlrt_check_descriptor accepted; MemoryError
+/// when it cannot be allocated (its size may not even fit size_t).
+DLManagedTensorVersioned *copyOrThrow(const char *function,
+                                      const DLTensor &tensor, uint64_t flags) {
   if (!isHostReadable(tensor.device))
     throw nb::buffer_error(("cannot copy a tensor on " +
                             deviceName(tensor.device) + " to the host")
                                .c_str());
   DLManagedTensorVersioned *copy = copyToHost(tensor, flags);
-  if (!copy)
-    throw std::bad_alloc();
+  if (!copy) {
+    std::string text = std::string(function) +
+                       "(): cannot allocate a host copy of shape " +
+                       describeShape(tensor);
+    PyErr_SetString(PyExc_MemoryError, text.c_str());
+    throw nb::python_error();
+  }
   return copy;
 }
 
@@ -123,10 +154,19 @@ int allocateTensor(DLTensor *prototype, DLManagedTensorVersioned **out,
              "dlbridge allocates host tensors only");
     return -1;
   }
+  bool valid = prototype->ndim >= 0 && (prototype->ndim == 0 || prototype->shape);
+  for (int32_t i = 0; valid && i < prototype->ndim; ++i)
+    valid = prototype->shape[i] >= 0;
+  if (!valid) {
+    setError(errorContext, "ValueError",
+             "expected a prototype with a shape of non-negative dims");
+    return -1;
+  }
   *out = allocateHostTensor(prototype->dtype, prototype->ndim,
                             prototype->shape, 0);
   if (!*out) {
-    setError(errorContext, "MemoryError", "out of host memory");
+    setError(errorContext, "MemoryError",
+             "cannot allocate a host tensor of the prototype's size");
     return -1;
   }
   return 0;
@@ -222,7 +262,10 @@ nb::tuple Tensor::strides() const {
   int64_t compact = 1;
   for (int32_t i = t.ndim - 1; i >= 0; --i) {
     elementStrides[i] = t.strides ? t.strides[i] : compact;
-    compact *= t.shape[i];
+    // Only an empty tensor's compact strides can overflow (imports refuse
+    // others); they address nothing, so they may wrap.
+    compact = static_cast<int64_t>(static_cast<uint64_t>(compact) *
+                                   static_cast<uint64_t>(t.shape[i]));
   }
   nb::list result;
   for (int64_t stride : elementStrides)
@@ -280,9 +323,15 @@ nb::object Tensor::dlpack(nb::handle stream,
   }
 
   if (mustCopy) {
-    Tensor copied(copyOrThrow(t, DLPACK_FLAG_BITMASK_IS_COPIED));
+    Tensor copied(
+        copyOrThrow("__dlpack__", t, DLPACK_FLAG_BITMASK_IS_COPIED));
     return copied.dlpack(nb::none(), maxVersion, std::nullopt, false);
   }
+  if (!versioned && (flags() & DLPACK_FLAG_BITMASK_READ_ONLY))
+    throw nb::buffer_error(
+        "cannot export a READ_ONLY tensor as a legacy (unversioned) DLPack "
+        "capsule, which cannot say it is read-only: ask for max_version >= "
+        "(1, 0), or copy=True");
   PyObject *capsule;
   if (versioned) {
     DLManagedTensorVersioned *managed = exportVersioned();
@@ -345,26 +394,26 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
 
   m.def(
       "from_dlpack",
-      [](nb::handle x, std::optional<nb::tuple> device,
-         std::optional<bool> copy) {
+      [](nb::handle x, nb::handle device, std::optional<bool> copy) {
+        std::optional<DLDevice> target = requestedDevice(device);
         ImportOptions options;
         options.requireOwnership = true;
         ImportedTensor imported = importTensor(x, {"from_dlpack", -1}, options);
-        uint64_t flags = imported.flags();
         const DLTensor source = *imported.tensor();
         bool mustCopy = copy.value_or(false);
-        if (device && !sameDevice(toDevice(*device), source.device)) {
-          if (copy == false || toDevice(*device).device_type != kDLCPU)
+        if (target && !sameDevice(*target, source.device)) {
+          if (copy == false || target->device_type != kDLCPU)
             throw nb::buffer_error(("cannot import a tensor on " +
                                     deviceName(source.device) + " to " +
-                                    deviceName(toDevice(*device)) +
+                                    deviceName(*target) +
                                     (copy == false ? " without a copy" : ""))
                                        .c_str());
           mustCopy = true;
         }
+        // A copy is the caller's to write: only IS_COPIED of the flags stays.
         if (mustCopy)
-          return makeTensor(
-              copyOrThrow(source, flags | DLPACK_FLAG_BITMASK_IS_COPIED));
+          return makeTensor(copyOrThrow("from_dlpack", source,
+                                        DLPACK_FLAG_BITMASK_IS_COPIED));
         DLManagedTensorVersioned *owned = imported.take();
         if (!owned)
           throw std::bad_alloc();
@@ -373,5 +422,7 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
       nb::arg("x"), nb::kw_only(), nb::arg("device").none() = nb::none(),
       nb::arg("copy").none() = nb::none(),
       "Imports any object implementing __dlpack__ as a dlbridge.Tensor, "
-      "zero-copy unless copy=True or another device is asked for.");
+      "zero-copy unless copy=True or another device is asked for. `device` "
+      "is a (device_type, device_id) tuple, a name such as 'cpu' or "
+      "'cuda:0', or a framework's device object (e.g. x.device).");
 }

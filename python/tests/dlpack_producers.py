@@ -146,3 +146,67 @@ class Producer:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self.device
+
+
+def edit_tensor(producer: Producer, edit: Any) -> Producer:
+    """Makes ``producer`` export tensors changed by ``edit(DLTensor)``."""
+    build = producer._tensor
+
+    def edited() -> DLTensor:
+        tensor = build()
+        edit(tensor)
+        return tensor
+    producer._tensor = edited
+    return producer
+
+
+# -- the DLPack C exchange API ------------------------------------------------------------------
+
+
+class DLPackExchangeAPIHeader(ctypes.Structure):
+    _fields_ = [("version", DLPackVersion), ("prev_api", ctypes.c_void_p)]
+
+
+ManagedFromPyObject = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.py_object, ctypes.POINTER(ctypes.POINTER(DLManagedTensorVersioned)))
+DLTensorFromPyObject = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.POINTER(DLTensor))
+ManagedToPyObject = ctypes.CFUNCTYPE(
+    ctypes.c_int, ctypes.POINTER(DLManagedTensorVersioned), ctypes.POINTER(ctypes.c_void_p))
+
+
+class DLPackExchangeAPI(ctypes.Structure):
+    _fields_ = [
+        ("header", DLPackExchangeAPIHeader),
+        ("managed_tensor_allocator", ctypes.c_void_p),
+        ("managed_tensor_from_py_object_no_sync", ManagedFromPyObject),
+        ("managed_tensor_to_py_object_no_sync", ManagedToPyObject),
+        ("dltensor_from_py_object_no_sync", DLTensorFromPyObject),
+        ("current_work_stream", ctypes.c_void_p),
+    ]
+
+
+_API_NAME = ctypes.create_string_buffer(b"dlpack_exchange_api")
+
+
+def exchange_api_type(managed: Any = None, dltensor: Any = None, to_object: Any = None) -> type:
+    """A new array type whose ``__dlpack_c_exchange_api__`` calls ``managed``,
+    ``dltensor`` and ``to_object`` (Python functions taking the C function's
+    arguments and returning its status); ``None`` leaves the function pointer
+    NULL. Instances wrap a NumPy array (``.array``)."""
+    api = DLPackExchangeAPI()
+    api.header.version = DLPackVersion(1, 3)
+    if managed is not None:
+        api.managed_tensor_from_py_object_no_sync = ManagedFromPyObject(managed)
+    if dltensor is not None:
+        api.dltensor_from_py_object_no_sync = DLTensorFromPyObject(dltensor)
+    if to_object is not None:
+        api.managed_tensor_to_py_object_no_sync = ManagedToPyObject(to_object)
+
+    class ExchangeArray:
+        _api = api  # keeps the table and its callbacks alive
+        __dlpack_c_exchange_api__ = _capsule_new(ctypes.addressof(api), _API_NAME, None)
+
+        def __init__(self, array: np.ndarray) -> None:
+            self.array = array
+
+    return ExchangeArray

@@ -75,7 +75,7 @@ def test_wrong_dtype_rank_and_scalar() -> None:
         axpy(np.ones(3), y, 1.0)
     with pytest.raises(ValueError, match=r"axpy\(\): argument 0 'x': expected rank 1, got rank 2"):
         axpy(np.ones((3, 1), np.float32), y, 1.0)
-    with pytest.raises(TypeError, match=r"argument 2 'alpha': expected a Python scalar, got 'numpy.ndarray'"):
+    with pytest.raises(TypeError, match=r"argument 2 'alpha': expected a Python or NumPy scalar, got 'numpy.ndarray'"):
         axpy(y, y, np.ones(3, np.float32))
     with pytest.raises(TypeError, match=r"argument 1 'y': expected an array, got 'float'"):
         axpy(y, 1.0, 1.0)
@@ -98,3 +98,52 @@ def test_compile_errors_carry_mlir_diagnostics() -> None:
         dlbridge.compile(AXPY, entry="g")
     with pytest.raises(ValueError, match="unknown target 'tpu'"):
         dlbridge.compile(AXPY, target="tpu")
+
+
+# -- scalar arguments -------------------------------------------------------------------------
+
+
+def _identity(mlir_type: str) -> dlbridge.Kernel:
+    return dlbridge.compile(f"""
+func.func @ident(%n: {mlir_type} {{dlpack.name = "n"}}) -> {mlir_type} attributes {{dlpack.entry}} {{
+  return %n : {mlir_type}
+}}
+""")
+
+
+@pytest.mark.parametrize("mlir_type, low, high, dtype", [
+    ("i8", -128, 127, "int8"), ("i32", -2**31, 2**31 - 1, "int32"),
+    ("i64", -2**63, 2**63 - 1, "int64")])
+def test_python_ints_are_range_checked(mlir_type: str, low: int, high: int, dtype: str) -> None:
+    k = _identity(mlir_type)
+    assert k(low) == low and k(high) == high
+    for bad in (low - 1, high + 1, high + 2**70):
+        with pytest.raises(OverflowError, match=rf"ident\(\): argument 0 'n': expected {dtype} "
+                                                rf"in \[{low}, {high}\], got {bad}"):
+            k(bad)
+
+
+def test_the_issues_example_no_longer_wraps() -> None:
+    with pytest.raises(OverflowError, match="got 4294967303"):
+        _identity("i32")(2**32 + 7)
+
+
+def test_numpy_scalars_are_scalars() -> None:
+    assert _identity("i32")(np.int64(4)) == 4
+    assert _identity("i64")(np.uint64(2**63 - 1)) == 2**63 - 1
+    assert _identity("i32")(np.bool_(True)) == 1
+    assert _identity("f32")(np.float32(2.5)) == 2.5
+    assert _identity("f64")(np.float16(0.5)) == 0.5
+    assert _identity("i1")(np.bool_(True)) is True
+    with pytest.raises(OverflowError, match="expected int8"):
+        _identity("i8")(np.int64(300))
+    with pytest.raises(TypeError, match="expected an integer, got 'numpy.float32'"):
+        _identity("i32")(np.float32(2))
+
+
+def test_float16_scalars_round_trip() -> None:
+    assert _identity("f16")(1.5) == 1.5
+    assert _identity("f16")(np.float16(-2.25)) == -2.25
+    assert _identity("f16")(65504.0) == 65504.0
+    with pytest.raises(OverflowError, match=r"argument 0 'n': expected float16 in \[-65504, 65504\], got 10000000000.0"):
+        _identity("f16")(1e10)

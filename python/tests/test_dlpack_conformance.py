@@ -296,7 +296,7 @@ def test_cpu_export_takes_stream_none_only(stream: int) -> None:
 
 
 def test_non_dlpack_object_is_a_type_error(copy_into: dlbridge.Kernel) -> None:
-    with pytest.raises(TypeError, match=r"copy_into\(\): argument 0: expected an array supporting DLPack \(__dlpack__\), got 'list'"):
+    with pytest.raises(TypeError, match=r"copy_into\(\): argument 0 'src': expected an array supporting DLPack \(__dlpack__\), got 'list'"):
         copy_into([1.0, 2.0], np.zeros(2, np.float32))
     with pytest.raises(TypeError, match="got 'list'"):
         dlbridge.from_dlpack([1, 2])
@@ -341,3 +341,69 @@ def test_invalid_call_streams_are_refused(stream: int) -> None:
 
     with pytest.raises(ValueError, match="stream"):
         ident(np.zeros(3, np.float32), stream=stream)
+
+
+# -- READ_ONLY on every path ------------------------------------------------------------------
+
+
+def test_read_only_is_honoured_through_the_exchange_api(copy_into: dlbridge.Kernel) -> None:
+    # A dlbridge.Tensor comes in through its C exchange API, whose DLTensor
+    # views carry no flags: the written parameter must still see READ_ONLY.
+    frozen = np.zeros(4, np.float32)
+    frozen.flags.writeable = False
+    t = dlbridge.from_dlpack(frozen)
+    assert t.readonly
+    with pytest.raises(BufferError, match=r"argument 1 'dst': expected a writable tensor, got a READ_ONLY one"):
+        copy_into(np.ones(4, np.float32), t)
+    np.testing.assert_array_equal(frozen, 0)
+    # Read-only parameters still take it, and writable Tensors stay writable.
+    out = dlbridge.from_dlpack(np.zeros(4, np.float32))
+    copy_into(t, out)
+    np.testing.assert_array_equal(np.from_dlpack(out), 0)
+
+
+def test_read_only_tensor_refuses_a_legacy_export() -> None:
+    frozen = np.arange(3, dtype=np.float32)
+    frozen.flags.writeable = False
+    t = dlbridge.from_dlpack(frozen)
+    with pytest.raises(BufferError, match="cannot export a READ_ONLY tensor as a legacy"):
+        t.__dlpack__()
+    with pytest.raises(BufferError, match="legacy"):
+        t.__dlpack__(max_version=(0, 8))
+    assert "dltensor_versioned" in repr(t.__dlpack__(max_version=(1, 3)))
+    # A copy is the caller's: writable, so legacy consumers may have it.
+    assert '"dltensor"' in repr(t.__dlpack__(copy=True))
+    assert not dlbridge.from_dlpack(t, copy=True).readonly
+
+
+# -- from_dlpack(device=...) ----------------------------------------------------------------
+
+
+def test_from_dlpack_takes_the_frameworks_own_device_objects() -> None:
+    a = np.arange(3, dtype=np.float32)
+    assert dlbridge.from_dlpack(a, device=a.device).data_ptr == a.ctypes.data
+    t = dlbridge.from_dlpack(a)
+    assert dlbridge.from_dlpack(t, device=t.device).data_ptr == a.ctypes.data
+    assert dlbridge.from_dlpack(a, device="cpu:0").shape == (3,)
+    with pytest.raises(BufferError, match="cannot import a tensor on cpu:0 to cuda:1"):
+        dlbridge.from_dlpack(a, device="cuda:1")
+    with pytest.raises(ValueError, match="unknown device type 'tpu'"):
+        dlbridge.from_dlpack(a, device="tpu")
+    with pytest.raises(TypeError, match=r"expected device as a \(device_type, device_id\) tuple"):
+        dlbridge.from_dlpack(a, device=3.5)
+
+
+def test_from_dlpack_takes_jax_devices() -> None:
+    jnp = pytest.importorskip("jax.numpy")
+    x = jnp.arange(3, dtype=jnp.float32)
+    t = dlbridge.from_dlpack(x, device=x.device)
+    np.testing.assert_array_equal(np.from_dlpack(t), np.arange(3, dtype=np.float32))
+
+
+def test_from_dlpack_takes_torch_style_devices() -> None:
+    class TorchLikeDevice:  # torch.device's attributes
+        type = "cpu"
+        index = None
+
+    a = np.arange(3, dtype=np.float32)
+    assert dlbridge.from_dlpack(a, device=TorchLikeDevice()).shape == (3,)

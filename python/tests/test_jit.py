@@ -179,3 +179,48 @@ def test_a_hundred_thousand_calls_keep_rss_flat() -> None:
     grown = _rss_kib() - before
     # Each result is 1 KiB: a leak of results alone would add ~100 MiB.
     assert grown < 8 * 1024, f"RSS grew by {grown} KiB over 1e5 calls"
+
+
+def test_numpy_scalars_are_scalar_arguments() -> None:
+    @dlbridge.jit
+    def scale(x, s):
+        return x * s
+
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(scale(x, np.float32(2)), x * 2)
+    np.testing.assert_array_equal(scale(x, np.int64(4)), x * 4)
+    np.testing.assert_array_equal(scale(x, 3.0), x * 3)
+    assert scale.specs(x, np.float32(2)) == scale.specs(x, 2.0)
+    assert scale.specs(x, np.int64(4)) == scale.specs(x, 4)
+    assert scale.specs(x, np.bool_(True)) == scale.specs(x, True)
+
+
+class _UserArray(np.ndarray):
+    pass
+
+
+@pytest.mark.parametrize("make", [
+    lambda a: a.view(_UserArray),
+    lambda a: np.lib.stride_tricks.as_strided(a).view(_UserArray)[::1],
+], ids=["user-subclass", "user-subclass-view"])
+def test_ndarray_subclasses_give_plain_ndarrays(make) -> None:
+    @dlbridge.jit
+    def twice(x):
+        return x * 2
+
+    a = make(np.arange(4, dtype=np.float32))
+    out = twice(a)
+    assert type(out) is np.ndarray
+    np.testing.assert_array_equal(out, np.arange(4, dtype=np.float32) * 2)
+
+
+def test_memmap_gives_plain_ndarrays(tmp_path) -> None:
+    @dlbridge.jit
+    def twice(x):
+        return x * 2
+
+    m = np.memmap(tmp_path / "m.bin", dtype=np.float32, mode="w+", shape=(4,))
+    m[:] = np.arange(4)
+    out = twice(m)
+    assert type(out) is np.ndarray
+    np.testing.assert_array_equal(out, np.arange(4, dtype=np.float32) * 2)

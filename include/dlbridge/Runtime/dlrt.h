@@ -200,6 +200,16 @@ DLRT_EXPORT int32_t dlrt_check_tensor(dlrt_call_ctx *ctx, int32_t index,
                                       const DLTensor *tensor,
                                       const dlrt_param_desc *desc);
 
+/// The rules of dlrt_check_tensor that hold for a tensor whatever parameter
+/// takes it (not rank, dtype, static sizes, layout, device or READ_ONLY):
+/// NULL tensor, negative ndim or shape NULL with ndim > 0; sub-byte
+/// elements; negative dims; byte_offset not a multiple of the element size;
+/// NULL data for a non-empty tensor; addressed bytes beyond int64. For
+/// consumers other than entry points (imports, copies), so that both refuse
+/// the same descriptors. Returns DLRT_OK, or the failing rule's status after
+/// recording "expected <what>, got <what>" as the thread's last error.
+DLRT_EXPORT int32_t dlrt_check_descriptor(const DLTensor *tensor);
+
 /*===----------------------------------------------------------------------===*
  * Results
  *===----------------------------------------------------------------------===*/
