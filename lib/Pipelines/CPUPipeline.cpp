@@ -30,6 +30,7 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
         pm, options.identityLayouts
                 ? bufferization::LayoutMapOption::IdentityLayoutMap
                 : bufferization::LayoutMapOption::FullyDynamicLayoutMap);
+  pm.addPass(dlpack::createDLPackOwnResults());
   // After deallocation: the wrappers hand buffers to dlpack.pack, which
   // ownership-based deallocation must not see.
   pm.addPass(dlpack::createDLPackExposeEntryPoints());

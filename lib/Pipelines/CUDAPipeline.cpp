@@ -325,6 +325,7 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   if (options.bufferize)
     addBufferizationPasses(pm,
                            bufferization::LayoutMapOption::FullyDynamicLayoutMap);
+  pm.addPass(dlpack::createDLPackOwnResults());
   pm.addNestedPass<func::FuncOp>(std::make_unique<CopiesToLinalgPass>());
 
   // Loops to kernels (DESIGN.md, "Pipelines"): without the canonicalisation
