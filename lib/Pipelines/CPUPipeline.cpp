@@ -35,6 +35,9 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   // ownership-based deallocation must not see.
   pm.addPass(dlpack::createDLPackExposeEntryPoints());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // n-d transfers to loops of 1-d ones, which convert-vector-to-llvm lowers
+  // to (masked) loads and stores.
+  pm.addPass(createConvertVectorToSCFPass());
   // Complex arithmetic to real; f32 tanh, erf, exp, log to vectorisable
   // polynomials; integer powers to loops; then what LLVM has intrinsics for;
   // the rest (f64 tanh, erf, ...) calls libm.
@@ -46,6 +49,7 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertDLPackToLLVM());
   // Buffers come from libdlrt: 64-byte aligned, and from the call's
   // allocator hooks when it has some.
@@ -54,5 +58,6 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createBoolsAsBytes());
   pm.addPass(createCanonicalizerPass());
 }

@@ -363,6 +363,7 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createBoolsAsBytes());
   pm.addPass(std::make_unique<CheckLibdevicePass>(resolved.toolkit,
                                                   options.toolkit));
 

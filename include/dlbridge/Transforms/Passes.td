@@ -57,4 +57,34 @@ def MatmulLoopOrder : Pass<"dlbridge-matmul-loop-order"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def BoolsAsBytes : Pass<"dlbridge-bools-as-bytes"> {
+  let summary = "Read and write vectors of i1 in memory as one byte per bool";
+  let description = [{
+    DLPack bools, like NumPy's and C's, are one byte each, and a
+    `memref<...xi1>` views such bytes. Scalar `i1` loads and stores lower to
+    byte accesses, but LLVM stores a `<N x i1>` vector as N packed bits: a
+    `vector.load` of `vector<8xi1>` from the bytes `[1 1 1 1 0 0 0 1]` would
+    read the bits of the first byte, `[1 0 0 0 0 0 0 0]`.
+
+    This pass runs on the LLVM dialect, after every vector and memref
+    operation has been lowered, and rewrites each memory access whose data
+    is a vector of `i1` into the same access on a vector of `i8`:
+    `llvm.load`/`llvm.store`, `llvm.intr.masked.load`/`masked.store`,
+    `masked.gather`/`masked.scatter` and `masked.expandload`/
+    `masked.compressstore`. Stored bools are widened with `zext`; loaded
+    bytes become bools with `icmp ne 0`, so any nonzero byte reads as true,
+    as C and NumPy read them. Masks stay `i1` vectors (they are not memory).
+
+    It works at this level, not by retyping `i1` memrefs as `i8` before
+    lowering, because every path (vector.load/store, maskedload/store,
+    transfer_read/write, gather/scatter, expandload/compressstore, and
+    whatever a future lowering emits) ends in these few LLVM operations;
+    retyping memrefs would have to rewrite every operation that takes or
+    yields an `i1` memref, function signatures included. Addresses are
+    unaffected: `getelementptr` already steps over `i1` elements one byte
+    at a time. Run it on host code and on the kernels of a `gpu.module`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // DLBRIDGE_TRANSFORMS_PASSES_TD
