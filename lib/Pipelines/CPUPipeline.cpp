@@ -60,4 +60,7 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createBoolsAsBytes());
   pm.addPass(createCanonicalizerPass());
+  VerifyLoweredOptions verifyOptions;
+  verifyOptions.target = "cpu";
+  pm.addPass(createVerifyLowered(verifyOptions));
 }

@@ -387,4 +387,7 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  VerifyLoweredOptions verifyOptions;
+  verifyOptions.target = "cuda";
+  pm.addPass(createVerifyLowered(verifyOptions));
 }

@@ -31,8 +31,8 @@ void widenStoredValue(OpBuilder &builder, OpOperand &operand) {
   if (!bytes)
     return;
   builder.setInsertionPoint(operand.getOwner());
-  operand.set(LLVM::ZExtOp::create(builder, operand.getOwner()->getLoc(),
-                                   bytes, operand.get()));
+  operand.set(LLVM::ZExtOp::create(builder, operand.getOwner()->getLoc(), bytes,
+                                   operand.get()));
 }
 
 /// Makes `op`, a load of a vector of i1 whose pass-through values (the

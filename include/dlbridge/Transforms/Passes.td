@@ -87,4 +87,31 @@ def BoolsAsBytes : Pass<"dlbridge-bools-as-bytes"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def VerifyLowered : Pass<"dlbridge-verify-lowered", "::mlir::ModuleOp"> {
+  let summary = "Fail where a pipeline left an operation it did not lower";
+  let description = [{
+    A dialect conversion that meets an operation it has no pattern for
+    leaves it in place, bridged to its converted neighbours by
+    `builtin.unrealized_conversion_cast`s, and succeeds. A pipeline made of
+    such conversions then "finishes" with code LLVM cannot translate, and
+    the error surfaces much later as "LLVM Translation failed for operation:
+    builtin.unrealized_conversion_cast", naming nothing the user wrote.
+
+    This pass is the last stage of `--dlpack-cpu-pipeline` and
+    `--dlpack-cuda-pipeline`. It fails, with one error at the location of
+    each operation left over, unless every operation is in the LLVM dialect
+    (for the CUDA target also `gpu.binary` and `gpu.launch_func`, which
+    translate with their kernels). The error names the operation and what
+    to change, e.g. for a `gpu.launch` compiled for the host:
+    `'gpu.launch' is GPU code: compile it with the CUDA target
+    (target="cuda")`. A cast left over without such an operation is
+    reported at the operation that produced its operand, by that
+    operation's name.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "What the module was lowered for: cpu or cuda">,
+  ];
+}
+
 #endif // DLBRIDGE_TRANSFORMS_PASSES_TD

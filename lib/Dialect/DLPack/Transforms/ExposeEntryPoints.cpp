@@ -78,7 +78,8 @@ LogicalResult verifyResultsAreOwned(func::FuncOp func) {
       case ResultOrigin::Owned:
         llvm_unreachable("owned results are accepted");
       case ResultOrigin::Argument:
-        diag << "is argument " << cast<BlockArgument>(buffer.root).getArgNumber()
+        diag << "is argument "
+             << cast<BlockArgument>(buffer.root).getArgNumber()
              << "; entry results must be buffers the function allocates";
         break;
       case ResultOrigin::Borrowed:

@@ -52,7 +52,8 @@ std::optional<SmallVector<Value>> getForwardedAliases(OpOperand &use) {
   // yields, ...).
   RegionBranchSuccessorMapping mapping;
   if (auto branch = dyn_cast<RegionBranchOpInterface>(user))
-    branch.getSuccessorOperandInputMapping(mapping, RegionBranchPoint::parent());
+    branch.getSuccessorOperandInputMapping(mapping,
+                                           RegionBranchPoint::parent());
   else if (auto terminator = dyn_cast<RegionBranchTerminatorOpInterface>(user))
     if (auto branch = dyn_cast<RegionBranchOpInterface>(user->getParentOp()))
       branch.getSuccessorOperandInputMapping(mapping,

@@ -23,10 +23,9 @@ namespace {
 /// the identity), which the entry then diagnoses.
 Value copyIntoFreshBuffer(OpBuilder &builder, Location loc, Value source,
                           MemRefType type) {
-  MemRefType bufferType = MemRefType::get(type.getShape(),
-                                          type.getElementType(),
-                                          MemRefLayoutAttrInterface(),
-                                          type.getMemorySpace());
+  MemRefType bufferType =
+      MemRefType::get(type.getShape(), type.getElementType(),
+                      MemRefLayoutAttrInterface(), type.getMemorySpace());
   if (bufferType != type &&
       !memref::CastOp::areCastCompatible(bufferType, type))
     return nullptr;
@@ -50,7 +49,8 @@ struct DLPackOwnResultsPass
         continue;
       func.walk([&](func::ReturnOp ret) {
         OpBuilder builder(ret);
-        for (const ReturnedBuffer &buffer : classifyReturnedBuffers(func, ret)) {
+        for (const ReturnedBuffer &buffer :
+             classifyReturnedBuffers(func, ret)) {
           if (!isCopyable(buffer.origin))
             continue;
           OpOperand &operand = ret->getOpOperand(buffer.resultIndex);

@@ -42,8 +42,8 @@ struct ReturnedBuffer {
 };
 
 /// Classifies every memref operand of `ret`, a terminator of `func`.
-llvm::SmallVector<ReturnedBuffer> classifyReturnedBuffers(mlir::func::FuncOp func,
-                                                          mlir::func::ReturnOp ret);
+llvm::SmallVector<ReturnedBuffer>
+classifyReturnedBuffers(mlir::func::FuncOp func, mlir::func::ReturnOp ret);
 
 /// Whether a fresh copy of a result of this origin is what the caller should
 /// get: the function returns memory it does not own, and nothing else
