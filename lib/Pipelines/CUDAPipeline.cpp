@@ -357,13 +357,17 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   pm.addPass(createConvertDLPackToLLVM());
 
   // Kernels.
-  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createBoolsAsBytes());
+  VerifyLoweredOptions verifyOptions;
+  verifyOptions.target = "cuda";
+  pm.addNestedPass<gpu::GPUModuleOp>(createVerifyLowered(verifyOptions));
+  // Locations served the diagnostics above; the binary carries none.
+  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
   pm.addPass(std::make_unique<CheckLibdevicePass>(resolved.toolkit,
                                                   options.toolkit));
 
@@ -387,7 +391,5 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  VerifyLoweredOptions verifyOptions;
-  verifyOptions.target = "cuda";
   pm.addPass(createVerifyLowered(verifyOptions));
 }

@@ -7,6 +7,7 @@
 #include "dlbridge/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace dlbridge {
@@ -29,8 +30,8 @@ struct VerifyLoweredPass
 
   void runOnOperation() override {
     if (target != "cpu" && target != "cuda") {
-      getOperation().emitError() << "dlbridge-verify-lowered: unknown target '"
-                                 << target << "'; expected cpu or cuda";
+      getOperation()->emitError() << "dlbridge-verify-lowered: unknown target '"
+                                  << target << "'; expected cpu or cuda";
       return signalPassFailure();
     }
     SmallVector<Operation *> unlowered;
@@ -86,7 +87,12 @@ private:
     if (isa<ModuleOp>(op) ||
         isa_and_present<LLVM::LLVMDialect>(op->getDialect()))
       return true;
-    return target == "cuda" && isa<gpu::BinaryOp, gpu::LaunchFuncOp>(op);
+    if (target != "cuda")
+      return false;
+    if (isa<gpu::BinaryOp, gpu::LaunchFuncOp>(op))
+      return true;
+    return isa_and_present<NVVM::NVVMDialect>(op->getDialect()) &&
+           op->getParentOfType<gpu::GPUModuleOp>();
   }
 
   /// Whether `op` is one of `ops` or nested in one.
@@ -111,10 +117,8 @@ private:
               "first";
     } else {
       diag << "was not lowered to the LLVM dialect by the " << getTargetName()
-           << " pipeline: express it with operations the pipeline lowers "
-              "(linalg, tensor, memref, vector, scf, cf, arith, math"
-           << (target == "cuda" ? ", gpu" : "")
-           << ") or lower it to the LLVM dialect before compiling";
+           << " pipeline: rewrite it with operations that pipeline lowers, "
+              "or lower it to the LLVM dialect before compiling";
     }
   }
 };

@@ -19,7 +19,7 @@ module attributes {gpu.container_module} {
 // A launch the pipeline did not outline is not lowered.
 llvm.func @launch(%n: i64) {
   %one = builtin.unrealized_conversion_cast %n : i64 to index
-  // expected-error @+1 {{'gpu.launch' was not lowered to the LLVM dialect by the CUDA pipeline: express it with operations the pipeline lowers (linalg, tensor, memref, vector, scf, cf, arith, math, gpu) or lower it to the LLVM dialect before compiling}}
+  // expected-error @+1 {{'gpu.launch' was not lowered to the LLVM dialect by the CUDA pipeline: rewrite it with operations that pipeline lowers, or lower it to the LLVM dialect before compiling}}
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %one, %gy = %one, %gz = %one)
              threads(%tx, %ty, %tz) in (%sx = %one, %sy = %one, %sz = %one) {
     gpu.terminator

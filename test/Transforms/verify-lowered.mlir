@@ -32,7 +32,7 @@ llvm.func @launch(%n: i64) {
 
 // A function the pipeline did not convert is one error; what it holds is
 // part of it.
-// expected-error @+1 {{'func.func' was not lowered to the LLVM dialect by the CPU pipeline: express it with operations the pipeline lowers (linalg, tensor, memref, vector, scf, cf, arith, math) or lower it to the LLVM dialect before compiling}}
+// expected-error @+1 {{'func.func' was not lowered to the LLVM dialect by the CPU pipeline: rewrite it with operations that pipeline lowers, or lower it to the LLVM dialect before compiling}}
 func.func @not_converted(%x: memref<4xf32>) {
   %c0 = arith.constant 0 : index
   %v = memref.load %x[%c0] : memref<4xf32>

@@ -87,7 +87,7 @@ def BoolsAsBytes : Pass<"dlbridge-bools-as-bytes"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
-def VerifyLowered : Pass<"dlbridge-verify-lowered", "::mlir::ModuleOp"> {
+def VerifyLowered : Pass<"dlbridge-verify-lowered"> {
   let summary = "Fail where a pipeline left an operation it did not lower";
   let description = [{
     A dialect conversion that meets an operation it has no pattern for
@@ -98,10 +98,12 @@ def VerifyLowered : Pass<"dlbridge-verify-lowered", "::mlir::ModuleOp"> {
     builtin.unrealized_conversion_cast", naming nothing the user wrote.
 
     This pass is the last stage of `--dlpack-cpu-pipeline` and
-    `--dlpack-cuda-pipeline`. It fails, with one error at the location of
-    each operation left over, unless every operation is in the LLVM dialect
-    (for the CUDA target also `gpu.binary` and `gpu.launch_func`, which
-    translate with their kernels). The error names the operation and what
+    `--dlpack-cuda-pipeline`; the CUDA pipeline also runs it on each
+    `gpu.module` before serialising its kernels. It fails, with one error
+    at the location of each operation left over, unless every operation is
+    in the LLVM dialect (for the CUDA target also `gpu.binary` and
+    `gpu.launch_func`, which translate with their kernels, and NVVM
+    operations in kernels). The error names the operation and what
     to change, e.g. for a `gpu.launch` compiled for the host:
     `'gpu.launch' is GPU code: compile it with the CUDA target
     (target="cuda")`. A cast left over without such an operation is
