@@ -16,8 +16,9 @@ class OpPassManager;
 namespace dlbridge {
 
 /// Tensor programs to memrefs: elementwise chains fused (one loop nest or
-/// kernel per chain), function boundaries bufferized with `boundaryLayout`,
-/// deallocations inserted.
+/// kernel per chain), entry arguments read-only unless marked writable,
+/// function boundaries bufferized with `boundaryLayout`, deallocations
+/// inserted.
 void addBufferizationPasses(
     mlir::OpPassManager &pm,
     mlir::bufferization::LayoutMapOption boundaryLayout);

@@ -30,10 +30,14 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
         pm, options.identityLayouts
                 ? bufferization::LayoutMapOption::IdentityLayoutMap
                 : bufferization::LayoutMapOption::FullyDynamicLayoutMap);
+  pm.addPass(dlpack::createDLPackOwnResults());
   // After deallocation: the wrappers hand buffers to dlpack.pack, which
   // ownership-based deallocation must not see.
   pm.addPass(dlpack::createDLPackExposeEntryPoints());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // n-d transfers to loops of 1-d ones, which convert-vector-to-llvm lowers
+  // to (masked) loads and stores.
+  pm.addPass(createConvertVectorToSCFPass());
   // Complex arithmetic to real; f32 tanh, erf, exp, log to vectorisable
   // polynomials; integer powers to loops; then what LLVM has intrinsics for;
   // the rest (f64 tanh, erf, ...) calls libm.
@@ -45,6 +49,7 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertDLPackToLLVM());
   // Buffers come from libdlrt: 64-byte aligned, and from the call's
   // allocator hooks when it has some.
@@ -53,5 +58,9 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createBoolsAsBytes());
   pm.addPass(createCanonicalizerPass());
+  VerifyLoweredOptions verifyOptions;
+  verifyOptions.target = "cpu";
+  pm.addPass(createVerifyLowered(verifyOptions));
 }

@@ -325,6 +325,7 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   if (options.bufferize)
     addBufferizationPasses(pm,
                            bufferization::LayoutMapOption::FullyDynamicLayoutMap);
+  pm.addPass(dlpack::createDLPackOwnResults());
   pm.addNestedPass<func::FuncOp>(std::make_unique<CopiesToLinalgPass>());
 
   // Loops to kernels (DESIGN.md, "Pipelines"): without the canonicalisation
@@ -356,12 +357,17 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   pm.addPass(createConvertDLPackToLLVM());
 
   // Kernels.
-  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createBoolsAsBytes());
+  VerifyLoweredOptions verifyOptions;
+  verifyOptions.target = "cuda";
+  pm.addNestedPass<gpu::GPUModuleOp>(createVerifyLowered(verifyOptions));
+  // Locations served the diagnostics above; the binary carries none.
+  pm.addNestedPass<gpu::GPUModuleOp>(createStripDebugInfoPass());
   pm.addPass(std::make_unique<CheckLibdevicePass>(resolved.toolkit,
                                                   options.toolkit));
 
@@ -385,4 +391,5 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createVerifyLowered(verifyOptions));
 }

@@ -35,6 +35,8 @@ struct CPUPipelineOptions
 /// Lowers `dlpack.entry` functions over tensors (linalg, arith, math, tensor)
 /// or memrefs to the LLVM dialect with their DLPack entry points, ready for
 /// translation to LLVM IR and execution on the host.
+/// Fails with an error at each operation it could not lower (e.g. GPU
+/// code), never leaving one behind.
 void buildDLPackCPUPipeline(mlir::OpPassManager &pm,
                             const CPUPipelineOptions &options);
 
@@ -80,7 +82,8 @@ struct CUDAPipelineOptions
 /// `gpu.binary`, host code launching them and allocating device buffers on
 /// the stream of the entry's call context. Invalid options (an unknown chip,
 /// a PTX version the chip cannot use, an unknown format) make the pipeline
-/// fail with a diagnostic before anything runs.
+/// fail with a diagnostic before anything runs. Operations it could not
+/// lower are errors at their location, as on the CPU.
 void buildDLPackCUDAPipeline(mlir::OpPassManager &pm,
                              const CUDAPipelineOptions &options);
 

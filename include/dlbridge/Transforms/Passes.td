@@ -57,4 +57,63 @@ def MatmulLoopOrder : Pass<"dlbridge-matmul-loop-order"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def BoolsAsBytes : Pass<"dlbridge-bools-as-bytes"> {
+  let summary = "Read and write vectors of i1 in memory as one byte per bool";
+  let description = [{
+    DLPack bools, like NumPy's and C's, are one byte each, and a
+    `memref<...xi1>` views such bytes. Scalar `i1` loads and stores lower to
+    byte accesses, but LLVM stores a `<N x i1>` vector as N packed bits: a
+    `vector.load` of `vector<8xi1>` from the bytes `[1 1 1 1 0 0 0 1]` would
+    read the bits of the first byte, `[1 0 0 0 0 0 0 0]`.
+
+    This pass runs on the LLVM dialect, after every vector and memref
+    operation has been lowered, and rewrites each memory access whose data
+    is a vector of `i1` into the same access on a vector of `i8`:
+    `llvm.load`/`llvm.store`, `llvm.intr.masked.load`/`masked.store`,
+    `masked.gather`/`masked.scatter` and `masked.expandload`/
+    `masked.compressstore`. Stored bools are widened with `zext`; loaded
+    bytes become bools with `icmp ne 0`, so any nonzero byte reads as true,
+    as C and NumPy read them. Masks stay `i1` vectors (they are not memory).
+
+    It works at this level, not by retyping `i1` memrefs as `i8` before
+    lowering, because every path (vector.load/store, maskedload/store,
+    transfer_read/write, gather/scatter, expandload/compressstore, and
+    whatever a future lowering emits) ends in these few LLVM operations;
+    retyping memrefs would have to rewrite every operation that takes or
+    yields an `i1` memref, function signatures included. Addresses are
+    unaffected: `getelementptr` already steps over `i1` elements one byte
+    at a time. Run it on host code and on the kernels of a `gpu.module`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def VerifyLowered : Pass<"dlbridge-verify-lowered"> {
+  let summary = "Fail where a pipeline left an operation it did not lower";
+  let description = [{
+    A dialect conversion that meets an operation it has no pattern for
+    leaves it in place, bridged to its converted neighbours by
+    `builtin.unrealized_conversion_cast`s, and succeeds. A pipeline made of
+    such conversions then "finishes" with code LLVM cannot translate, and
+    the error surfaces much later as "LLVM Translation failed for operation:
+    builtin.unrealized_conversion_cast", naming nothing the user wrote.
+
+    This pass is the last stage of `--dlpack-cpu-pipeline` and
+    `--dlpack-cuda-pipeline`; the CUDA pipeline also runs it on each
+    `gpu.module` before serialising its kernels. It fails, with one error
+    at the location of each operation left over, unless every operation is
+    in the LLVM dialect (for the CUDA target also `gpu.binary` and
+    `gpu.launch_func`, which translate with their kernels, and NVVM
+    operations in kernels). The error names the operation and what
+    to change, e.g. for a `gpu.launch` compiled for the host:
+    `'gpu.launch' is GPU code: compile it with the CUDA target
+    (target="cuda")`. A cast left over without such an operation is
+    reported at the operation that produced its operand, by that
+    operation's name.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "What the module was lowered for: cpu or cuda">,
+  ];
+}
+
 #endif // DLBRIDGE_TRANSFORMS_PASSES_TD

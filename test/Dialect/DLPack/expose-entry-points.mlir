@@ -105,3 +105,34 @@ func.func @first_row() -> memref<8xf64, strided<[1]>> attributes {dlpack.entry} 
   %row = memref.subview %buf[0, 0] [1, 8] [1, 1] : memref<2x8xf64> to memref<8xf64, strided<[1]>>
   return %row : memref<8xf64, strided<[1]>>
 }
+
+// Access follows a memref into the functions it is passed to and through
+// the loops that carry it: `x` is only read there, `y` is written by the
+// callee.
+// CHECK-LABEL: func.func @through_calls_and_loops__dlpack(
+// CHECK: dlpack.signature @through_calls_and_loops__dlpack_signature
+// CHECK-SAME: arguments [#dlpack.param<"x" : memref<?xf32>, read>, #dlpack.param<"y" : memref<?xf32>, write>]
+func.func private @read_first(%m: memref<?xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %m[%c0] : memref<?xf32>
+  return %v : f32
+}
+func.func private @write_first(%m: memref<?xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  memref.store %v, %m[%c0] : memref<?xf32>
+  return
+}
+func.func @through_calls_and_loops(%x: memref<?xf32> {dlpack.name = "x"},
+                                   %y: memref<?xf32> {dlpack.name = "y"})
+    attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %last = scf.for %i = %c0 to %c4 step %c1 iter_args(%m = %x) -> memref<?xf32> {
+    %v = func.call @read_first(%m) : (memref<?xf32>) -> f32
+    func.call @write_first(%y, %v) : (memref<?xf32>, f32) -> ()
+    scf.yield %m : memref<?xf32>
+  }
+  %w = memref.load %last[%c0] : memref<?xf32>
+  return
+}

@@ -11,10 +11,8 @@
 #include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
 #include "dlbridge/Dialect/DLPack/IR/DTypeMapping.h"
 #include "dlbridge/Dialect/DLPack/Transforms/MemoryAccess.h"
+#include "dlbridge/Dialect/DLPack/Transforms/ResultOwnership.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
-#include "mlir/Interfaces/CastInterfaces.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace dlbridge::dlpack {
 #define GEN_PASS_DEF_DLPACKEXPOSEENTRYPOINTS
@@ -65,65 +63,48 @@ FailureOr<ParamAttr> buildParam(func::FuncOp func, Type type,
                         type, memrefType ? access : Access::None, dtype);
 }
 
-/// The value whose buffer `value` views: follows views and casts back to
-/// the allocation or block argument they start from.
-Value getBufferRoot(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      value = view.getViewSource();
-    else if (isa<CastOpInterface>(def) && def->getNumOperands() == 1)
-      value = def->getOperand(0);
-    else
-      break;
-  }
-  return value;
-}
-
 /// Checks that every memref `func` returns is a heap buffer it allocated
 /// itself, one per result: ownership of each moves to the caller.
 LogicalResult verifyResultsAreOwned(func::FuncOp func) {
   WalkResult walk = func.walk([&](func::ReturnOp ret) {
-    DenseMap<Value, unsigned> owners;
-    for (auto [index, operand] : llvm::enumerate(ret.getOperands())) {
-      if (!isa<MemRefType>(operand.getType()))
+    for (const ReturnedBuffer &buffer : classifyReturnedBuffers(func, ret)) {
+      if (buffer.origin == ResultOrigin::Owned)
         continue;
-      auto emitError = [&, index = index] {
-        return ret.emitOpError()
-               << "returns result " << index << " of entry @"
-               << func.getSymName() << ", which ";
-      };
-      Value root = getBufferRoot(operand);
-      if (auto arg = dyn_cast<BlockArgument>(root)) {
-        if (arg.getOwner()->isEntryBlock() &&
-            arg.getOwner()->getParentOp() == func)
-          emitError() << "is argument " << arg.getArgNumber()
-                      << "; entry results must be buffers the function "
-                         "allocates";
+      InFlightDiagnostic diag = ret.emitOpError()
+                                << "returns result " << buffer.resultIndex
+                                << " of entry @" << func.getSymName()
+                                << ", which ";
+      switch (buffer.origin) {
+      case ResultOrigin::Owned:
+        llvm_unreachable("owned results are accepted");
+      case ResultOrigin::Argument:
+        diag << "is argument "
+             << cast<BlockArgument>(buffer.root).getArgNumber()
+             << "; entry results must be buffers the function allocates";
+        break;
+      case ResultOrigin::Borrowed:
+        diag << "comes from '" << buffer.root.getDefiningOp()->getName()
+             << "'; entry results must be buffers the function allocates";
+        break;
+      case ResultOrigin::Stack:
+        diag << "is allocated on the stack";
+        break;
+      case ResultOrigin::Shared:
+        diag << "shares its buffer with result " << buffer.sharedWith;
+        break;
+      case ResultOrigin::Unknown:
+        if (isa<BlockArgument>(buffer.root))
+          diag << "is a block argument";
         else
-          emitError() << "is a block argument; entry results must be "
-                         "buffers the function allocates";
-        return WalkResult::interrupt();
+          diag << "comes from '" << buffer.root.getDefiningOp()->getName()
+               << "'";
+        diag << "; entry results must be buffers the function allocates";
+        break;
       }
-      auto effects = dyn_cast<MemoryEffectOpInterface>(root.getDefiningOp());
-      std::optional<MemoryEffects::EffectInstance> allocation =
-          effects ? effects.getEffectOnValue<MemoryEffects::Allocate>(root)
-                  : std::nullopt;
-      if (!allocation) {
-        emitError() << "comes from '" << root.getDefiningOp()->getName()
-                    << "'; entry results must be buffers the function "
-                       "allocates";
-        return WalkResult::interrupt();
-      }
-      if (allocation->getResource() ==
-          SideEffects::AutomaticAllocationScopeResource::get()) {
-        emitError() << "is allocated on the stack";
-        return WalkResult::interrupt();
-      }
-      auto [it, inserted] = owners.try_emplace(root, index);
-      if (!inserted) {
-        emitError() << "shares its buffer with result " << it->second;
-        return WalkResult::interrupt();
-      }
+      if (isCopyable(buffer.origin))
+        diag << " (--dlpack-own-results returns a copy instead, as the "
+                "pipelines do)";
+      return WalkResult::interrupt();
     }
     return WalkResult::advance();
   });

@@ -6,7 +6,9 @@
 
 #include "dlbridge/Dialect/DLPack/Transforms/MemoryAccess.h"
 
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -18,17 +20,54 @@ using namespace dlbridge::dlpack;
 namespace {
 unsigned bits(Access access) { return static_cast<unsigned>(access); }
 
-/// The access `user` makes through its operand `use`, or std::nullopt when
-/// `user` only derives aliases of it (views and casts), which the caller
-/// follows instead.
-std::optional<unsigned> getDirectAccess(OpOperand &use) {
+/// The values `use` makes aliases of its memref without touching memory:
+/// the results of views and casts, the callee's argument and the call's
+/// results for a call to a function with a body, the region arguments or
+/// results a region branch forwards it to. std::nullopt when `use` is an
+/// access instead.
+std::optional<SmallVector<Value>> getForwardedAliases(OpOperand &use) {
   Operation *user = use.getOwner();
   if (auto view = dyn_cast<ViewLikeOpInterface>(user);
       view && view.getViewSource() == use.get())
-    return std::nullopt;
+    return SmallVector<Value>(user->getResults());
   if (isa<CastOpInterface>(user))
-    return std::nullopt;
+    return SmallVector<Value>(user->getResults());
 
+  if (auto call = dyn_cast<CallOpInterface>(user)) {
+    auto callee =
+        dyn_cast_if_present<FunctionOpInterface>(call.resolveCallable());
+    OperandRange args = call.getArgOperands();
+    unsigned index = use.getOperandNumber();
+    if (!callee || callee.isExternal() || args.empty() ||
+        index < args.getBeginOperandIndex() ||
+        index >= args.getBeginOperandIndex() + args.size())
+      return std::nullopt;
+    SmallVector<Value> aliases(user->getResults());
+    aliases.push_back(
+        callee.getArgument(index - args.getBeginOperandIndex()));
+    return aliases;
+  }
+
+  // Forwarded into a region or out of one (scf.for iter_args, scf.if
+  // yields, ...).
+  RegionBranchSuccessorMapping mapping;
+  if (auto branch = dyn_cast<RegionBranchOpInterface>(user))
+    branch.getSuccessorOperandInputMapping(mapping,
+                                           RegionBranchPoint::parent());
+  else if (auto terminator = dyn_cast<RegionBranchTerminatorOpInterface>(user))
+    if (auto branch = dyn_cast<RegionBranchOpInterface>(user->getParentOp()))
+      branch.getSuccessorOperandInputMapping(mapping,
+                                             RegionBranchPoint(terminator));
+  auto it = mapping.find(&use);
+  if (it != mapping.end())
+    return it->second;
+  return std::nullopt;
+}
+
+/// The access `user` makes through its operand `use`, which is not one of
+/// the operands getForwardedAliases follows.
+unsigned getDirectAccess(OpOperand &use) {
+  Operation *user = use.getOwner();
   // Returning the memref from the function touches no memory; entry points
   // diagnose returned arguments themselves.
   if (user->hasTrait<OpTrait::ReturnLike>() &&
@@ -60,12 +99,11 @@ Access dlbridge::dlpack::getMemoryAccess(Value memref) {
   unsigned access = bits(Access::None);
   for (unsigned i = 0; i < aliases.size(); ++i) {
     for (OpOperand &use : aliases[i].getUses()) {
-      if (std::optional<unsigned> direct = getDirectAccess(use)) {
-        access |= *direct;
-        continue;
-      }
-      for (Value result : use.getOwner()->getResults())
-        aliases.insert(result);
+      if (std::optional<SmallVector<Value>> forwarded =
+              getForwardedAliases(use))
+        aliases.insert(forwarded->begin(), forwarded->end());
+      else
+        access |= getDirectAccess(use);
     }
   }
   return static_cast<Access>(access);

@@ -38,6 +38,14 @@ def DLPack_Dialect : Dialect {
     - `dlpack.dtype` (`#dlpack.dtype`, on memref arguments and results): the
       DLPack dtype when the element type alone does not say it, e.g.
       `#dlpack.dtype<uint, 8>` for a signless `i8` buffer of unsigned bytes.
+
+    Tensor arguments of an entry are read-only: the pipelines bufferize them
+    so that the caller's array is never written (`--dlpack-read-only-arguments`)
+    and the signature records them as `read`. MLIR's
+    `bufferization.writable = true` on a tensor argument opts in to updates
+    in place (the signature then says `read_write` where it is written).
+    Results never alias an argument, a global or another result
+    (`--dlpack-own-results`).
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;

@@ -13,8 +13,10 @@
 namespace dlbridge::dlpack {
 
 /// Whether the memory behind `memref` is read and/or written, from the memory
-/// effects of its users and of the views and casts derived from it. Users
-/// whose effects are unknown (calls, region-carried values) count as both.
+/// effects of its users and of its aliases: views and casts, the arguments
+/// of functions it is passed to (and their call's results), the region
+/// arguments and results control flow forwards it to. Users whose effects
+/// are unknown (calls to external functions, ...) count as both.
 Access getMemoryAccess(mlir::Value memref);
 
 } // namespace dlbridge::dlpack

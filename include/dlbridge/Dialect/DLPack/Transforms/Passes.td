@@ -9,6 +9,58 @@
 
 include "mlir/Pass/PassBase.td"
 
+def DLPackReadOnlyArguments
+    : Pass<"dlpack-read-only-arguments", "::mlir::ModuleOp"> {
+  let summary = "Bufferize the tensor arguments of entries read-only";
+  let description = [{
+    One-shot bufferization treats tensor arguments of public functions as
+    writable: a `tensor.insert` into an argument, or a `linalg` op with an
+    argument as `outs`, then writes the caller's array in place. A DLPack
+    caller lends its arrays for reading (they may be immutable, as JAX
+    arrays, or READ_ONLY); a tensor-level entry writes one only when it says
+    so.
+
+    For every `func.func` marked `dlpack.entry`, this pass sets
+    `bufferization.writable = false` on each tensor argument that has no
+    `bufferization.writable` attribute yet. `--one-shot-bufferize` then
+    copies such an argument before anything writes into it, and the entry's
+    signature records it as `read`. An argument the function means to update
+    in place opts in with MLIR's own attribute, which this pass leaves alone:
+
+    ```mlir
+    func.func @f(%x: tensor<?xf32>,
+                 %out: tensor<?xf32> {bufferization.writable = true}) ...
+    ```
+
+    Run it before `--one-shot-bufferize`; memref arguments are not touched.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
+def DLPackOwnResults : Pass<"dlpack-own-results", "::mlir::ModuleOp"> {
+  let summary = "Return fresh buffers for entry results the function does not own";
+  let description = [{
+    Every memref an entry returns becomes a `DLManagedTensorVersioned` that
+    the caller owns and frees. A function may return memory it does not own:
+    one of its arguments (or a view of one), a `memref.get_global` (a
+    constant or a global), a stack buffer (`memref.alloca`), or the same
+    buffer as another result. For each such result of a `func.func` marked
+    `dlpack.entry`, this pass allocates a fresh buffer of the result's shape
+    (`memref.alloc`), copies the data into it (`memref.copy`) and returns
+    that instead, cast to the result type where the type has a layout.
+    Buffers the function allocated on the heap are returned as they are.
+
+    Results of other origins (a call, a select between buffers, a value
+    carried through control flow) are left alone, and
+    `--dlpack-expose-entry-points` diagnoses them; after
+    `--buffer-deallocation-pipeline`, such results are owned already.
+    Both named pipelines run this pass before exposing entries, early
+    enough that the CUDA pipeline turns the copies into kernels and the
+    buffers into device memory.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def DLPackExposeEntryPoints
     : Pass<"dlpack-expose-entry-points", "::mlir::ModuleOp"> {
   let summary = "Give every `dlpack.entry` function a DLPack entry point";
@@ -36,7 +88,9 @@ def DLPackExposeEntryPoints
 
     Entry functions take memrefs (identity or strided layouts, element types
     with a DLPack dtype) and integer, float or index scalars, and return
-    scalars or memrefs they allocate themselves; anything else is diagnosed.
+    scalars or memrefs they allocate themselves; anything else is diagnosed
+    (`--dlpack-own-results` turns returned arguments, globals and stack
+    buffers into fresh buffers first).
     The `dlpack.entry` attribute is dropped once the entry point exists.
   }];
   let dependentDialects = [

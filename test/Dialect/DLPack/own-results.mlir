@@ -1,0 +1,70 @@
+// RUN: dl-opt %s --split-input-file --dlpack-own-results | FileCheck %s
+// RUN: dl-opt %s --split-input-file --dlpack-own-results \
+// RUN:   --dlpack-expose-entry-points | FileCheck %s --check-prefix=ENTRY
+
+// A returned argument is copied into a fresh buffer of its shape.
+// CHECK-LABEL: func.func @returns_argument(
+// CHECK-SAME: %[[X:[^:]*]]: memref<?x4xf32>)
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[N:.*]] = memref.dim %[[X]], %[[C0]]
+// CHECK: %[[BUF:.*]] = memref.alloc(%[[N]]) : memref<?x4xf32>
+// CHECK: memref.copy %[[X]], %[[BUF]]
+// CHECK: return %[[BUF]]
+// ENTRY-LABEL: dlpack.signature @returns_argument__dlpack_signature
+// ENTRY-SAME: arguments [#dlpack.param<"arg0" : memref<?x4xf32>, read>]
+func.func @returns_argument(%x: memref<?x4xf32>) -> memref<?x4xf32>
+    attributes {dlpack.entry} {
+  return %x : memref<?x4xf32>
+}
+
+// -----
+
+// A view of an argument with a fully dynamic layout: copied into an
+// identity-layout buffer cast to the result type.
+// CHECK-LABEL: func.func @returns_view(
+// CHECK: %[[V:.*]] = memref.subview
+// CHECK: %[[BUF:.*]] = memref.alloc() : memref<2xf32>
+// CHECK: memref.copy %[[V]], %[[BUF]]
+// CHECK: %[[CAST:.*]] = memref.cast %[[BUF]] : memref<2xf32> to memref<2xf32, strided<[?], offset: ?>>
+// CHECK: return %[[CAST]]
+func.func @returns_view(%x: memref<?xf32, strided<[?], offset: ?>>)
+    -> memref<2xf32, strided<[?], offset: ?>> attributes {dlpack.entry} {
+  %v = memref.subview %x[1] [2] [1] : memref<?xf32, strided<[?], offset: ?>> to memref<2xf32, strided<[?], offset: ?>>
+  return %v : memref<2xf32, strided<[?], offset: ?>>
+}
+
+// -----
+
+// Constants, globals and stack buffers are copied; a buffer returned twice
+// is copied the second time; a fresh allocation is returned as it is.
+// CHECK-LABEL: func.func @borrowed_stack_shared(
+// CHECK: %[[G:.*]] = memref.get_global @table
+// CHECK: %[[S:.*]] = memref.alloca()
+// CHECK: %[[A:.*]] = memref.alloc()
+// CHECK: %[[GC:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: memref.copy %[[G]], %[[GC]]
+// CHECK: %[[SC:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: memref.copy %[[S]], %[[SC]]
+// CHECK: %[[AC:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: memref.copy %[[A]], %[[AC]]
+// CHECK: return %[[GC]], %[[SC]], %[[A]], %[[AC]]
+// ENTRY-LABEL: func.func @borrowed_stack_shared__dlpack(
+// ENTRY-COUNT-4: dlpack.pack
+memref.global "private" constant @table : memref<4xf32> = dense<1.0>
+func.func @borrowed_stack_shared()
+    -> (memref<4xf32>, memref<4xf32>, memref<4xf32>, memref<4xf32>)
+    attributes {dlpack.entry} {
+  %g = memref.get_global @table : memref<4xf32>
+  %s = memref.alloca() : memref<4xf32>
+  %a = memref.alloc() : memref<4xf32>
+  return %g, %s, %a, %a : memref<4xf32>, memref<4xf32>, memref<4xf32>, memref<4xf32>
+}
+
+// -----
+
+// Functions that are not entries are left alone.
+// CHECK-LABEL: func.func @helper(
+// CHECK-NEXT: return %{{.*}} : memref<4xf32>
+func.func @helper(%x: memref<4xf32>) -> memref<4xf32> {
+  return %x : memref<4xf32>
+}
