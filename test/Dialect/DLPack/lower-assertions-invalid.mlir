@@ -28,3 +28,15 @@ func.func @call_in_scf(%n: index, %ok: i1) {
   }
   return
 }
+
+// -----
+
+// The runtime function declared with another type: diagnosed, not assumed.
+
+// expected-error @+1 {{redefinition of function 'dlrt_check_failed' of different type '!llvm.func<void (i32, ptr, i32, ptr)>' is prohibited}}
+llvm.func @dlrt_check_failed(i32)
+
+func.func @assert_with_bad_declaration(%ok: i1) {
+  dlpack.assert %ok, shape_mismatch, "x"
+  return
+}
