@@ -28,6 +28,8 @@ orc::SymbolMap dlbridge::jit::getRuntimeSymbols(MangleAndInterner interner) {
   DLBRIDGE_RUNTIME_SYMBOL(dlrt_call_begin);
   DLBRIDGE_RUNTIME_SYMBOL(dlrt_call_end);
   DLBRIDGE_RUNTIME_SYMBOL(dlrt_call_stream);
+  DLBRIDGE_RUNTIME_SYMBOL(dlrt_check_failed);
+  DLBRIDGE_RUNTIME_SYMBOL(dlrt_call_status);
   DLBRIDGE_RUNTIME_SYMBOL(_mlir_memref_to_llvm_alloc);
   DLBRIDGE_RUNTIME_SYMBOL(_mlir_memref_to_llvm_aligned_alloc);
   DLBRIDGE_RUNTIME_SYMBOL(_mlir_memref_to_llvm_free);

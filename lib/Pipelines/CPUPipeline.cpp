@@ -21,6 +21,9 @@ using namespace mlir;
 void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
                                       const CPUPipelineOptions &options) {
   pm.addPass(createDecomposeAggregatedOps());
+  // Shape relations between arguments, checked before any buffer exists
+  // (and while named ops still have their names, for the messages).
+  pm.addPass(dlpack::createDLPackGenerateShapeChecks());
   pm.addPass(createMatmulLoopOrder());
   // Tensor arguments become memrefs with fully dynamic strides, so one
   // compiled function serves every layout a DLPack tensor can have; the
@@ -49,6 +52,9 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // Failed checks return early, from loops too, once control flow is a CFG.
+  pm.addPass(dlpack::createDLPackCheckAllocations());
+  pm.addPass(dlpack::createDLPackLowerAssertions());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertDLPackToLLVM());
   // Buffers come from libdlrt: 64-byte aligned, and from the call's

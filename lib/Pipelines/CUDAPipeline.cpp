@@ -322,6 +322,9 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   // Tensors to buffers, as on the CPU: fully dynamic layouts at the
   // boundary, so one kernel serves every DLPack layout.
   pm.addPass(createDecomposeAggregatedOps());
+  // Shape relations between arguments, checked in host code before any
+  // kernel exists.
+  pm.addPass(dlpack::createDLPackGenerateShapeChecks());
   if (options.bufferize)
     addBufferizationPasses(pm,
                            bufferization::LayoutMapOption::FullyDynamicLayoutMap);
@@ -347,6 +350,9 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   // What gpu-lower-to-nvvm-pipeline runs, split so that host code keeps its
   // launches async on the context stream and its allocations in libdlrt.
   pm.addPass(createSCFToControlFlowPass());
+  // Failed checks return early, as on the CPU.
+  pm.addPass(dlpack::createDLPackCheckAllocations());
+  pm.addPass(dlpack::createDLPackLowerAssertions());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   GpuNVVMAttachTargetOptions targetOptions;

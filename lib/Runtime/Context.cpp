@@ -61,6 +61,8 @@ const char *dlrt_status_name(int32_t status) {
     return "unsupported";
   case DLRT_ERR_STREAM:
     return "invalid stream";
+  case DLRT_ERR_SHAPE_MISMATCH:
+    return "incompatible shapes";
   default:
     return "unknown status";
   }

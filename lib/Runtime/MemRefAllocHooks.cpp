@@ -35,6 +35,7 @@ void *allocateForGeneratedCode(size_t bytes, size_t alignment) {
     dlrt_set_error(call, DLRT_ERR_OUT_OF_MEMORY,
                    "cannot allocate %zu bytes aligned to %zu for a buffer",
                    bytes, alignment);
+  dlrt_internal_note_call_buffer(memory);
   return memory;
 }
 
@@ -54,6 +55,7 @@ void _mlir_memref_to_llvm_free(void *ptr) {
   if (!ptr)
     return;
   dlrt_call_ctx *call = dlrt_internal_current_call();
+  dlrt_internal_release_call_buffer(ptr);
   if (const dlrt_allocator *hooks = dlrt_internal_call_allocator(call))
     hooks->free(hooks->user, ptr, call->device, call->stream);
   else

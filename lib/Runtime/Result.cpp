@@ -107,6 +107,7 @@ dlrt_pack_result(dlrt_call_ctx *ctx, void *allocated, void *aligned,
                    "result: no call context (its buffer is leaked)");
     return nullptr;
   }
+  dlrt_internal_release_call_buffer(allocated);
   const dlrt_allocator *hooks = dlrt_internal_call_allocator(ctx);
   BufferOwner owner = {allocated, ctx->device, ctx->stream,
                        hooks ? hooks->free : nullptr,

@@ -64,14 +64,15 @@ func.func @f(%a: tensor<?x?xf32>, %b: tensor<?xf32>)
 // CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @f_kernel_1::@f_kernel blocks in (%[[ONE]], %[[ONE]], %[[ONE]]) threads in (%[[ONE]], %[[ONE]], %[[ONE]])
 // CHECK: llvm.return
 
-// The entry point: results are CUDA buffers packed for the caller; the
-// status is read after dlrt_call_end, which reports failed launches.
+// The entry point: results are CUDA buffers packed for the caller once the
+// status, read after dlrt_call_end (which reports failed launches), is 0.
 // CHECK-LABEL: llvm.func @f__dlpack(
 // CHECK: llvm.call @dlrt_call_begin(
 // CHECK: llvm.call @f(
-// CHECK: llvm.call @dlrt_pack_result(
-// CHECK: llvm.call @dlrt_pack_result(
 // CHECK: llvm.call @dlrt_call_end(
+// CHECK-NEXT: llvm.call @dlrt_status(
+// CHECK: llvm.call @dlrt_pack_result(
+// CHECK: llvm.call @dlrt_pack_result(
 // CHECK-NEXT: llvm.call @dlrt_status(
 // CHECK: llvm.mlir.global{{.*}}@f__dlpack_signature
 // The device type (kDLCUDA = 2) is in the signature record.

@@ -43,6 +43,8 @@ typedef enum dlrt_status_code {
   DLRT_ERR_CUDA = 13,            ///< a CUDA driver call failed.
   DLRT_ERR_UNSUPPORTED = 14,     ///< valid request this runtime cannot serve.
   DLRT_ERR_STREAM = 15,          ///< a DLPack stream value invalid for a device.
+  DLRT_ERR_SHAPE_MISMATCH = 16,  ///< shapes of arguments do not fit together
+                                 ///< (checked by generated code).
 } dlrt_status_code;
 
 /// Returns a static, human-readable name for `status` ("rank mismatch", ...).
@@ -268,6 +270,9 @@ DLRT_EXPORT void dlrt_call_begin(dlrt_call_ctx *ctx);
 /// the first failure of an mgpu* function during the call (a launch, an
 /// allocation; see dlrt_cuda_take_launch_error) is recorded in `ctx`, so
 /// generated entry points, which read dlrt_status after this, return it.
+/// When the call failed, the host buffers generated code allocated during it
+/// (through the functions below) and neither freed nor packed as a result
+/// are freed: a failed check returns early, past their deallocations.
 DLRT_EXPORT void dlrt_call_end(dlrt_call_ctx *ctx);
 
 /// The stream of the call in progress on the calling thread (its context's
@@ -285,6 +290,24 @@ DLRT_EXPORT void *_mlir_memref_to_llvm_alloc(size_t size);
 DLRT_EXPORT void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
                                                      size_t size);
 DLRT_EXPORT void _mlir_memref_to_llvm_free(void *ptr);
+
+/*===----------------------------------------------------------------------===*
+ * Failed checks of generated code
+ *===----------------------------------------------------------------------===*/
+
+/// What a failing `dlpack.assert` calls before its function returns early:
+/// records `status` (not DLRT_OK) and the message `format` in the context
+/// of the call in progress on the calling thread (see dlrt_call_begin), and
+/// as the thread's last error. In `format`, `{i}` (i < count) is replaced by
+/// the decimal value of `values[i]`, `{{` and `}}` by a brace; anything else
+/// is copied. Like dlrt_set_error, only a call's first failure is kept.
+DLRT_EXPORT void dlrt_check_failed(int32_t status, const char *format,
+                                   int32_t count, const int64_t *values);
+
+/// The status of the call in progress on the calling thread: DLRT_OK, or its
+/// first failure. DLRT_OK when no call is in progress. Generated code reads
+/// it after calling a function that may have returned early.
+DLRT_EXPORT int32_t dlrt_call_status(void);
 
 /*===----------------------------------------------------------------------===*
  * Memref helpers generated code calls

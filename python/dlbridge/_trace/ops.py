@@ -21,8 +21,10 @@ from .tracer import (
     TraceError,
     TracedArray,
     current_context,
+    format_location,
     trace_error,
     unsupported,
+    user_location,
 )
 
 PyScalar = (bool, int, float, complex)
@@ -338,10 +340,15 @@ def _s_min(b: Block, x: str, y: str, dt: DType) -> str:
 # structure helpers
 
 
-def _broadcast(arrays: Sequence[TracedArray]) -> tuple[tuple[int | None, ...], list[tuple[TracedArray, int] | None]]:
+def _broadcast(
+    arrays: Sequence[TracedArray], shown: Sequence[TracedArray] | None = None
+) -> tuple[tuple[int | None, ...], list[tuple[TracedArray, int] | None]]:
     """Broadcast result dims (right-aligned) and, per dynamic result dim, an operand dim giving its
-    size.  A dynamic dim is assumed to equal the other operands' sizes at run time (size-1 dims are
-    known statically: they are part of the specialisation)."""
+    size.  Size-1 dims are known statically (they are part of the specialisation), so a dynamic dim
+    must equal the other operands' sizes: that is checked at run time (:func:`_check_broadcast`).
+    ``shown`` are the arrays whose leading dims ``arrays`` are (matmul's batch dims), named in the
+    message; by default ``arrays`` themselves."""
+    _check_broadcast(arrays, shown if shown is not None else arrays)
     R = max(a.ndim for a in arrays)
     dims: list[int | None] = []
     srcs: list[tuple[TracedArray, int] | None] = []
@@ -371,6 +378,63 @@ def _broadcast(arrays: Sequence[TracedArray]) -> tuple[tuple[int | None, ...], l
             dims.append(1)
             srcs.append(None)
     return tuple(dims), srcs
+
+
+def _message_literal(text: str) -> str:
+    """``text`` escaped for a ``dlpack.assert`` message literal: read literally, not as
+    placeholders (braces doubled), inside MLIR quotes."""
+    text = text.replace("{", "{{").replace("}", "}}").replace("\n", " ")
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _check_broadcast(arrays: Sequence[TracedArray], shown: Sequence[TracedArray]) -> None:
+    """Emits a run-time check that the dynamic dims of ``arrays`` broadcast by NumPy's rule: each
+    equals the static size (other than 1) of the same result dim, or the other dynamic dims there.
+    It fails with NumPy's message and the actual shapes of ``shown`` (whose leading dims are
+    those of ``arrays``, in order), raised as ``ValueError``."""
+    ctx = arrays[0]._ctx
+    R = max(a.ndim for a in arrays)
+    conditions: list[str] = []
+    for j in range(R):
+        static: int | None = None
+        dynamic: list[str] = []
+        for a, s in zip(arrays, shown):
+            k = j - (R - a.ndim)
+            if k < 0:
+                continue
+            d = a._dims[k]
+            if d is None:
+                dynamic.append(ctx.dim(s, k))
+            elif d != 1:
+                static = d
+        expected = ctx.top.const(static, "index") if static is not None else None
+        for size in dynamic:
+            if expected is None:
+                expected = size
+            elif size != expected:
+                conditions.append(ctx.top.op("bcast_ok", f"arith.cmpi eq, {size}, {expected} : index"))
+    if not conditions:
+        return
+    ok = _fold(lambda x, y: ctx.top.op("bcast_ok", f"arith.andi {x}, {y} : i1"), conditions)
+    values: list[str] = []
+    shapes: list[str] = []
+    for s in shown:
+        parts: list[str] = []
+        for k, d in enumerate(s._dims):
+            if d is None:
+                parts.append(f"{{{len(values)}}}")
+                values.append(ctx.dim(s, k))
+            else:
+                parts.append(str(d))
+        shapes.append("(" + ",".join(parts) + ("," if len(parts) == 1 else "") + ")")
+    where = format_location(user_location())
+    message = (
+        _message_literal("operands could not be broadcast together with shapes ")
+        + " ".join(shapes)
+        + (_message_literal(f" at {where}") if where else "")
+    )
+    types = ", ".join("index" for _ in values)
+    ctx.top.raw(f'dlpack.assert {ok}, shape_mismatch, "{message}" ({", ".join(values)} : {types})')
 
 
 def _bcast_map(R: int, dims: Sequence[int | None]) -> str:
@@ -928,7 +992,7 @@ def matmul(a: Any, b: Any) -> TracedArray:
     else:
         ba = TracedArray(ctx, a._value, dt, a._dims[:-2])
         bb = TracedArray(ctx, b._value, dt, b._dims[:-2])
-        bdims, bsrcs = _broadcast([ba, bb]) if (ba.ndim or bb.ndim) else ((), [])
+        bdims, bsrcs = _broadcast([ba, bb], [a, b]) if (ba.ndim or bb.ndim) else ((), [])
         # sources refer to the fake batch views: map them back to the real arrays
         fixed: list[str | None] = []
         for s in bsrcs:

@@ -69,12 +69,19 @@ func.func @helper(%x: memref<4xf32>) {
 
 // Access is derived through views and from linalg's effects; an unused
 // argument is neither read nor written. Unsigned dtypes come from
-// `dlpack.dtype`; 0-d memrefs are tensors too. No memref result: no pack.
+// `dlpack.dtype`; 0-d memrefs are tensors too. No memref result: no pack,
+// but the status of the call (a failed check in the function) is returned.
 // CHECK-LABEL: func.func @scale_rows__dlpack(
 // CHECK: call @scale_rows
-// CHECK-NEXT: dlpack.call_end
+// CHECK-NEXT: %[[STATUS:.*]] = dlpack.status
+// CHECK-NEXT: %[[OK:.*]] = arith.cmpi eq, %[[STATUS]]
+// CHECK-NEXT: cf.cond_br %[[OK]], ^[[CONT:.*]], ^[[FAILED:.*]](%[[STATUS]] : i32)
 // CHECK-NOT: dlpack.pack
-// CHECK-NOT: dlpack.status
+// CHECK: ^[[FAILED]](%[[CODE:.*]]: i32):
+// CHECK-NEXT: dlpack.call_end
+// CHECK-NEXT: cf.br ^{{.*}}(%[[CODE]] : i32)
+// CHECK: ^[[CONT]]:
+// CHECK-NEXT: dlpack.call_end
 // CHECK: return
 // CHECK: dlpack.signature @scale_rows__dlpack_signature for @scale_rows on <cpu>
 // CHECK-SAME: arguments [#dlpack.param<"src" : memref<4x?xf32>, read>, #dlpack.param<"dst" : memref<4x?xf32>, write>, #dlpack.param<"unused" : memref<?xi8>, none, dtype = <uint, 8>>, #dlpack.param<"scale" : memref<f32>, read>, #dlpack.param<"n" : index, none>]

@@ -236,3 +236,51 @@ func.func @dtype_on_scalar_result() -> (f32 {dlpack.dtype = #dlpack.dtype<float,
   %c = arith.constant 0.0 : f32
   return %c : f32
 }
+
+// -----
+
+func.func @assert_placeholder_out_of_range(%ok: i1, %n: index) {
+  // expected-error @+1 {{message refers to value 1, but the op has 1 value}}
+  dlpack.assert %ok, shape_mismatch, "{0} and {1}" (%n : index)
+  return
+}
+
+// -----
+
+func.func @assert_unclosed_placeholder(%ok: i1, %n: index) {
+  // expected-error @+1 {{message has a '{' at 5 that starts no placeholder}}
+  dlpack.assert %ok, shape_mismatch, "size {0" (%n : index)
+  return
+}
+
+// -----
+
+func.func @assert_stray_brace(%ok: i1) {
+  // expected-error @+1 {{message has a '}' at 2 that closes no placeholder}}
+  dlpack.assert %ok, shape_mismatch, "a } b"
+  return
+}
+
+// -----
+
+func.func @assert_not_a_placeholder(%ok: i1, %n: index) {
+  // expected-error @+1 {{message has a '{' at 0 that starts no placeholder}}
+  dlpack.assert %ok, shape_mismatch, "{n}" (%n : index)
+  return
+}
+
+// -----
+
+func.func @assert_float_value(%ok: i1, %x: f32) {
+  // expected-error @+1 {{must be variadic of signless integer or index}}
+  dlpack.assert %ok, shape_mismatch, "{0}" (%x : f32)
+  return
+}
+
+// -----
+
+func.func @assert_unknown_status(%ok: i1) {
+  // expected-error @+1 {{expected}}
+  dlpack.assert %ok, rank_mismatch, "message"
+  return
+}

@@ -116,3 +116,15 @@ func.func @attributes() attributes {
                #dlpack.device<hexagon>, #dlpack.device<maia>, #dlpack.device<trn>]} {
   return
 }
+
+// CHECK-LABEL: func.func @assertions
+// CHECK-SAME: (%[[OK:.*]]: i1, %[[N:.*]]: index, %[[M:.*]]: i32)
+func.func @assertions(%ok: i1, %n: index, %m: i32) {
+  // CHECK: dlpack.assert %[[OK]], shape_mismatch, "sizes {0} and {1} differ" (%[[N]], %[[M]] : index, i32)
+  dlpack.assert %ok, shape_mismatch, "sizes {0} and {1} differ" (%n, %m : index, i32)
+  // CHECK: dlpack.assert %[[OK]], out_of_memory, "no values"
+  dlpack.assert %ok, out_of_memory, "no values"
+  // CHECK: dlpack.assert %[[OK]], invalid_argument, "{0}" (%[[OK]] : i1)
+  dlpack.assert %ok, invalid_argument, "{0}" (%ok : i1)
+  return
+}

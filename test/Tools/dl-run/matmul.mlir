@@ -10,8 +10,12 @@
 // RUN: %python %S/check.py %t/cm.npy "a @ b" a=%t/a.npy b=%t/b.npy --rtol 1e-5 | FileCheck %s
 // CHECK: ok: float32 (4, 3)
 
-// The inner dimensions must agree: that is a runtime property of the
-// dynamic shapes, not checked by the entry, so only matching shapes are run.
+// The inner dimensions must agree: the generated code checks them at run
+// time, and dl-run reports the mismatch with the actual shapes, writing
+// nothing.
+// RUN: not dl-run %s --entry matmul -i %t/a.npy -i %t/a.npy -o %t/bad.npy 2>&1 | FileCheck %s --check-prefix=MISMATCH
+// RUN: not test -e %t/bad.npy
+// MISMATCH: dl-run: 'linalg.matmul' at {{.*}}matmul.mlir:[[@LINE+11]]:8: dimension #0 of input/output operand #1 is incompatible with inferred dimension size; operand shapes: (4, 5) (4, 5) (4, 5)
 
 func.func @matmul(%a: tensor<?x?xf32> {dlpack.name = "a"}, %b: tensor<?x?xf32> {dlpack.name = "b"})
     -> tensor<?x?xf32> attributes {dlpack.entry} {

@@ -8,6 +8,8 @@
 
 #include "dlbridge/Dialect/DLPack/IR/DTypeMapping.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -16,6 +18,44 @@ using namespace dlbridge::dlpack;
 
 #define GET_OP_CLASSES
 #include "dlbridge/Dialect/DLPack/IR/DLPackOps.cpp.inc"
+
+LogicalResult AssertOp::verify() {
+  StringRef message = getMessage();
+  for (size_t i = 0; i < message.size(); ++i) {
+    char c = message[i];
+    if ((c == '{' || c == '}') && i + 1 < message.size() &&
+        message[i + 1] == c) {
+      ++i;
+      continue;
+    }
+    if (c == '}')
+      return emitOpError() << "message has a '}' at " << i
+                           << " that closes no placeholder; write '}}' for a "
+                              "brace";
+    if (c != '{')
+      continue;
+    size_t close = message.find('}', i);
+    unsigned index = 0;
+    if (close == StringRef::npos ||
+        message.slice(i + 1, close).getAsInteger(10, index))
+      return emitOpError() << "message has a '{' at " << i
+                           << " that starts no placeholder '{<index>}'; "
+                              "write '{{' for a brace";
+    if (index >= getValues().size())
+      return emitOpError() << "message refers to value " << index
+                           << ", but the op has " << getValues().size()
+                           << " value" << (getValues().size() == 1 ? "" : "s");
+    i = close;
+  }
+  return success();
+}
+
+LogicalResult AssertOp::canonicalize(AssertOp op, PatternRewriter &rewriter) {
+  if (!matchPattern(op.getCondition(), m_One()))
+    return failure();
+  rewriter.eraseOp(op);
+  return success();
+}
 
 LogicalResult CheckOp::verify() {
   if (!getParam().getMemRefType())

@@ -221,6 +221,28 @@ void EntryPointBuilder::buildWrapper() {
   }
   CallBeginOp::create(builder, loc, ctx);
   auto call = func::CallOp::create(builder, loc, func, callArgs);
+  // Device calls learn of failed launches and allocations when the call
+  // ends (dlrt_call_end records them in ctx): read the status after it.
+  bool statusAfterEnd = device != DeviceType::CPU;
+  // A failed check returns early from the function with poison results
+  // (--dlpack-lower-assertions): they are never packed.
+  if (statusAfterEnd) {
+    CallEndOp::create(builder, loc, ctx);
+    continueIfOk(StatusOp::create(builder, loc, i32, ctx));
+  } else {
+    Value status = StatusOp::create(builder, loc, i32, ctx);
+    Block *endBlock = builder.createBlock(failureBlock, {i32}, {loc});
+    CallEndOp::create(builder, loc, ctx);
+    cf::BranchOp::create(builder, loc, failureBlock, endBlock->getArgument(0));
+    Block *callBlock = status.getParentBlock();
+    Block *next = builder.createBlock(failureBlock);
+    builder.setInsertionPointToEnd(callBlock);
+    Value ok = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                     status, zero);
+    cf::CondBranchOp::create(builder, loc, ok, next, ValueRange(), endBlock,
+                             ValueRange(status));
+    builder.setInsertionPointToStart(next);
+  }
 
   // Pack every memref result, then either hand all of them out or, when one
   // failed, release the others: the caller never owns half a result list.
@@ -237,17 +259,9 @@ void EntryPointBuilder::buildWrapper() {
     outputs.push_back(pack);
     packed.push_back(pack);
   }
-  // Device calls learn of failed launches and allocations when the call
-  // ends (dlrt_call_end records them in ctx): read the status after it.
-  bool statusAfterEnd = device != DeviceType::CPU;
   if (packed.empty() && !statusAfterEnd) {
     CallEndOp::create(builder, loc, ctx);
-  } else if (packed.empty()) {
-    CallEndOp::create(builder, loc, ctx);
-    continueIfOk(StatusOp::create(builder, loc, i32, ctx));
-  } else {
-    if (statusAfterEnd)
-      CallEndOp::create(builder, loc, ctx);
+  } else if (!packed.empty()) {
     Value status = StatusOp::create(builder, loc, i32, ctx);
     if (!statusAfterEnd)
       CallEndOp::create(builder, loc, ctx);

@@ -9,7 +9,10 @@
 
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 
+#include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -29,6 +32,9 @@ bool accessesData(Operation *op) {
   // Copies are diagnosed below: a kernel could not lower them either.
   if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
           memref::CopyOp, gpu::AllocOp, gpu::DeallocOp>(op))
+    return false;
+  // Run-time checks end the host function early; they read no data.
+  if (isa<cf::AssertOp, dlbridge::dlpack::AssertOp>(op))
     return false;
   if (isPure(op))
     return false;

@@ -66,4 +66,13 @@ def DLPack_Access : I32EnumAttr<"Access",
   let genSpecializedAttr = 0;
 }
 
+def DLPack_FailureStatus : I32EnumAttr<"FailureStatus",
+    "a failure status generated code can report (runtime `dlrt_status_code`)", [
+    I32EnumAttrCase<"InvalidArgument", 1, "invalid_argument">,
+    I32EnumAttrCase<"OutOfMemory", 11, "out_of_memory">,
+    I32EnumAttrCase<"ShapeMismatch", 16, "shape_mismatch">,
+  ]> {
+  let cppNamespace = "::dlbridge::dlpack";
+}
+
 #endif // DLBRIDGE_DIALECT_DLPACK_IR_DLPACKENUMS_TD

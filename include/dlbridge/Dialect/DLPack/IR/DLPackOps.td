@@ -105,6 +105,43 @@ def DLPack_CallEndOp : DLPack_Op<"call_end", [MemoryEffects<[MemWrite]>]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Checks in generated code
+//===----------------------------------------------------------------------===//
+
+def DLPack_AssertOp : DLPack_Op<"assert", [MemoryEffects<[MemWrite]>]> {
+  let summary = "ends the call with a status unless a condition holds";
+  let description = [{
+    Checks a relation the function relies on at run time, such as two
+    arguments' dimensions being equal. When `condition` is false the call
+    fails: `status` and `message` are recorded in the context of the call in
+    progress (`dlrt_check_failed`), and the function returns early, as do its
+    callers up to the entry point, which returns `status`.
+
+    In `message`, `{i}` stands for the run-time value of the `i`-th value
+    (signless integers and indices, printed in decimal; `i1` as 0 or 1), so
+    that messages can state actual shapes; `{{` and `}}` stand for a brace.
+
+    ```mlir
+    dlpack.assert %ok, shape_mismatch,
+        "operands could not be broadcast together with shapes ({0},) ({1},)"
+        (%n, %m : index, index)
+    ```
+
+    `--dlpack-lower-assertions` lowers it once control flow is a CFG; an
+    assertion whose condition is a constant true canonicalizes away.
+  }];
+  let arguments = (ins I1:$condition, DLPack_FailureStatus:$status,
+                       StrAttr:$message,
+                       Variadic<AnySignlessIntegerOrIndex>:$values);
+  let assemblyFormat = [{
+    $condition `,` $status `,` $message (` ` `(` $values^ `:` type($values) `)`)?
+    attr-dict
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizeMethod = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Tensors in
 //===----------------------------------------------------------------------===//
 

@@ -78,7 +78,10 @@ def DLPackExposeEntryPoints
     arguments, calls the function, and hands memref results back as owned
     `DLManagedTensorVersioned`s (`dlpack.pack`). The first failing check's
     status is returned, with its message in `ctx`; results already packed
-    when packing fails are released.
+    when packing fails are released. When the call's status is not 0 once
+    the function returns (a `dlpack.assert` in it failed and it returned
+    early, see `--dlpack-lower-assertions`), that status is returned and
+    its results, poison then, are not packed.
 
     Next to it the pass emits `<name>__dlpack_signature`
     (`dlpack.signature`): each parameter's name (`dlpack.name`, else
@@ -159,6 +162,104 @@ def DLPackLaunchOnContextStream
   let dependentDialects = [
     "::mlir::gpu::GPUDialect",
     "::mlir::LLVM::LLVMDialect",
+  ];
+}
+
+def DLPackGenerateShapeChecks
+    : Pass<"dlpack-generate-shape-checks", "::mlir::ModuleOp"> {
+  let summary = "Check at run time the shape relations ops rely on, in O(rank)";
+  let description = [{
+    An entry point checks each argument against its own type, but nothing
+    checks that arguments fit together: `linalg.matmul` on `(3, 4)` and
+    `(5, 6)` operands, or an elementwise op on `(5,)` and `(7,)`, would read
+    and write out of bounds. MLIR's `RuntimeVerifiableOpInterface` knows
+    these relations (operand dims against the loop ranges of linalg
+    structured ops, which also covers a `tensor.empty` sized from another
+    argument; slice bounds; cast and reshape sizes); this pass asks it for
+    checks, but only where a check costs O(rank) per call:
+
+    - linalg structured ops, wherever they are (their own work is at least
+      as large);
+    - every other op implementing the interface (`tensor`/`memref` casts,
+      slices, reshapes, pads, `dim`, single loads and stores) only when no
+      loop (`LoopLikeOpInterface`) or linalg op encloses it, so per-element
+      accesses are never checked;
+    - nothing inside GPU kernels (`gpu.launch`, `gpu.func`, `gpu.module`):
+      checks belong to host code.
+
+    The checks become `dlpack.assert ..., shape_mismatch` whose message
+    names the op, the failing operand and dimension, the op's location and
+    the operands' actual shapes ("linalg.matmul at x.mlir:4:8: dimension #0
+    of operand #1 is incompatible with inferred dimension size; operand
+    shapes: (3, 4) (5, 6) (3, 6)"), so a caller learns what to change.
+    `--dlpack-lower-assertions` turns them into a status of the call.
+  }];
+  let dependentDialects = [
+    "::dlbridge::dlpack::DLPackDialect",
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::index::IndexDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def DLPackCheckAllocations
+    : Pass<"dlpack-check-allocations", "::mlir::ModuleOp"> {
+  let summary = "End the call with out_of_memory instead of using a bad buffer";
+  let description = [{
+    `memref.alloc` (and `gpu.alloc` in host code) lower to a size computed
+    with wrapping multiplication and a call that returns NULL when memory
+    runs out; generated code would then write through NULL, or into a buffer
+    far smaller than the shape, when sizes come from arguments (an outer
+    product of two large vectors, a size argument). For each allocation with
+    dynamic sizes this pass checks before it that no size is negative and
+    that the byte size fits int64, and for every allocation it checks after
+    it that the buffer is not NULL; a failing check is a
+    `dlpack.assert ..., out_of_memory` (negative sizes: `shape_mismatch`),
+    so the call ends with that status (Python: `MemoryError`, as NumPy
+    raises) instead of crashing. libdlrt's allocation functions record the
+    failed request's size in the call's context first.
+  }];
+  let dependentDialects = [
+    "::dlbridge::dlpack::DLPackDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def DLPackLowerAssertions
+    : Pass<"dlpack-lower-assertions", "::mlir::ModuleOp"> {
+  let summary = "Turn failed assertions into early returns with a call status";
+  let description = [{
+    Nothing inside a compiled function may abort the process; a failed
+    check must end the call with a status the entry point returns. Runs on
+    host functions (`func.func` outside GPU modules) whose control flow is a
+    CFG (after `convert-scf-to-cf`), so that returning early works from
+    inside loops:
+
+    - `cf.assert %c, "msg"`, which MLIR's runtime verification emits (and
+      which would otherwise lower to `abort()`), becomes
+      `dlpack.assert %c, shape_mismatch, "msg"`.
+    - `dlpack.assert` splits its block: when the condition is false, a
+      failure block calls `dlrt_check_failed(status, format, count, values)`
+      (values as i64) and returns from the function, with poison results.
+    - Each `func.call` of a function that may return that way (transitively)
+      is followed by a check of `dlrt_call_status()`; when it is not 0 the
+      caller returns early too.
+
+    Entry wrappers (functions taking a `!dlpack.context`) read the status
+    themselves after their call (`dlpack.status`) and are left alone; they
+    return it without packing results. A `dlpack.assert` or `cf.assert`
+    nested in a region other than the function body is diagnosed.
+  }];
+  let dependentDialects = [
+    "::dlbridge::dlpack::DLPackDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::ub::UBDialect",
   ];
 }
 

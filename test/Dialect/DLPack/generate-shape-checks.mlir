@@ -1,0 +1,111 @@
+// RUN: dl-opt %s -split-input-file --dlpack-generate-shape-checks --cse | FileCheck %s
+
+// Contraction dims of a matmul: the operands' dims against the loop ranges,
+// each check a dlpack.assert naming the op, the operand and the shapes.
+
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>, %[[B:.*]]: tensor<?x?xf32>, %[[C:.*]]: tensor<?x?xf32>)
+// CHECK-DAG: %[[A0:.*]] = tensor.dim %[[A]], %[[ZERO:[a-z0-9_]+]] :
+// CHECK-DAG: %[[A1:.*]] = tensor.dim %[[A]], %[[ONE:[a-z0-9_]+]] :
+// CHECK-DAG: %[[B1:.*]] = tensor.dim %[[B]], %[[ONE]] :
+// CHECK: scf.if
+// CHECK: %[[B0:.*]] = tensor.dim %[[B]], %[[ZERO]] :
+// CHECK: %[[EQ_B:.*]] = index.cmp eq(%{{.*}}, %[[B0]])
+// CHECK-NEXT: dlpack.assert %[[EQ_B]], shape_mismatch, "'linalg.matmul' at {{.*}}generate-shape-checks.mlir:[[@LINE+4]]:8: dimension #0 of input/output operand #1 is incompatible with inferred dimension size; operand shapes: ({0}, {1}) ({2}, {3}) ({4}, {5})" (%[[A0]], %[[A1]], %[[B0]], %[[B1]], %{{.*}}, %{{.*}} : index, index, index, index, index, index)
+// CHECK-NOT: cf.assert
+// CHECK: = linalg.matmul
+func.func @matmul(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>)
+                     outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// -----
+
+// Static shapes that fit need no check.
+
+// CHECK-LABEL: func.func @static_matmul
+// CHECK-NOT: dlpack.assert
+// CHECK: linalg.matmul
+func.func @static_matmul(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<3x4xf32>, tensor<4x5xf32>)
+                     outs(%c : tensor<3x5xf32>) -> tensor<3x5xf32>
+  return %r : tensor<3x5xf32>
+}
+
+// -----
+
+// A tensor.empty sized from %a, written from %b: the relation is checked
+// through the empty's size.
+
+// CHECK-LABEL: func.func @empty_from_another_argument
+// CHECK-SAME: (%[[A:.*]]: tensor<?xf32>, %[[B:.*]]: tensor<?xf32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[A]], %{{.*}}
+// CHECK: %[[E:.*]] = tensor.empty(%[[N]])
+// CHECK: %[[M:.*]] = tensor.dim %[[B]]
+// CHECK: scf.if
+// CHECK: %[[EQ:.*]] = index.cmp eq(%{{.*}}, %[[N]])
+// CHECK-NEXT: dlpack.assert %[[EQ]], shape_mismatch, "'linalg.negf' at {{.*}}: dimension #0 of input/output operand #1 is incompatible with inferred dimension size; operand shapes: ({0},) ({1},)" (%[[M]], %[[N]] : index, index)
+// CHECK: linalg.negf
+func.func @empty_from_another_argument(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.negf ins(%b : tensor<?xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
+// Slices and casts outside loops are checked; element accesses and slices
+// inside loops are not (their checks would cost O(elements)); linalg ops
+// inside loops are.
+
+// CHECK-LABEL: func.func @slices_and_loops
+// CHECK: dlpack.assert {{.*}}'tensor.extract_slice' at {{.*}}: extract_slice runs out-of-bounds along dimension 0; operand shapes: ({0},)
+// CHECK: tensor.extract_slice
+// CHECK: dlpack.assert {{.*}}'tensor.cast' at {{.*}}: size mismatch of dim 0; operand shapes: ({0},)
+// CHECK: tensor.cast
+// CHECK: scf.for
+// CHECK-NOT: dlpack.assert {{.*}}'tensor.
+// CHECK: tensor.extract_slice
+// CHECK-NOT: dlpack.assert {{.*}}'tensor.
+// CHECK: tensor.extract
+// CHECK: dlpack.assert {{.*}}'linalg.add'
+// CHECK: = linalg.add
+// CHECK-NOT: dlpack.assert
+// CHECK: tensor.insert
+// CHECK-NOT: dlpack.assert
+// CHECK: tensor.insert_slice
+// CHECK-NEXT: scf.yield
+func.func @slices_and_loops(%a: tensor<?xf32>, %b: tensor<?xf32>, %off: index, %n: index) -> (tensor<?xf32>, tensor<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = tensor.extract_slice %a[%off] [4] [1] : tensor<?xf32> to tensor<4xf32>
+  %static = tensor.cast %a : tensor<?xf32> to tensor<8xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %b) -> tensor<?xf32> {
+    %w = tensor.extract_slice %a[%i] [4] [1] : tensor<?xf32> to tensor<4xf32>
+    %x = tensor.extract %static[%i] : tensor<8xf32>
+    %sum = linalg.add ins(%acc, %a : tensor<?xf32>, tensor<?xf32>) outs(%acc : tensor<?xf32>) -> tensor<?xf32>
+    %set = tensor.insert %x into %sum[%i] : tensor<?xf32>
+    %put = tensor.insert_slice %w into %set[%i] [4] [1] : tensor<4xf32> into tensor<?xf32>
+    scf.yield %put : tensor<?xf32>
+  }
+  return %r, %s : tensor<?xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Nothing inside GPU kernels: checks are host code.
+
+// CHECK-LABEL: func.func @kernel
+// CHECK-NOT: dlpack.assert
+func.func @kernel(%m: memref<?xf32>, %i: index) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+             threads(%tx, %ty, %tz) in (%u = %c1, %v = %c1, %w = %c1) {
+    %v0 = memref.load %m[%i] : memref<?xf32>
+    gpu.terminator
+  }
+  return
+}
