@@ -184,8 +184,31 @@ def convert(b: Block, v: str, src: DType, dst: DType) -> str:
     if src.bits == dst.bits:  # f16 <-> bf16
         mid = b.op("cast", f"arith.extf {v} : {src.mlir} to f32")
         return b.op("cast", f"arith.truncf {mid} : f32 to {dst.mlir}")
+    if src.bits == 64 and dst.bits == 16:
+        return b.op("cast", f"arith.truncf {_f64_to_f32_odd(b, v)} : f32 to {dst.mlir}")
     op = "arith.extf" if dst.bits > src.bits else "arith.truncf"
     return b.op("cast", f"{op} {v} : {src.mlir} to {dst.mlir}")
+
+
+def _f64_to_f32_odd(b: Block, v: str) -> str:
+    """``v`` (f64) rounded to f32 with round-to-odd: truncated, its last bit set when inexact.
+
+    LLVM lowers a direct f64 -> f16/bf16 ``truncf`` to compiler-rt calls the JIT does not have;
+    rounding to nearest through f32 instead would round twice and miss the nearest value for some
+    inputs.  Rounding to odd first keeps enough information: with 24 >= 11 + 2 bits the second
+    rounding to a 16-bit float is correct (Boldo & Melquiond)."""
+    near = b.op("odd", f"arith.truncf {v} : f64 to f32")
+    back = b.op("odd", f"arith.extf {near} : f32 to f64")
+    inexact = b.op("odd", f"arith.cmpf one, {back}, {v} : f64")
+    away = b.op("odd", f"arith.cmpf ogt, {_math(b, 'absf', [back], D.FLOAT64, 'odd')}, "
+                f"{_math(b, 'absf', [v], D.FLOAT64, 'odd')} : f64")
+    bits = b.op("odd", f"arith.bitcast {near} : f32 to i32")
+    # one step towards zero when rounding went away from it (sign-magnitude: bits - 1)
+    less = b.op("odd", f"arith.subi {bits}, {b.const(1, 'i32')} : i32")
+    trunc = b.op("odd", f"arith.select {away}, {less}, {bits} : i32")
+    odd = b.op("odd", f"arith.ori {trunc}, {b.const(1, 'i32')} : i32")
+    bits = b.op("odd", f"arith.select {inexact}, {odd}, {bits} : i32")
+    return b.op("odd", f"arith.bitcast {bits} : i32 to f32")
 
 
 def _math(b: Block, name: str, args: Sequence[str], dt: DType, hint: str | None = None) -> str:
