@@ -20,7 +20,9 @@ from .tracer import (
     TraceContext,
     TraceError,
     TracedArray,
+    check_not_stale,
     current_context,
+    make_view,
     trace_error,
     unsupported,
 )
@@ -52,6 +54,7 @@ def _ctx_of(*xs: Any) -> TraceContext:
 def _lift(ctx: TraceContext, x: Any, opname: str = "operand") -> Any:
     """TracedArray or Python scalar; NumPy scalars / 0-d arrays become strong scalar constants."""
     if isinstance(x, TracedArray):
+        check_not_stale(x)
         return x
     if isinstance(x, PyScalar):
         return x
@@ -598,6 +601,14 @@ def _collapse_units(ctx: TraceContext, x: TracedArray, positions: Sequence[int])
     return out
 
 
+def _copy(x: TracedArray) -> TracedArray:
+    """A new array with the contents of ``x`` (NumPy's copy): the same SSA value, but another
+    object, so that updating one in place leaves the other alone."""
+    out = TracedArray(x._ctx, x._value, x._dtype, x._dims, weak=x._weak, is_scalar=x._is_scalar, alias=x._alias)
+    out._dim_ssa = dict(x._dim_ssa)
+    return out
+
+
 def _no_out(out: Any, name: str) -> None:
     if out is not None:
         raise unsupported(name, "out= is not supported: jitted functions return new arrays")
@@ -709,7 +720,7 @@ def unary(name: str, x: Any) -> TracedArray:
     if name == "positive":
         if dt.is_bool:
             raise unsupported(_opname(name), "not supported for bool")
-        return x if isinstance(x, TracedArray) else _ewise(ctx, "pos", [(x, dt)], dt, lambda b, v: v[0], weak)
+        return _copy(x) if isinstance(x, TracedArray) else _ewise(ctx, "pos", [(x, dt)], dt, lambda b, v: v[0], weak)
     if name == "negative":
         if dt.is_bool:
             raise unsupported(_opname(name), "not supported for bool; use ~ or logical_not")
@@ -793,7 +804,7 @@ def astype(x: Any, dtype: Any) -> TracedArray:
     except TypeError as e:
         raise unsupported("astype", str(e)) from None
     if isinstance(x, TracedArray) and x._dtype == dt and x._weak is None:
-        return x
+        return _copy(x)
     return _ewise(ctx, "cast", [(x, dt)], dt, lambda b, v: v[0])
 
 
@@ -1009,7 +1020,9 @@ def transpose(x: Any, axes: Any = None) -> TracedArray:
         if sorted(perm) != list(range(R)):
             raise trace_error(f"transpose: axes {tuple(axes)} don't match array of dimension {R}", ValueError)
     if perm == list(range(R)):
-        return x
+        view = make_view(x, x._value, x._dims, "transpose")
+        view._dim_ssa = dict(x._dim_ssa)
+        return view
     ctx.begin_op()
     dims = tuple(x._dims[p] for p in perm)
     sizes = [ctx.dim(x, p) if x._dims[p] is None else None for p in perm]
@@ -1020,7 +1033,7 @@ def transpose(x: Any, axes: Any = None) -> TracedArray:
         f"linalg.transpose ins({x._value} : {x.mlir_type}) outs({e} : {ty}) "
         f"permutation = [{', '.join(str(p) for p in perm)}]",
     )
-    out = TracedArray(ctx, r, x._dtype, dims)
+    out = make_view(x, r, dims, "transpose")
     for j, s in enumerate(sizes):
         if s is not None:
             out._dim_ssa[j] = s
@@ -1083,7 +1096,7 @@ def reshape(x: Any, shape: Any) -> TracedArray:
         elif all(d is not None for d in tdims) and prod_known != total:
             raise trace_error(f"reshape: cannot reshape array of size {total} into shape {tuple(target)}", ValueError)
     if tuple(tdims) == x._dims and all(d is not None for d in tdims):
-        return x
+        return make_view(x, x._value, x._dims, "reshape")
     ctx.begin_op()
     # SSA sizes of the target dims
     if infer >= 0 and tdims[infer] is None:
@@ -1104,13 +1117,13 @@ def reshape(x: Any, shape: Any) -> TracedArray:
     if not tdims:
         if any(d != 1 for d in x._dims):
             raise trace_error("reshape: to a 0-d array needs a source with static size-1 dims", ValueError)
-        return _collapse_units(ctx, x, list(range(x.ndim)))
+        return make_view(x, _collapse_units(ctx, x, list(range(x.ndim)))._value, (), "reshape")
     shp = ctx.top.op("shape", f"tensor.from_elements {', '.join(vals)} : tensor<{len(vals)}xindex>")
     r = ctx.top.op(
         "reshaped",
         f"tensor.reshape {x._value}({shp}) : ({x.mlir_type}, tensor<{len(vals)}xindex>) -> {ty}",
     )
-    out = TracedArray(ctx, r, x._dtype, tdims, alias=x._alias)
+    out = make_view(x, r, tdims, "reshape")
     for j, (d, z) in enumerate(zip(tdims, tsizes)):
         if d is None and z is not None:
             out._dim_ssa[j] = z
@@ -1132,6 +1145,8 @@ def finalize_outputs(ctx: TraceContext, outs: Sequence[Any]) -> list[TracedArray
         try:
             o = _lift(ctx, o, f"return value {i}")
         except TraceError:
+            if isinstance(o, TracedArray):
+                raise
             raise TraceError(
                 f"dlbridge.jit: return value {i} is a {type(o).__name__}; return arrays or a tuple of arrays"
             ) from None
