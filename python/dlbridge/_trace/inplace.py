@@ -5,10 +5,13 @@ NumPy updates the array object itself.  SSA values are immutable, so the tracer 
 in NumPy.  An argument updated so becomes a written parameter of the entry (``trace`` declares it
 as a memref and stores its final value into the caller's buffer).
 
+Views are NumPy's: ``x[...]``, ``x[:]`` and transposes are views of ``x``; an update through one
+updates ``x``, and a view taken before an update of ``x`` shows it.
+
 Updates the tracer cannot express raise a TraceError naming the operation and the user's line,
-never drop the update: writing through a view (``x.T += 1`` updates ``x`` in NumPy), indexed
-assignment other than the whole array (``x[0] = v``, ``x[::2] = v``), ``out=`` into something
-that is not a traced array.
+never drop the update: writing through a reshape (whether NumPy's reshape is a view depends on the
+memory layout), indexed assignment other than the whole array (``x[0] = v``, ``x[::2] = v``),
+``out=`` into something that is not a traced array.
 """
 
 from __future__ import annotations
@@ -18,9 +21,18 @@ from typing import Any
 from . import dtypes as D
 from . import ops
 from .emitter import Block, affine_map
-from .tracer import TraceContext, TracedArray, format_location, trace_error, unsupported, user_location
+from .tracer import (
+    TraceContext,
+    TracedArray,
+    format_location,
+    make_view,
+    sync_view,
+    trace_error,
+    unsupported,
+    user_location,
+)
 
-__all__ = ["assign", "ufunc", "setitem", "copyto"]
+__all__ = ["assign", "ufunc", "getitem", "setitem", "copyto"]
 
 _AUGMENTED = {
     "add": "+=",
@@ -43,12 +55,13 @@ def _shape(dims: tuple[int | None, ...]) -> str:
 
 
 def _check_target(target: TracedArray, op: str) -> None:
-    """``target`` can be updated: an array (not a view, which NumPy would write through)."""
-    if target._base is not None:
+    """``target`` can be updated: an array, or a view that is a permutation of one (the update
+    goes to that array, as in NumPy)."""
+    if target._base is not None and target._perm is None:
         raise unsupported(
             op,
-            f"writing through a view made by {target._view_op}, which NumPy would write into the "
-            "array it views; update that array instead",
+            f"writing through a view made by {target._view_op}: whether NumPy's {target._view_op} "
+            "is a view depends on the array's memory layout; update the array itself",
         )
 
 
@@ -126,12 +139,30 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
     elif casting != "unsafe":
         raise unsupported(op, f"casting={casting!r}")
     _check_shape(target, value, op, ufunc_name is not None)
-    target._value = _store(ctx, target, value)
-    target._version += 1
-    target._updated_at = format_location(user_location())
-    if target._arg is not None:
-        target._arg.written = True
+    sync_view(target)
+    new = _store(ctx, target, value)
+    root = target._base
+    if root is None:
+        target._value = new
+        _updated(target)
+        return target
+    # through a view: its new contents, permuted back, are the new contents of the array
+    inverse = [0] * len(target._perm)  # type: ignore[arg-type]
+    for i, p in enumerate(target._perm):  # type: ignore[arg-type]
+        inverse[p] = i
+    root._value = ops.transpose(TracedArray(ctx, new, target._dtype, target._dims), inverse)._value
+    _updated(root)
+    target._value = new
+    target._base_version = root._version
     return target
+
+
+def _updated(root: TracedArray) -> None:
+    """Records an in-place update of ``root`` (an argument becomes a written parameter)."""
+    root._version += 1
+    root._updated_at = format_location(user_location())
+    if root._arg is not None:
+        root._arg.written = True
 
 
 def ufunc(name: str, target: TracedArray, other: Any) -> Any:
@@ -162,6 +193,17 @@ def _whole_array_key(key: Any, ndim: int) -> bool:
             IndexError,
         )
     return True
+
+
+def getitem(x: TracedArray, key: Any) -> TracedArray:
+    """``x[key]`` for a ``key`` that selects the whole array: a view of ``x``, as in NumPy (so
+    that ``x[...] += v`` and ``x[:] *= 2`` update ``x``)."""
+    if x._is_scalar or not _whole_array_key(key, x.ndim):
+        raise unsupported("indexing", f"x[{key!r}]")
+    ops._lift(x._ctx, x, "indexing")
+    view = make_view(x, x._value, x._dims, "indexing", tuple(range(x.ndim)))
+    view._dim_ssa = dict(x._dim_ssa)
+    return view
 
 
 def setitem(target: TracedArray, key: Any, value: Any) -> None:

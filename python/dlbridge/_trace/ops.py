@@ -20,9 +20,9 @@ from .tracer import (
     TraceContext,
     TraceError,
     TracedArray,
-    check_not_stale,
     current_context,
     make_view,
+    sync_view,
     trace_error,
     unsupported,
 )
@@ -54,7 +54,7 @@ def _ctx_of(*xs: Any) -> TraceContext:
 def _lift(ctx: TraceContext, x: Any, opname: str = "operand") -> Any:
     """TracedArray or Python scalar; NumPy scalars / 0-d arrays become strong scalar constants."""
     if isinstance(x, TracedArray):
-        check_not_stale(x)
+        sync_view(x)
         return x
     if isinstance(x, PyScalar):
         return x
@@ -1020,7 +1020,7 @@ def transpose(x: Any, axes: Any = None) -> TracedArray:
         if sorted(perm) != list(range(R)):
             raise trace_error(f"transpose: axes {tuple(axes)} don't match array of dimension {R}", ValueError)
     if perm == list(range(R)):
-        view = make_view(x, x._value, x._dims, "transpose")
+        view = make_view(x, x._value, x._dims, "transpose", perm)
         view._dim_ssa = dict(x._dim_ssa)
         return view
     ctx.begin_op()
@@ -1033,7 +1033,7 @@ def transpose(x: Any, axes: Any = None) -> TracedArray:
         f"linalg.transpose ins({x._value} : {x.mlir_type}) outs({e} : {ty}) "
         f"permutation = [{', '.join(str(p) for p in perm)}]",
     )
-    out = make_view(x, r, dims, "transpose")
+    out = make_view(x, r, dims, "transpose", perm)
     for j, s in enumerate(sizes):
         if s is not None:
             out._dim_ssa[j] = s

@@ -23,8 +23,8 @@ __all__ = [
     "TraceError",
     "TracedArray",
     "SymbolicDim",
-    "check_not_stale",
     "make_view",
+    "sync_view",
     "trace",
     "unsupported",
     "user_location",
@@ -300,7 +300,7 @@ class TracedArray:
 
     __slots__ = (
         "_ctx", "_value", "_dtype", "_dims", "_weak", "_is_scalar", "_dim_ssa", "_alias",
-        "_base", "_base_version", "_view_op", "_version", "_updated_at", "_arg",
+        "_base", "_base_version", "_view_op", "_perm", "_version", "_updated_at", "_arg",
     )
     __array_priority__ = 1000.0
 
@@ -323,11 +323,13 @@ class TracedArray:
         self._is_scalar = is_scalar
         self._dim_ssa: dict[int, str] = {}
         self._alias = alias  # may share storage with a function argument
-        # NumPy views (transpose, reshape): the array whose storage this one views, that array's
-        # _version when the view was taken, and the operation that made the view.
+        # NumPy views (x[...], transpose, reshape): the array whose storage this one views, that
+        # array's _version when this value was taken, the operation that made the view, and the
+        # permutation of the array's dims it is (None when it is not one: reshape).
         self._base: TracedArray | None = None
         self._base_version = 0
         self._view_op = ""
+        self._perm: tuple[int, ...] | None = None
         # in-place updates of this array so far, and the user's line of the last one
         self._version = 0
         self._updated_at = ""
@@ -408,7 +410,9 @@ class TracedArray:
         raise unsupported("complex(array)")
 
     def __getitem__(self, key: Any) -> Any:
-        raise unsupported("indexing", f"x[{key!r}]")
+        from . import inplace
+
+        return inplace.getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         from . import inplace
@@ -712,26 +716,45 @@ class TracedArray:
         return array_function(func, args, kwargs)
 
 
-def make_view(x: TracedArray, value: str, dims: Sequence[int | None], op: str) -> TracedArray:
-    """A NumPy view of ``x`` (``op`` made it) whose current contents are ``value``."""
-    root = x._base or x
+def make_view(
+    x: TracedArray,
+    value: str,
+    dims: Sequence[int | None],
+    op: str,
+    perm: Sequence[int] | None = None,
+) -> TracedArray:
+    """A NumPy view of ``x`` (``op`` made it) whose current contents are ``value``; ``perm`` when
+    it is ``x`` with its dims permuted (``view dim i`` is ``x`` dim ``perm[i]``)."""
+    root = x._base if x._base is not None else x
     view = TracedArray(x._ctx, value, x._dtype, dims, alias=x._alias)
     view._base = root
     view._base_version = root._version
     view._view_op = op
+    outer = x._perm if x._base is not None else tuple(range(root.ndim))
+    if perm is not None and outer is not None:
+        view._perm = tuple(outer[p] for p in perm)
     return view
 
 
-def check_not_stale(x: TracedArray) -> None:
-    """Raises a TraceError when ``x`` is a view of an array updated in place after the view was
-    taken: NumPy would show the update through the view, the traced value does not have it."""
+def sync_view(x: TracedArray) -> None:
+    """Brings a view of an array updated in place since the view was taken up to date, as NumPy
+    shows the update through it; raises a TraceError for a view that is not a permutation of the
+    array (whether NumPy's reshape made a view depends on the memory layout)."""
     base = x._base
-    if base is not None and base._version != x._base_version:
+    if base is None or base._version == x._base_version:
+        return
+    if x._perm is None:
         raise unsupported(
             f"reading a view made by {x._view_op}",
             f"the array it views was updated in place at {base._updated_at} after the view was "
             "taken; take the view after the update",
         )
+    from . import ops
+
+    fresh = ops.transpose(base, x._perm)
+    x._value = fresh._value
+    x._dim_ssa = dict(fresh._dim_ssa)
+    x._base_version = base._version
 
 
 # --------------------------------------------------------------------------------------------------
