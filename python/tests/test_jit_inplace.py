@@ -225,6 +225,16 @@ def test_local_arrays_updated_in_place():
     np.testing.assert_array_equal(a, np.arange(4, dtype=np.float32))
 
 
+def test_astype_without_copy_is_the_array_itself():
+    def f(c):
+        same = c.astype(c.dtype, copy=False)
+        same += 1
+        np.astype(c, c.dtype, copy=False)[...] *= 3
+
+    _, _, got_args, want_args = _run(f, np.arange(4, dtype=np.float32)[::-1])
+    _assert_same(got_args, want_args)
+
+
 def test_python_scalar_arguments_stay_immutable():
     def f(c, s):
         s += 1  # rebinds s, as for any Python number

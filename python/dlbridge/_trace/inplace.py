@@ -119,7 +119,8 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
     ``casting`` rule: ``"same_kind"`` or ``"unsafe"``) and return ``target``.
 
     Raises:
-        TraceError: ``target`` is not an array of this trace, a view, or the cast is not allowed.
+        TraceError: ``target`` is not an array of this trace or is a reshape's view, or the cast
+            is not allowed.
         ValueError: ``value`` does not broadcast to ``target``'s shape.
     """
     if not isinstance(target, TracedArray) or target._is_scalar:

@@ -121,7 +121,7 @@ def _np_dot(a: Any, b: Any, out: Any = None) -> Any:
 
 
 def _np_astype(x: Any, dtype: Any, copy: bool = True, **kwargs: Any) -> Any:
-    return ops.astype(x, dtype)
+    return ops.astype(x, dtype, copy=copy)
 
 
 def _unary_fn(name: str) -> Callable[..., Any]:

@@ -795,8 +795,9 @@ def where(cond: Any, x: Any, y: Any) -> TracedArray:
     )
 
 
-def astype(x: Any, dtype: Any) -> TracedArray:
-    """``x.astype(dtype)``."""
+def astype(x: Any, dtype: Any, copy: bool = True) -> TracedArray:
+    """``x.astype(dtype)``: a new array, or with ``copy=False`` ``x`` itself when it has ``dtype``
+    already (so that updating the result updates ``x``, as in NumPy)."""
     ctx = _ctx_of(x)
     x = _lift(ctx, x, "astype")
     try:
@@ -804,7 +805,7 @@ def astype(x: Any, dtype: Any) -> TracedArray:
     except TypeError as e:
         raise unsupported("astype", str(e)) from None
     if isinstance(x, TracedArray) and x._dtype == dt and x._weak is None:
-        return _copy(x)
+        return _copy(x) if copy else x
     return _ewise(ctx, "cast", [(x, dt)], dt, lambda b, v: v[0])
 
 

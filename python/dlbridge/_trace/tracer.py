@@ -687,7 +687,7 @@ class TracedArray:
     def astype(self, dtype: Any, copy: bool = True) -> Any:
         from . import ops
 
-        return ops.astype(self, dtype)
+        return ops.astype(self, dtype, copy=copy)
 
     def reshape(self, *shape: Any, order: str = "C") -> Any:
         from . import ops
