@@ -213,6 +213,64 @@ nb::object loadScalar(const jit::ParamInfo &param, uint64_t slot) {
                                          shift));
 }
 
+/// The bytes `t` can address, [first, last], or false when it addresses none
+/// or its extents overflow (the kernel's own checks refuse those).
+bool getByteRange(const DLTensor *t, uintptr_t &first, uintptr_t &last) {
+  if (!t->data || (t->ndim > 0 && !t->shape))
+    return false;
+  int64_t itemSize = (int64_t(t->dtype.bits) * t->dtype.lanes + 7) / 8;
+  int64_t low = 0, high = 0, compact = 1;
+  for (int32_t d = t->ndim - 1; d >= 0; --d) {
+    if (t->shape[d] == 0)
+      return false;
+    int64_t stride = t->strides ? t->strides[d] : compact, reach;
+    if (__builtin_mul_overflow(t->shape[d] - 1, stride, &reach) ||
+        __builtin_add_overflow(reach < 0 ? low : high, reach,
+                               reach < 0 ? &low : &high) ||
+        __builtin_mul_overflow(compact, t->shape[d], &compact))
+      return false;
+  }
+  int64_t lowBytes, highBytes;
+  if (__builtin_mul_overflow(low, itemSize, &lowBytes) ||
+      __builtin_mul_overflow(high + 1, itemSize, &highBytes))
+    return false;
+  uintptr_t base = reinterpret_cast<uintptr_t>(t->data) + t->byte_offset;
+  first = base + lowBytes;
+  last = base + highBytes - 1;
+  return true;
+}
+
+/// Refuses a call where a parameter the kernel writes shares memory with
+/// another array argument: the kernel assumes its arguments are distinct
+/// (NumPy would copy first; the memory ranges are compared, as NumPy's first
+/// overlap test does).
+void checkWrittenArgsAreDistinct(PreparedCall &call,
+                                 const jit::Signature &signature) {
+  for (size_t i = 0; i < signature.args.size(); ++i) {
+    uintptr_t first, last;
+    if (!(signature.args[i].access & DLRT_ACCESS_WRITE) ||
+        !getByteRange(call.tensor(i), first, last))
+      continue;
+    for (size_t j = 0; j < signature.args.size(); ++j) {
+      uintptr_t otherFirst, otherLast;
+      if (j == i || !signature.args[j].isTensor ||
+          call.tensor(j)->device.device_type !=
+              call.tensor(i)->device.device_type ||
+          call.tensor(j)->device.device_id !=
+              call.tensor(i)->device.device_id ||
+          !getByteRange(call.tensor(j), otherFirst, otherLast) ||
+          otherLast < first || last < otherFirst)
+        continue;
+      std::string text = std::string(call.function()) + "(): argument " +
+                         std::to_string(i) + " '" + signature.args[i].name +
+                         "' is written and shares memory with argument " +
+                         std::to_string(j) + " '" + signature.args[j].name +
+                         "'; pass a copy of one of them";
+      throw nb::value_error(text.c_str());
+    }
+  }
+}
+
 void deleteManaged(void *managed) {
   auto *tensor = static_cast<DLManagedTensorVersioned *>(managed);
   if (tensor->deleter)
@@ -313,6 +371,7 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
   }
   if (signature.device != kDLCPU && device.device_type == kDLCPU)
     device = {signature.device, 0};
+  checkWrittenArgsAreDistinct(call, signature);
 
   size_t resultCount = signature.results.size();
   SmallArray<void *> results(resultCount);

@@ -16,6 +16,7 @@ __all__ = [
     "dtype",
     "result_type",
     "weak_result_type",
+    "can_cast_same_kind",
     "float_for",
     "BOOL",
     "INT64",
@@ -301,3 +302,13 @@ def int_range(d: DType) -> tuple[int, int]:
     if d.is_unsigned:
         return 0, (1 << d.bits) - 1
     return -(1 << (d.bits - 1)), (1 << (d.bits - 1)) - 1
+
+
+# NumPy's order of kinds for ``casting="same_kind"``: a cast may go up this order or stay in a kind
+_KIND_ORDER = {"b": 0, "u": 1, "i": 2, "f": 3, "c": 4}
+
+
+def can_cast_same_kind(src: DType, dst: DType) -> bool:
+    """``np.can_cast(src, dst, "same_kind")``: what an in-place ufunc (``x += y``, ``out=``)
+    allows when storing its result of dtype ``src`` into an array of dtype ``dst``."""
+    return _KIND_ORDER[src.kind] <= _KIND_ORDER[dst.kind]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import ops
+from . import inplace, ops
 from .tracer import unsupported
 
 _BINARY = {
@@ -35,8 +35,12 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
     name = getattr(ufunc, "__name__", str(ufunc))
     qual = f"numpy.{name}" if name != "erf" else "erf"
     out = kwargs.pop("out", None)
-    if out is not None and not (isinstance(out, tuple) and all(o is None for o in out)):
-        raise unsupported(qual, "out= is not supported")
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise unsupported(qual, f"out= with {len(out)} arrays")
+        out = out[0]
+    if out is not None and method != "__call__":
+        raise unsupported(f"{qual}.{method}", "out= is not supported")
     if method == "reduce" and name in _REDUCE:
         axis = kwargs.pop("axis", 0)
         keepdims = kwargs.pop("keepdims", False)
@@ -47,10 +51,11 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
     if method != "__call__":
         raise unsupported(f"{qual}.{method}")
     dtype = kwargs.pop("dtype", None)
+    casting = kwargs.pop("casting", "same_kind")
+    if casting not in ("same_kind", "unsafe"):
+        raise unsupported(qual, f"argument casting={casting!r}")
     for k, v in kwargs.items():
         if k == "where" and v is True:
-            continue
-        if k == "casting" and v == "same_kind":
             continue
         if k in ("order", "subok", "signature") and v in ("K", True, None):
             continue
@@ -66,6 +71,8 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
         raise unsupported(qual)
     if dtype is not None:
         r = ops.astype(r, dtype)
+    if out is not None:
+        return inplace.assign(out, r, op=f"{qual}(out=...)", casting=casting, ufunc_name=name)
     return r
 
 
@@ -114,7 +121,7 @@ def _np_dot(a: Any, b: Any, out: Any = None) -> Any:
 
 
 def _np_astype(x: Any, dtype: Any, copy: bool = True, **kwargs: Any) -> Any:
-    return ops.astype(x, dtype)
+    return ops.astype(x, dtype, copy=copy)
 
 
 def _unary_fn(name: str) -> Callable[..., Any]:
@@ -138,6 +145,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "shape": lambda a: a.shape,
     "permute_dims": _np_transpose,
     "matrix_transpose": lambda a: a.mT,
+    "copyto": inplace.copyto,
 }
 
 

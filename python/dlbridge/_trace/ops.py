@@ -22,6 +22,8 @@ from .tracer import (
     TracedArray,
     current_context,
     format_location,
+    make_view,
+    sync_view,
     trace_error,
     unsupported,
     user_location,
@@ -54,6 +56,7 @@ def _ctx_of(*xs: Any) -> TraceContext:
 def _lift(ctx: TraceContext, x: Any, opname: str = "operand") -> Any:
     """TracedArray or Python scalar; NumPy scalars / 0-d arrays become strong scalar constants."""
     if isinstance(x, TracedArray):
+        sync_view(x)
         return x
     if isinstance(x, PyScalar):
         return x
@@ -186,8 +189,31 @@ def convert(b: Block, v: str, src: DType, dst: DType) -> str:
     if src.bits == dst.bits:  # f16 <-> bf16
         mid = b.op("cast", f"arith.extf {v} : {src.mlir} to f32")
         return b.op("cast", f"arith.truncf {mid} : f32 to {dst.mlir}")
+    if src.bits == 64 and dst.bits == 16:
+        return b.op("cast", f"arith.truncf {_f64_to_f32_odd(b, v)} : f32 to {dst.mlir}")
     op = "arith.extf" if dst.bits > src.bits else "arith.truncf"
     return b.op("cast", f"{op} {v} : {src.mlir} to {dst.mlir}")
+
+
+def _f64_to_f32_odd(b: Block, v: str) -> str:
+    """``v`` (f64) rounded to f32 with round-to-odd: truncated, its last bit set when inexact.
+
+    LLVM lowers a direct f64 -> f16/bf16 ``truncf`` to compiler-rt calls the JIT does not have;
+    rounding to nearest through f32 instead would round twice and miss the nearest value for some
+    inputs.  Rounding to odd first keeps enough information: with 24 >= 11 + 2 bits the second
+    rounding to a 16-bit float is correct (Boldo & Melquiond)."""
+    near = b.op("odd", f"arith.truncf {v} : f64 to f32")
+    back = b.op("odd", f"arith.extf {near} : f32 to f64")
+    inexact = b.op("odd", f"arith.cmpf one, {back}, {v} : f64")
+    away = b.op("odd", f"arith.cmpf ogt, {_math(b, 'absf', [back], D.FLOAT64, 'odd')}, "
+                f"{_math(b, 'absf', [v], D.FLOAT64, 'odd')} : f64")
+    bits = b.op("odd", f"arith.bitcast {near} : f32 to i32")
+    # one step towards zero when rounding went away from it (sign-magnitude: bits - 1)
+    less = b.op("odd", f"arith.subi {bits}, {b.const(1, 'i32')} : i32")
+    trunc = b.op("odd", f"arith.select {away}, {less}, {bits} : i32")
+    odd = b.op("odd", f"arith.ori {trunc}, {b.const(1, 'i32')} : i32")
+    bits = b.op("odd", f"arith.select {inexact}, {odd}, {bits} : i32")
+    return b.op("odd", f"arith.bitcast {bits} : i32 to f32")
 
 
 def _math(b: Block, name: str, args: Sequence[str], dt: DType, hint: str | None = None) -> str:
@@ -639,6 +665,14 @@ def _collapse_units(ctx: TraceContext, x: TracedArray, positions: Sequence[int])
     return out
 
 
+def _copy(x: TracedArray) -> TracedArray:
+    """A new array with the contents of ``x`` (NumPy's copy): the same SSA value, but another
+    object, so that updating one in place leaves the other alone."""
+    out = TracedArray(x._ctx, x._value, x._dtype, x._dims, weak=x._weak, is_scalar=x._is_scalar, alias=x._alias)
+    out._dim_ssa = dict(x._dim_ssa)
+    return out
+
+
 def _no_out(out: Any, name: str) -> None:
     if out is not None:
         raise unsupported(name, "out= is not supported: jitted functions return new arrays")
@@ -750,7 +784,7 @@ def unary(name: str, x: Any) -> TracedArray:
     if name == "positive":
         if dt.is_bool:
             raise unsupported(_opname(name), "not supported for bool")
-        return x if isinstance(x, TracedArray) else _ewise(ctx, "pos", [(x, dt)], dt, lambda b, v: v[0], weak)
+        return _copy(x) if isinstance(x, TracedArray) else _ewise(ctx, "pos", [(x, dt)], dt, lambda b, v: v[0], weak)
     if name == "negative":
         if dt.is_bool:
             raise unsupported(_opname(name), "not supported for bool; use ~ or logical_not")
@@ -825,8 +859,9 @@ def where(cond: Any, x: Any, y: Any) -> TracedArray:
     )
 
 
-def astype(x: Any, dtype: Any) -> TracedArray:
-    """``x.astype(dtype)``."""
+def astype(x: Any, dtype: Any, copy: bool = True) -> TracedArray:
+    """``x.astype(dtype)``: a new array, or with ``copy=False`` ``x`` itself when it has ``dtype``
+    already (so that updating the result updates ``x``, as in NumPy)."""
     ctx = _ctx_of(x)
     x = _lift(ctx, x, "astype")
     try:
@@ -834,7 +869,7 @@ def astype(x: Any, dtype: Any) -> TracedArray:
     except TypeError as e:
         raise unsupported("astype", str(e)) from None
     if isinstance(x, TracedArray) and x._dtype == dt and x._weak is None:
-        return x
+        return _copy(x) if copy else x
     return _ewise(ctx, "cast", [(x, dt)], dt, lambda b, v: v[0])
 
 
@@ -1050,7 +1085,9 @@ def transpose(x: Any, axes: Any = None) -> TracedArray:
         if sorted(perm) != list(range(R)):
             raise trace_error(f"transpose: axes {tuple(axes)} don't match array of dimension {R}", ValueError)
     if perm == list(range(R)):
-        return x
+        view = make_view(x, x._value, x._dims, "transpose", perm)
+        view._dim_ssa = dict(x._dim_ssa)
+        return view
     ctx.begin_op()
     dims = tuple(x._dims[p] for p in perm)
     sizes = [ctx.dim(x, p) if x._dims[p] is None else None for p in perm]
@@ -1061,7 +1098,7 @@ def transpose(x: Any, axes: Any = None) -> TracedArray:
         f"linalg.transpose ins({x._value} : {x.mlir_type}) outs({e} : {ty}) "
         f"permutation = [{', '.join(str(p) for p in perm)}]",
     )
-    out = TracedArray(ctx, r, x._dtype, dims)
+    out = make_view(x, r, dims, "transpose", perm)
     for j, s in enumerate(sizes):
         if s is not None:
             out._dim_ssa[j] = s
@@ -1124,7 +1161,7 @@ def reshape(x: Any, shape: Any) -> TracedArray:
         elif all(d is not None for d in tdims) and prod_known != total:
             raise trace_error(f"reshape: cannot reshape array of size {total} into shape {tuple(target)}", ValueError)
     if tuple(tdims) == x._dims and all(d is not None for d in tdims):
-        return x
+        return make_view(x, x._value, x._dims, "reshape")
     ctx.begin_op()
     # SSA sizes of the target dims
     if infer >= 0 and tdims[infer] is None:
@@ -1145,13 +1182,13 @@ def reshape(x: Any, shape: Any) -> TracedArray:
     if not tdims:
         if any(d != 1 for d in x._dims):
             raise trace_error("reshape: to a 0-d array needs a source with static size-1 dims", ValueError)
-        return _collapse_units(ctx, x, list(range(x.ndim)))
+        return make_view(x, _collapse_units(ctx, x, list(range(x.ndim)))._value, (), "reshape")
     shp = ctx.top.op("shape", f"tensor.from_elements {', '.join(vals)} : tensor<{len(vals)}xindex>")
     r = ctx.top.op(
         "reshaped",
         f"tensor.reshape {x._value}({shp}) : ({x.mlir_type}, tensor<{len(vals)}xindex>) -> {ty}",
     )
-    out = TracedArray(ctx, r, x._dtype, tdims, alias=x._alias)
+    out = make_view(x, r, tdims, "reshape")
     for j, (d, z) in enumerate(zip(tdims, tsizes)):
         if d is None and z is not None:
             out._dim_ssa[j] = z
@@ -1173,6 +1210,8 @@ def finalize_outputs(ctx: TraceContext, outs: Sequence[Any]) -> list[TracedArray
         try:
             o = _lift(ctx, o, f"return value {i}")
         except TraceError:
+            if isinstance(o, TracedArray):
+                raise
             raise TraceError(
                 f"dlbridge.jit: return value {i} is a {type(o).__name__}; return arrays or a tuple of arrays"
             ) from None

@@ -13,15 +13,18 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from .dtypes import DType, dtype as _as_dtype
-from .emitter import Block, NameTable, tensor_type
+from .emitter import Block, NameTable, dims_str, tensor_type
 
 __all__ = [
+    "ArgSlot",
     "ArraySpec",
     "ScalarSpec",
     "TraceResult",
     "TraceError",
     "TracedArray",
     "SymbolicDim",
+    "make_view",
+    "sync_view",
     "trace",
     "unsupported",
     "user_location",
@@ -92,6 +95,8 @@ class TraceResult:
         num_outputs: ``len(results)``.
         returns_tuple: whether the Python function returned a tuple/list (vs a single array).
         arg_names: the parameter names, in order.
+        written_args: the names of the arguments the function updates in place (memref
+            parameters of the entry).
     """
 
     mlir: str
@@ -100,6 +105,27 @@ class TraceResult:
     num_outputs: int
     returns_tuple: bool
     arg_names: list[str] = field(default_factory=list)
+    written_args: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ArgSlot:
+    """An array argument of the traced function.
+
+    Attributes:
+        name: the parameter name.
+        ssa: the tensor value the body reads the argument as (``%c``).
+        array: the argument's :class:`TracedArray`; after in-place updates its value is the
+            argument's final contents.
+        written: whether the function updated the argument in place.
+        buffer: the memref parameter of a written argument (set when the trace ends).
+    """
+
+    name: str
+    ssa: str
+    array: "TracedArray"
+    written: bool = False
+    buffer: str = ""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -184,6 +210,7 @@ class TraceContext:
         self.top = Block(self.names, indent=2)
         self._last_loc: tuple[str, int] | None = None
         self.finished = False
+        self.args: list[ArgSlot] = []
 
     def begin_op(self) -> None:
         """Called before an operation emits code: writes a comment with the user's line when it
@@ -271,7 +298,10 @@ class TracedArray:
     It supports NumPy's operators, methods and (through ``__array_ufunc__`` /
     ``__array_function__``) NumPy functions; each operation appends MLIR to the trace."""
 
-    __slots__ = ("_ctx", "_value", "_dtype", "_dims", "_weak", "_is_scalar", "_dim_ssa", "_alias")
+    __slots__ = (
+        "_ctx", "_value", "_dtype", "_dims", "_weak", "_is_scalar", "_dim_ssa", "_alias",
+        "_base", "_base_version", "_view_op", "_perm", "_version", "_updated_at", "_arg",
+    )
     __array_priority__ = 1000.0
 
     def __init__(
@@ -293,6 +323,17 @@ class TracedArray:
         self._is_scalar = is_scalar
         self._dim_ssa: dict[int, str] = {}
         self._alias = alias  # may share storage with a function argument
+        # NumPy views (x[...], transpose, reshape): the array whose storage this one views, that
+        # array's _version when this value was taken, the operation that made the view, and the
+        # permutation of the array's dims it is (None when it is not one: reshape).
+        self._base: TracedArray | None = None
+        self._base_version = 0
+        self._view_op = ""
+        self._perm: tuple[int, ...] | None = None
+        # in-place updates of this array so far, and the user's line of the last one
+        self._version = 0
+        self._updated_at = ""
+        self._arg: ArgSlot | None = None
 
     # ---- metadata
     @property
@@ -369,10 +410,14 @@ class TracedArray:
         raise unsupported("complex(array)")
 
     def __getitem__(self, key: Any) -> Any:
-        raise unsupported("indexing", f"x[{key!r}]")
+        from . import inplace
+
+        return inplace.getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        raise unsupported("item assignment", "traced arrays are immutable")
+        from . import inplace
+
+        inplace.setitem(self, key, value)
 
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise unsupported("numpy.asarray", "a traced array has no data to convert")
@@ -556,7 +601,63 @@ class TracedArray:
     def __lshift__(self, o: Any) -> Any:
         raise unsupported("<<")
 
-    __rshift__ = __rlshift__ = __rrshift__ = __lshift__
+    __rshift__ = __rlshift__ = __rrshift__ = __ilshift__ = __irshift__ = __lshift__
+
+    # ---- in-place operators: update this array (see inplace.py); Python scalars stay immutable
+    def __iadd__(self, o: Any) -> Any:
+        from . import inplace
+
+        return inplace.ufunc("add", self, o)
+
+    def __isub__(self, o: Any) -> Any:
+        from . import inplace
+
+        return inplace.ufunc("subtract", self, o)
+
+    def __imul__(self, o: Any) -> Any:
+        from . import inplace
+
+        return inplace.ufunc("multiply", self, o)
+
+    def __itruediv__(self, o: Any) -> Any:
+        from . import inplace
+
+        return inplace.ufunc("divide", self, o)
+
+    def __ifloordiv__(self, o: Any) -> Any:
+        from . import inplace
+
+        return inplace.ufunc("floor_divide", self, o)
+
+    def __imod__(self, o: Any) -> Any:
+        from . import inplace
+
+        return inplace.ufunc("remainder", self, o)
+
+    def __ipow__(self, o: Any) -> Any:
+        from . import inplace
+
+        return inplace.ufunc("power", self, o)
+
+    def __iand__(self, o: Any) -> Any:
+        from . import inplace
+
+        return inplace.ufunc("bitwise_and", self, o)
+
+    def __ior__(self, o: Any) -> Any:
+        from . import inplace
+
+        return inplace.ufunc("bitwise_or", self, o)
+
+    def __ixor__(self, o: Any) -> Any:
+        from . import inplace
+
+        return inplace.ufunc("bitwise_xor", self, o)
+
+    def __imatmul__(self, o: Any) -> Any:
+        from . import inplace
+
+        return inplace.ufunc("matmul", self, o)
 
     # ---- methods NumPy has
     def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
@@ -586,7 +687,7 @@ class TracedArray:
     def astype(self, dtype: Any, copy: bool = True) -> Any:
         from . import ops
 
-        return ops.astype(self, dtype)
+        return ops.astype(self, dtype, copy=copy)
 
     def reshape(self, *shape: Any, order: str = "C") -> Any:
         from . import ops
@@ -615,8 +716,58 @@ class TracedArray:
         return array_function(func, args, kwargs)
 
 
+def make_view(
+    x: TracedArray,
+    value: str,
+    dims: Sequence[int | None],
+    op: str,
+    perm: Sequence[int] | None = None,
+) -> TracedArray:
+    """A NumPy view of ``x`` (``op`` made it) whose current contents are ``value``; ``perm`` when
+    it is ``x`` with its dims permuted (``view dim i`` is ``x`` dim ``perm[i]``)."""
+    root = x._base if x._base is not None else x
+    view = TracedArray(x._ctx, value, x._dtype, dims, alias=x._alias)
+    view._base = root
+    view._base_version = root._version
+    view._view_op = op
+    outer = x._perm if x._base is not None else tuple(range(root.ndim))
+    if perm is not None and outer is not None:
+        view._perm = tuple(outer[p] for p in perm)
+    return view
+
+
+def sync_view(x: TracedArray) -> None:
+    """Brings a view of an array updated in place since the view was taken up to date, as NumPy
+    shows the update through it; raises a TraceError for a view that is not a permutation of the
+    array (whether NumPy's reshape made a view depends on the memory layout)."""
+    base = x._base
+    if base is None or base._version == x._base_version:
+        return
+    if x._perm is None:
+        raise unsupported(
+            f"reading a view made by {x._view_op}",
+            f"the array it views was updated in place at {base._updated_at} after the view was "
+            "taken; take the view after the update",
+        )
+    from . import ops
+
+    fresh = ops.transpose(base, x._perm)
+    x._value = fresh._value
+    x._dim_ssa = dict(fresh._dim_ssa)
+    x._base_version = base._version
+
+
 # --------------------------------------------------------------------------------------------------
 # trace
+
+
+def _memref_type(arr: TracedArray) -> str:
+    """The memref parameter type of a written argument: any strides and offset, so that every
+    layout of the caller's array (strided, reversed, 0-d) is updated where it lies."""
+    strides = ", ".join("?" for _ in arr._dims)
+    shape = dims_str(arr._dims)
+    elem = f"{shape}x{arr._dtype.mlir}" if arr._dims else arr._dtype.mlir
+    return f"memref<{elem}, strided<[{strides}], offset: ?>>"
 
 
 _SYMBOL_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
@@ -655,6 +806,41 @@ def _param_names(fn: Callable[..., Any], n: int) -> list[str]:
     return names
 
 
+def _array_param(slot: ArgSlot) -> str:
+    """The parameter of an array argument: a tensor when the function only reads it, a memref
+    (updated in place) when it writes it."""
+    arr = slot.array
+    attrs = [f'dlpack.name = "{slot.name}"']
+    extra = _dtype_attr(arr._dtype)
+    if extra:
+        attrs.append(extra)
+    if slot.written:
+        return f"{slot.buffer}: {_memref_type(arr)} {{{', '.join(attrs)}}}"
+    return f"{slot.ssa}: {tensor_type(arr._dims, arr._dtype)} {{{', '.join(attrs)}}}"
+
+
+def _store_written_args(ctx: TraceContext) -> Block:
+    """For every argument the function updated in place: the prologue that reads it as a tensor
+    (returned) and, at the end of the body, the store of its final value into the caller's buffer.
+
+    This is upstream's pattern for destination-passing functions: ``to_tensor ... restrict
+    writable`` and ``materialize_in_destination ... in restrict writable``, which one-shot
+    bufferization turns into writes into the memref parameter."""
+    prologue = Block(ctx.names, indent=2)
+    for slot in ctx.args:
+        if not slot.written:
+            continue
+        slot.buffer = buf = "%" + ctx.names.fresh(slot.ssa[1:] + "_buf")
+        mem = _memref_type(slot.array)
+        ten = tensor_type(slot.array._dims, slot.array._dtype)
+        prologue.raw(f"{slot.ssa} = bufferization.to_tensor {buf} restrict writable : {mem} to {ten}")
+        ctx.top.raw(
+            f"bufferization.materialize_in_destination {slot.array._value} in restrict writable "
+            f"{buf} : ({ten}, {mem}) -> ()"
+        )
+    return prologue
+
+
 def trace(
     fn: Callable[..., Any],
     arg_specs: Sequence[ArraySpec | ScalarSpec],
@@ -676,7 +862,7 @@ def trace(
         raise TraceError("dlbridge.jit: trace() called while another trace is running")
     ctx = TraceContext()
     pnames = _param_names(fn, len(arg_specs))
-    params: list[str] = []
+    params: list[str | ArgSlot] = []
     call_args: list[Any] = []
     for pname, spec in zip(pnames, arg_specs):
         ssa = "%" + ctx.names.fresh(pname)
@@ -685,10 +871,9 @@ def trace(
             dt = _as_dtype(spec.dtype)
             dims = tuple(1 if u else None for u in spec.unit_dims)
             arr = TracedArray(ctx, ssa, dt, dims, alias=True)
-            extra = _dtype_attr(dt)
-            if extra:
-                attrs.append(extra)
-            params.append(f"{ssa}: {arr.mlir_type} {{{', '.join(attrs)}}}")
+            arr._arg = ArgSlot(pname, ssa, arr)
+            ctx.args.append(arr._arg)
+            params.append(arr._arg)  # typed once the trace shows whether it is written
             call_args.append(arr)
         elif isinstance(spec, ScalarSpec):
             dt = _as_dtype({"int": "int64", "float": "float64", "bool": "bool"}[spec.kind])
@@ -706,6 +891,7 @@ def trace(
         returns_tuple = isinstance(out, (tuple, list))
         outs = list(out) if returns_tuple else ([] if out is None else [out])
         finals = ops.finalize_outputs(ctx, outs)
+        prologue = _store_written_args(ctx)
     finally:
         _current.reset(token)
         ctx.finished = True
@@ -732,12 +918,13 @@ def trace(
         )
     else:
         ctx.top.raw("return")
-    sig = ", ".join(params)
+    sig = ", ".join(p if isinstance(p, str) else _array_param(p) for p in params)
     ret = f" -> ({', '.join(res_types)})" if res_types else ""
+    body = "\n".join(b.text() for b in (prologue, ctx.top) if b.lines)
     text = (
         "module {\n"
         f"  func.func {_symbol(name)}({sig}){ret} attributes {{dlpack.entry}} {{\n"
-        f"{ctx.top.text()}\n"
+        f"{body}\n"
         "  }\n"
         "}\n"
     )
@@ -748,4 +935,5 @@ def trace(
         num_outputs=len(results),
         returns_tuple=returns_tuple,
         arg_names=pnames,
+        written_args=[slot.name for slot in ctx.args if slot.written],
     )

@@ -1,0 +1,231 @@
+"""In-place updates: ``x += y``, ``x[...] = v``, ``np.add(a, b, out=x)``, ``np.copyto(x, v)``.
+
+NumPy updates the array object itself.  SSA values are immutable, so the tracer gives the
+:class:`TracedArray` a new value instead: every Python name bound to that object sees the update, as
+in NumPy.  An argument updated so becomes a written parameter of the entry (``trace`` declares it
+as a memref and stores its final value into the caller's buffer).
+
+Views are NumPy's: ``x[...]``, ``x[:]`` and transposes are views of ``x``; an update through one
+updates ``x``, and a view taken before an update of ``x`` shows it.
+
+Updates the tracer cannot express raise a TraceError naming the operation and the user's line,
+never drop the update: writing through a reshape (whether NumPy's reshape is a view depends on the
+memory layout), indexed assignment other than the whole array (``x[0] = v``, ``x[::2] = v``),
+``out=`` into something that is not a traced array.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import dtypes as D
+from . import ops
+from .emitter import Block, affine_map
+from .tracer import (
+    TraceContext,
+    TracedArray,
+    format_location,
+    make_view,
+    sync_view,
+    trace_error,
+    unsupported,
+    user_location,
+)
+
+__all__ = ["assign", "ufunc", "getitem", "setitem", "copyto"]
+
+_AUGMENTED = {
+    "add": "+=",
+    "subtract": "-=",
+    "multiply": "*=",
+    "divide": "/=",
+    "floor_divide": "//=",
+    "remainder": "%=",
+    "power": "**=",
+    "bitwise_and": "&=",
+    "bitwise_or": "|=",
+    "bitwise_xor": "^=",
+    "matmul": "@=",
+}
+
+
+def _shape(dims: tuple[int | None, ...]) -> str:
+    inner = ", ".join("?" if d is None else str(d) for d in dims)
+    return f"({inner},)" if len(dims) == 1 else f"({inner})"
+
+
+def _check_target(target: TracedArray, op: str) -> None:
+    """``target`` can be updated: an array, or a view that is a permutation of one (the update
+    goes to that array, as in NumPy)."""
+    if target._base is not None and target._perm is None:
+        raise unsupported(
+            op,
+            f"writing through a view made by {target._view_op}: whether NumPy's {target._view_op} "
+            "is a view depends on the array's memory layout; update the array itself",
+        )
+
+
+def _check_shape(target: TracedArray, value: Any, op: str, ufunc_output: bool) -> None:
+    """NumPy's rule for storing ``value`` into ``target``: it broadcasts to ``target``'s shape."""
+    if not ops._is_tensor(value):
+        return
+    off = target.ndim - value.ndim
+    # size-1 dims broadcast; a dim the specialisation knows to be 1 takes no other size at run
+    # time; dynamic sizes must equal the other side's at run time
+    fits = off >= 0 and all(
+        v == 1 or (t != 1 and (t is None or v is None or t == v))
+        for t, v in zip(target._dims[off:], value._dims)
+    )
+    if fits:
+        return
+    if ufunc_output:
+        msg = (
+            f"{op}: non-broadcastable output operand with shape {_shape(target._dims)} doesn't "
+            f"match the broadcast shape {_shape(value._dims)}"
+        )
+    else:
+        msg = f"{op}: could not broadcast input array from shape {_shape(value._dims)} into shape {_shape(target._dims)}"
+    raise trace_error(msg, ValueError)
+
+
+def _store(ctx: TraceContext, target: TracedArray, value: Any) -> str:
+    """The new value of ``target``: ``value`` broadcast to its shape and converted to its dtype.
+
+    One ``linalg.generic`` whose ``outs`` is ``target``'s current value (destination passing), so
+    that its iteration space, and the run-time checks of the value's shape, are the target's."""
+    ctx.begin_op()
+    tdt = target._dtype
+    ins: list[TracedArray] = []
+    in_maps: list[str] = []
+    if ops._is_tensor(value):
+        ops._broadcast([target, value])  # the shape relation, as for any two operands
+        ins.append(value)
+        in_maps.append(ops._bcast_map(target.ndim, value._dims))
+    else:
+        scalar = ops._scalar_value(ctx, value, tdt)
+
+    def body(b: Block, args: list[str], _out: str) -> str:
+        return ops.convert(b, args[0], value._dtype, tdt) if ins else scalar
+
+    R = target.ndim
+    return ops._emit_generic(
+        ctx, "update", ins, in_maps, target._value, target.mlir_type, tdt,
+        affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body,
+    )
+
+
+def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | None = None) -> TracedArray:
+    """Store ``value`` into ``target`` (broadcast to its shape, converted to its dtype under NumPy's
+    ``casting`` rule: ``"same_kind"`` or ``"unsafe"``) and return ``target``.
+
+    Raises:
+        TraceError: ``target`` is not an array of this trace or is a reshape's view, or the cast
+            is not allowed.
+        ValueError: ``value`` does not broadcast to ``target``'s shape.
+    """
+    if not isinstance(target, TracedArray) or target._is_scalar:
+        raise unsupported(op, f"the output is a {type(target).__name__}, not an array of the traced function")
+    ctx = ops._ctx_of(target, value)
+    _check_target(target, op)
+    value = ops._lift(ctx, value, op)
+    tdt = target._dtype
+    if casting == "same_kind":
+        vdt = ops._promote([value])[0]
+        if not D.can_cast_same_kind(vdt, tdt):
+            what = f"ufunc '{ufunc_name}' output" if ufunc_name else "array data"
+            raise trace_error(
+                f"{op}: Cannot cast {what} from dtype('{vdt.name}') to dtype('{tdt.name}') "
+                "with casting rule 'same_kind'"
+            )
+    elif casting != "unsafe":
+        raise unsupported(op, f"casting={casting!r}")
+    _check_shape(target, value, op, ufunc_name is not None)
+    sync_view(target)
+    new = _store(ctx, target, value)
+    root = target._base
+    if root is None:
+        target._value = new
+        _updated(target)
+        return target
+    # through a view: its new contents, permuted back, are the new contents of the array
+    inverse = [0] * len(target._perm)  # type: ignore[arg-type]
+    for i, p in enumerate(target._perm):  # type: ignore[arg-type]
+        inverse[p] = i
+    root._value = ops.transpose(TracedArray(ctx, new, target._dtype, target._dims), inverse)._value
+    _updated(root)
+    target._value = new
+    target._base_version = root._version
+    return target
+
+
+def _updated(root: TracedArray) -> None:
+    """Records an in-place update of ``root`` (an argument becomes a written parameter)."""
+    root._version += 1
+    root._updated_at = format_location(user_location())
+    if root._arg is not None:
+        root._arg.written = True
+
+
+def ufunc(name: str, target: TracedArray, other: Any) -> Any:
+    """``target <op>= other`` (``name`` is the NumPy ufunc): computed as NumPy does, then stored
+    with ``same_kind`` casting.  Python and NumPy scalars are immutable: for them Python falls back
+    to ``target = target <op> other``."""
+    if target._is_scalar:
+        return NotImplemented
+    op = _AUGMENTED[name]
+    ops._ctx_of(target, other)
+    _check_target(target, op)
+    result = ops.matmul(target, other) if name == "matmul" else ops.binary(name, target, other)
+    return assign(target, result, op=op, casting="same_kind", ufunc_name=name)
+
+
+def _whole_array_key(key: Any, ndim: int) -> bool:
+    """Whether ``x[key]`` is all of ``x``: ``...``, ``()``, ``:`` or a tuple of them; raises
+    IndexError for more indices than dims, as NumPy does."""
+    parts = key if isinstance(key, tuple) else (key,)
+    full = [p for p in parts if isinstance(p, slice)]
+    if not all(p is Ellipsis or (isinstance(p, slice) and p == slice(None)) for p in parts):
+        return False
+    if sum(p is Ellipsis for p in parts) > 1:
+        raise trace_error("an index can only have a single ellipsis ('...')", IndexError)
+    if len(full) > ndim:
+        raise trace_error(
+            f"too many indices for array: array is {ndim}-dimensional, but {len(full)} were indexed",
+            IndexError,
+        )
+    return True
+
+
+def getitem(x: TracedArray, key: Any) -> TracedArray:
+    """``x[key]`` for a ``key`` that selects the whole array: a view of ``x``, as in NumPy (so
+    that ``x[...] += v`` and ``x[:] *= 2`` update ``x``)."""
+    if x._is_scalar or not _whole_array_key(key, x.ndim):
+        raise unsupported("indexing", f"x[{key!r}]")
+    ops._lift(x._ctx, x, "indexing")
+    view = make_view(x, x._value, x._dims, "indexing", tuple(range(x.ndim)))
+    view._dim_ssa = dict(x._dim_ssa)
+    return view
+
+
+def setitem(target: TracedArray, key: Any, value: Any) -> None:
+    """``target[key] = value`` for a ``key`` that selects the whole array (NumPy's unsafe casting:
+    ``int_array[...] = 2.7`` stores 2)."""
+    if target._is_scalar or not _whole_array_key(key, target.ndim):
+        raise unsupported(
+            "item assignment",
+            f"x[{key!r}] = ...: only the whole array can be assigned (x[...] = v, x[:] = v)",
+        )
+    op = "item assignment"
+    ctx = ops._ctx_of(target, value)
+    _check_target(target, op)
+    if isinstance(value, float) and (target._dtype.is_int):
+        # NumPy converts the Python float, then casts it like an array (truncating)
+        value = TracedArray(ctx, ctx.top.const(value, "f64"), D.FLOAT64, (), is_scalar=True)
+    assign(target, value, op=op, casting="unsafe")
+
+
+def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+    """``np.copyto(dst, src)`` into a traced array."""
+    if where is not True:
+        raise unsupported("numpy.copyto", "where= is not supported")
+    assign(dst, src, op="numpy.copyto", casting=casting)
