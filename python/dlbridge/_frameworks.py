@@ -18,21 +18,25 @@ class _Framework:
     Attributes:
         module: the module holding ``from_dlpack`` (and ``to_dlpack``).
         capsules: its functions take and return DLPack capsules rather than
-            arrays with ``__dlpack__`` (TensorFlow); its arrays are immutable.
+            arrays with ``__dlpack__`` (TensorFlow).
+        immutable: its arrays never change after creation (JAX, TensorFlow),
+            whatever flags their capsules carry: imported READ_ONLY, so no
+            written parameter can take one.
     """
 
     module: str
     capsules: bool = False
+    immutable: bool = False
 
 
 # By top-level module of an array type (or of one of its bases).
 _FRAMEWORKS = {
     "numpy": _Framework("numpy"),
-    "jax": _Framework("jax.numpy"),
-    "jaxlib": _Framework("jax.numpy"),
+    "jax": _Framework("jax.numpy", immutable=True),
+    "jaxlib": _Framework("jax.numpy", immutable=True),
     "torch": _Framework("torch"),
     "cupy": _Framework("cupy"),
-    "tensorflow": _Framework("tensorflow.experimental.dlpack", capsules=True),
+    "tensorflow": _Framework("tensorflow.experimental.dlpack", capsules=True, immutable=True),
 }
 
 # DLDeviceType values by the names frameworks give devices.
@@ -85,16 +89,18 @@ def from_dlpack_for(array_type: type) -> Callable[[Any], Any] | None:
     return from_dlpack
 
 
-def to_dlpack_for(array_type: type) -> tuple[Callable[[Any], Any], bool] | None:
-    """For array types without ``__dlpack__``: the function exporting one as a
-    DLPack capsule, and whether such arrays are read-only; else ``None``."""
+def exporter_of(array_type: type) -> tuple[Callable[[Any], Any] | None, bool]:
+    """How arrays of ``array_type`` reach DLPack: the function exporting one as
+    a capsule for types without ``__dlpack__`` (else ``None``), and whether
+    such arrays are immutable, so that they are imported READ_ONLY."""
     framework = _framework_of(array_type)
-    if framework is None or not framework.capsules:
-        return None
-    module = _import(framework.module)
-    if module is None:
-        return None
-    return module.to_dlpack, True
+    if framework is None:
+        return None, False
+    to_dlpack = None
+    if framework.capsules:
+        module = _import(framework.module)
+        to_dlpack = None if module is None else module.to_dlpack
+    return to_dlpack, framework.immutable
 
 
 def dlpack_device_of(device: Any) -> tuple[int, int]:

@@ -61,37 +61,44 @@ bool isAccelerator(int32_t deviceType) {
          deviceType == kDLCUDAManaged;
 }
 
-/// How arrays of a type without `__dlpack__` are exported, from
-/// dlbridge._frameworks (e.g. TensorFlow's to_dlpack); looked up once per
-/// type.
+/// How arrays of a type are exported, from dlbridge._frameworks: the
+/// capsule exporter of types without `__dlpack__` (e.g. TensorFlow's
+/// to_dlpack) and whether the framework's arrays are immutable (JAX's
+/// capsules carry no READ_ONLY flag). Looked up once per type.
 struct CapsuleExporter {
   nb::object toDlpack;
-  bool readOnly = false;
+  bool immutable = false;
 };
 
 const CapsuleExporter &getCapsuleExporter(PyTypeObject *type) {
   // Types are kept alive by the references the cache holds; the GIL guards it.
   static auto *cache = new std::unordered_map<PyTypeObject *, CapsuleExporter>();
+  static PyTypeObject *lastType = nullptr;
+  static const CapsuleExporter *last = nullptr;
+  if (type == lastType)
+    return *last;
   auto it = cache->find(type);
-  if (it != cache->end())
-    return it->second;
-  nb::handle typeObject(reinterpret_cast<PyObject *>(type));
-  nb::object found = nb::module_::import_("dlbridge._frameworks")
-                         .attr("to_dlpack_for")(typeObject);
-  CapsuleExporter exporter;
-  if (!found.is_none()) {
-    exporter.toDlpack = found[0];
-    exporter.readOnly = nb::cast<bool>(found[1]);
+  if (it == cache->end()) {
+    nb::handle typeObject(reinterpret_cast<PyObject *>(type));
+    nb::object found = nb::module_::import_("dlbridge._frameworks")
+                           .attr("exporter_of")(typeObject);
+    CapsuleExporter exporter;
+    if (!found[0].is_none())
+      exporter.toDlpack = found[0];
+    exporter.immutable = nb::cast<bool>(found[1]);
+    typeObject.inc_ref();
+    it = cache->emplace(type, std::move(exporter)).first;
   }
-  typeObject.inc_ref();
-  return cache->emplace(type, std::move(exporter)).first->second;
+  lastType = type;
+  last = &it->second;
+  return it->second;
 }
 
 /// Calls `__dlpack__`, negotiating the version: 1.3 first, the legacy form
-/// when the producer does not take `max_version`. Sets `readOnly` when the
-/// capsule comes from a framework whose arrays are immutable.
+/// when the producer does not take `max_version`, a framework's exporter for
+/// types without `__dlpack__`.
 nb::object requestCapsule(nb::handle object, const ArgumentName &name,
-                          const ImportOptions &options, bool &readOnly) {
+                          const ImportOptions &options) {
   const ProtocolNames &n = names();
   PyObject *stream = nullptr;
   if (options.stream) {
@@ -113,10 +120,8 @@ nb::object requestCapsule(nb::handle object, const ArgumentName &name,
   if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
     PyErr_Clear();
     const CapsuleExporter &exporter = getCapsuleExporter(Py_TYPE(object.ptr()));
-    if (exporter.toDlpack.is_valid()) {
-      readOnly = exporter.readOnly;
+    if (exporter.toDlpack.is_valid())
       return exporter.toDlpack(object);
-    }
     throw nb::type_error(
         (name.str() + ": expected an array supporting DLPack "
                              "(__dlpack__), got '" +
@@ -289,8 +294,11 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     return imported;
   }
 
-  bool readOnly = false;
-  nb::object capsule = requestCapsule(object, name, options, readOnly);
+  nb::object capsule = requestCapsule(object, name, options);
+  uint64_t immutableFlag =
+      getCapsuleExporter(Py_TYPE(object.ptr())).immutable
+          ? DLPACK_FLAG_BITMASK_READ_ONLY
+          : 0;
   PyObject *raw = capsule.ptr();
   if (PyCapsule_IsValid(raw, kVersionedName)) {
     auto *managed = static_cast<DLManagedTensorVersioned *>(
@@ -309,7 +317,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     }
     imported.versioned = managed;
     imported.dl = &managed->dl_tensor;
-    imported.tensorFlags = managed->flags;
+    imported.tensorFlags = managed->flags | immutableFlag;
     refuseMalformed(imported.dl, name, options);
     return imported;
   }
@@ -319,7 +327,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     PyCapsule_SetName(raw, kUsedLegacyName);
     imported.legacy = managed;
     imported.dl = &managed->dl_tensor;
-    imported.tensorFlags = readOnly ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+    imported.tensorFlags = immutableFlag;
     refuseMalformed(imported.dl, name, options);
     return imported;
   }

@@ -85,3 +85,26 @@ func.func @copy_into(%src: memref<?xf32> {dlpack.name = "src"}, %dst: memref<?xf
         copy_into(np.ones(3, np.float32), dst)
     np.testing.assert_array_equal(dst.array, 0)
     assert dlbridge.from_dlpack(dst).readonly
+
+
+def test_jax_arrays_are_imported_read_only() -> None:
+    """JAX arrays are immutable though their capsules carry no READ_ONLY flag:
+    imported READ_ONLY, so a written parameter refuses them."""
+    jnp = pytest.importorskip("jax.numpy")
+    x = jnp.arange(4, dtype=jnp.float32)
+    assert dlbridge.from_dlpack(x).readonly
+    assert not dlbridge.from_dlpack(np.arange(4, dtype=np.float32)).readonly
+    scale = dlbridge.compile(
+        """
+        func.func @scale(%x: memref<?xf32>) attributes {dlpack.entry} {
+          %c0 = arith.constant 0 : index
+          %v = memref.load %x[%c0] : memref<?xf32>
+          %w = arith.addf %v, %v : f32
+          memref.store %w, %x[%c0] : memref<?xf32>
+          return
+        }
+        """
+    )
+    with pytest.raises(BufferError, match="argument 0"):
+        scale(x)
+    np.testing.assert_array_equal(np.asarray(x), np.arange(4, dtype=np.float32))

@@ -294,11 +294,6 @@ def test_read_only_numpy_array_is_refused_for_a_written_argument():
     np.testing.assert_array_equal(w, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="JAX exports legacy capsules without flags; refused once the import marks "
-    "immutable frameworks' arrays READ_ONLY (issue 10 item 6, branch h-ext)",
-)
 def test_jax_array_is_refused_for_a_written_argument():
     jnp = pytest.importorskip("jax.numpy")
 
