@@ -28,6 +28,11 @@ def scaled_add(x, y, alpha):
     return alpha * x + y
 
 
+@dlbridge.jit
+def accumulate(total, x):
+    total += x * x  # writes the caller's array in place, as NumPy would
+
+
 def heading(text: str) -> None:
     print(f"\n== {text}")
 
@@ -83,6 +88,12 @@ def main() -> None:
         ty = softmax(torch.from_numpy(x))
         print(f"PyTorch in -> {type(ty).__name__} out; matches NumPy: {np.allclose(ty.numpy(), y, rtol=1e-6)}")
 
+    heading("an argument updated in place")
+    total = np.zeros(4, np.float32)
+    accumulate(total, np.arange(4, dtype=np.float32))
+    accumulate(total, np.arange(4, dtype=np.float32))
+    print("total after two accumulate(total, [0 1 2 3]) calls:", total)
+
     heading("a hand-written MLIR kernel (examples/axpy.mlir)")
     axpy = dlbridge.compile((pathlib.Path(__file__).parent / "axpy.mlir").read_text())
     print("signature:", [(a["name"], a.get("dtype"), a.get("access", "scalar")) for a in axpy.signature["args"]])
@@ -103,6 +114,10 @@ def main() -> None:
         axpy(xs[:4], frozen, 1.0)
     except BufferError as error:
         print("BufferError:", error)
+    try:
+        scaled_add(np.ones((5, 7), np.float32), np.ones((2, 3), np.float32), 1.0)
+    except ValueError as error:
+        print("ValueError:", error)
 
     heading("call times (median of the best loop, µs per call)")
     small = np.ones(16, np.float32)
