@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -86,19 +87,30 @@ bool hasPtxas() {
   return !toolkit.empty() && llvm::sys::fs::can_execute(ptxas);
 }
 
-const char *const kOddNames[] = {
-    "<lambda>", "my.fn", "my fn", "\xc3\xbcn\xc3\xaf", "1st", "a-b$c",
-    // 300 characters: longer than any assembler needs to take.
-    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-    "xxxxxxxxxxxxxxxx"};
+/// A function name and how test logs show it.
+struct OddName {
+  const char *label;
+  std::string name;
+};
 
-class OddNameTest : public ::testing::TestWithParam<const char *> {};
+/// Test names and logs show the label (ctest lists every parameter).
+void PrintTo(const OddName &oddName, std::ostream *os) { *os << oddName.label; }
+
+const OddName kOddNames[] = {
+    {"lambda", "<lambda>"},
+    {"dot", "my.fn"},
+    {"space", "my fn"},
+    {"unicode", "\xc3\xbcn\xc3\xaf"},
+    {"leading_digit", "1st"},
+    {"punctuation", "a-b$c"},
+    // Longer than any assembler needs to take.
+    {"300_chars", std::string(300, 'x')},
+};
+
+class OddNameTest : public ::testing::TestWithParam<OddName> {};
 
 TEST_P(OddNameTest, RunsOnTheCPUUnderTheUsersName) {
-  std::string name = GetParam();
+  const std::string &name = GetParam().name;
   CompileResult result = compile(addNamed(name), name, cpuOptions());
   ASSERT_TRUE(result) << result.error;
   EXPECT_EQ(result.kernel->signature().name, name);
@@ -117,7 +129,7 @@ TEST_P(OddNameTest, RunsOnTheCPUUnderTheUsersName) {
 }
 
 TEST_P(OddNameTest, CompilesForCUDAUnderTheUsersName) {
-  std::string name = GetParam();
+  const std::string &name = GetParam().name;
   CompileResult result = compile(addNamed(name), name, cudaOptions());
   ASSERT_TRUE(result) << result.error;
   EXPECT_EQ(result.kernel->signature().name, name);
@@ -135,7 +147,7 @@ TEST_P(OddNameTest, CompilesForCUDAUnderTheUsersName) {
 INSTANTIATE_TEST_SUITE_P(CompileSafety, OddNameTest,
                          ::testing::ValuesIn(kOddNames),
                          [](const auto &info) {
-                           return "name" + std::to_string(info.index);
+                           return std::string(info.param.label);
                          });
 
 TEST(CompileSafetyTest, RenamedEntriesDoNotCollide) {
