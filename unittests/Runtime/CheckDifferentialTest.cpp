@@ -314,6 +314,13 @@ private:
     }
   }
 
+  /// `compact` times `factor`, wrapping: huge strides are what the checks
+  /// must refuse, and the test itself must not overflow making them.
+  static int64_t wrappingTimes(int64_t compact, int64_t factor) {
+    return static_cast<int64_t>(static_cast<uint64_t>(compact) *
+                                static_cast<uint64_t>(factor));
+  }
+
   int64_t randomStride(int64_t compact) {
     switch (below(9)) {
     case 0:
@@ -323,14 +330,14 @@ private:
     case 3:
       return 0;
     case 4:
-      return -compact;
+      return wrappingTimes(compact, -1);
     case 5:
       return pick<int64_t>({-1, 1, 2, 3, -3});
     case 6:
       return pick<int64_t>({int64_t(1) << 40, int64_t(1) << 61,
                             -(int64_t(1) << 61), INT64_MAX, INT64_MIN});
     default:
-      return compact * static_cast<int64_t>(1 + below(3));
+      return wrappingTimes(compact, static_cast<int64_t>(1 + below(3)));
     }
   }
 
