@@ -99,6 +99,17 @@ bool readable(DLDevice call, DLDevice tensor) {
 
 bool fits(Int value) { return value >= kInt64Min && value <= kInt64Max; }
 
+/// `a * b`, saturated far beyond int64 (at +-2^100), so that products of
+/// several huge dims and strides stay representable: only whether a value
+/// fits int64 matters.
+Int saturatingTimes(Int a, Int b) {
+  const Int limit = Int(1) << 100;
+  Int product;
+  if (__builtin_mul_overflow(a, b, &product))
+    return (a < 0) != (b < 0) ? -limit : limit;
+  return product > limit ? limit : product < -limit ? -limit : product;
+}
+
 Verdict reference(const Case &c) {
   Verdict v;
   const dlrt_param_desc &d = c.desc;
@@ -158,7 +169,7 @@ Verdict reference(const Case &c) {
   Int running = 1;
   for (int32_t i = t.ndim - 1; i >= 0; --i) {
     compact[i] = running;
-    running *= t.shape[i];
+    running = saturatingTimes(running, t.shape[i]);
   }
   Int low = 0, high = 0;
   bool overflowSeen = false;
@@ -173,17 +184,17 @@ Verdict reference(const Case &c) {
     if (d.layout == DLRT_LAYOUT_STRIDED && d.strides &&
         d.strides[i] != DLRT_DYNAMIC && Int(d.strides[i]) != stride)
       v.must.insert(DLRT_ERR_LAYOUT);
-    Int span = Int(t.shape[i] - 1) * stride;
+    Int span = saturatingTimes(Int(t.shape[i]) - 1, stride);
     (span < 0 ? low : high) += span;
   }
   const Int offset = Int(t.byte_offset);
   // The addressed bytes, [offset + low * element, offset + (high + 1) *
   // element), must be int64 addresses relative to data.
-  if (!fits(offset + low * element) || !fits(offset + (high + 1) * element) ||
-      overflowSeen)
+  const Int lowBytes = saturatingTimes(low, element);
+  const Int highBytes = saturatingTimes(high + 1, element);
+  if (!fits(offset + lowBytes) || !fits(offset + highBytes) || overflowSeen)
     v.must.insert(DLRT_ERR_OVERFLOW);
-  else if (!fits(low) || !fits(high) || !fits(low * element) ||
-           !fits((high + 1) * element))
+  else if (!fits(low) || !fits(high) || !fits(lowBytes) || !fits(highBytes))
     v.may.insert(DLRT_ERR_OVERFLOW);
   return v;
 }
