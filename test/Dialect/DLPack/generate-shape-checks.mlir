@@ -109,3 +109,55 @@ func.func @kernel(%m: memref<?xf32>, %i: index) {
   }
   return
 }
+
+// -----
+
+// Tensor ops MLIR gives no run-time verification (dlbridge attaches it):
+// a slice inserted out of the destination's bounds, concatenated inputs
+// whose other dims differ, an output_shape that does not multiply out to
+// the source, negative padding. Bufferized unchecked, each writes or reads
+// out of bounds.
+
+// CHECK-LABEL: func.func @tensor_relations
+// CHECK-SAME: (%[[A:.*]]: tensor<?x?xf32>, %[[B:.*]]: tensor<?x?xf32>, %[[V:.*]]: tensor<?xf32>, %[[N:.*]]: index)
+// CHECK: dlpack.assert {{.*}}"'tensor.insert_slice' at {{.*}}: insert_slice runs out-of-bounds along dimension #0 of the destination; operand shapes: ({0}, {1}) ({2}, {3})"
+// CHECK: dlpack.assert {{.*}}"'tensor.insert_slice' at {{.*}}: insert_slice runs out-of-bounds along dimension #1 of the destination;
+// CHECK: dlpack.assert {{.*}}"'tensor.insert_slice' at {{.*}}: dimension #1 of the source differs from size #1 of the slice;
+// CHECK: tensor.insert_slice
+// CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[B1:.*]], %[[A1:.*]] : index
+// CHECK: dlpack.assert %[[EQ]], shape_mismatch, "'tensor.concat' at {{.*}}: dimension #1 of input #1 differs from input #0's; operand shapes: ({0}, {1}) ({2}, {3})"
+// CHECK: tensor.concat
+// CHECK: dlpack.assert {{.*}}"'tensor.expand_shape' at {{.*}}: output_shape of dimension #0 of the source has a negative size; operand shapes: ({0},)"
+// CHECK: dlpack.assert {{.*}}"'tensor.expand_shape' at {{.*}}: output_shape of dimension #0 of the source does not multiply out to its size; operand shapes: ({0},)"
+// CHECK: tensor.expand_shape
+// CHECK-NOT: low padding
+// CHECK: dlpack.assert {{.*}}"'tensor.pad' at {{.*}}: high padding of dimension #0 is negative; operand shapes: ({0},)"
+// CHECK: tensor.pad
+func.func @tensor_relations(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %v: tensor<?xf32>, %n: index)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x4xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %b0 = tensor.dim %b, %c0 : tensor<?x?xf32>
+  %s = tensor.insert_slice %b into %a[2, 0] [%b0, %n] [1, 1] : tensor<?x?xf32> into tensor<?x?xf32>
+  %c = tensor.concat dim(0) %a, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %e = tensor.expand_shape %v [[0, 1]] output_shape [%n, 4] : tensor<?xf32> into tensor<?x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %v low[1] high[%n] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<?xf32> to tensor<?xf32>
+  return %s, %c, %e, %p : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x4xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A concat into a static result: the inputs' sizes along the concatenated
+// dimension add up to it, and the others match it.
+
+// CHECK-LABEL: func.func @static_concat
+// CHECK: dlpack.assert {{.*}}"'tensor.concat' at {{.*}}: the inputs' sizes along dimension #0 do not add up to the result's 5; operand shapes: ({0}, {1}) (2, 3)"
+// CHECK: dlpack.assert {{.*}}"'tensor.concat' at {{.*}}: dimension #1 of input #0 differs from the result's;
+// CHECK: tensor.concat
+func.func @static_concat(%a: tensor<?x?xf32>, %b: tensor<2x3xf32>) -> tensor<5x3xf32> {
+  %c = tensor.concat dim(0) %a, %b : (tensor<?x?xf32>, tensor<2x3xf32>) -> tensor<5x3xf32>
+  return %c : tensor<5x3xf32>
+}

@@ -175,7 +175,9 @@ def DLPackGenerateShapeChecks
     and write out of bounds. MLIR's `RuntimeVerifiableOpInterface` knows
     these relations (operand dims against the loop ranges of linalg
     structured ops, which also covers a `tensor.empty` sized from another
-    argument; slice bounds; cast and reshape sizes); this pass asks it for
+    argument; slice bounds; cast and reshape sizes; dlbridge attaches it to
+    `tensor.insert_slice`, `tensor.concat`, `tensor.expand_shape` and
+    `tensor.pad`, which MLIR 22 leaves without); this pass asks it for
     checks, but only where a check costs O(rank) per call:
 
     - linalg structured ops, wherever they are (their own work is at least
