@@ -65,9 +65,9 @@ func.func @empty_from_another_argument(%a: tensor<?xf32>, %b: tensor<?xf32>) -> 
 
 // -----
 
-// Slices and casts outside loops are checked; element accesses and slices
-// inside loops are not (their checks would cost O(elements)); linalg ops
-// inside loops are.
+// Slices and casts outside loops are checked; slices inside loops are not
+// (their checks would cost O(elements)), element accesses inside them only
+// before the loops (see @loop_accesses); linalg ops inside loops are.
 
 // CHECK-LABEL: func.func @slices_and_loops
 // CHECK: dlpack.assert {{.*}}'tensor.extract_slice' at {{.*}}: extract_slice runs out-of-bounds along dimension 0; operand shapes: ({0},)
@@ -168,4 +168,45 @@ func.func @tensor_relations(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %v: tensor
 func.func @static_concat(%a: tensor<?x?xf32>, %b: tensor<2x3xf32>) -> tensor<5x3xf32> {
   %c = tensor.concat dim(0) %a, %b : (tensor<?x?xf32>, tensor<2x3xf32>) -> tensor<5x3xf32>
   return %c : tensor<5x3xf32>
+}
+
+// -----
+
+// Element accesses in loops, indexed by induction variables or invariants:
+// checked once before the outermost loop, over each index's whole range (a
+// loop over dim(a) reading b[i]), unless some loop runs no iteration. Not
+// checked when an scf.if guards the access or the accessed value changes
+// in the loops.
+
+// CHECK-LABEL: func.func @loop_accesses
+// CHECK: dlpack.assert {{.*}}"'tensor.extract' at {{.*}}: index #0 takes values from {0} to {1} in the loops around it, out of bounds of dimension #0; operand shapes: ({2},)"
+// CHECK: dlpack.assert {{.*}}"'memref.load' at {{.*}}: index #0 takes values from {0} to {1} in the loops around it, out of bounds of dimension #0; operand shapes: ({2}, {3})"
+// CHECK: dlpack.assert {{.*}}"'memref.load' at {{.*}}: index #1 takes values from {0} to {1} in the loops around it, out of bounds of dimension #1; operand shapes: ({2}, {3})"
+// CHECK-NOT: dlpack.assert
+// CHECK: scf.for
+// CHECK-NOT: dlpack.assert
+// CHECK: return
+func.func @loop_accesses(%a: tensor<?xf32>, %b: tensor<?xf32>, %m: memref<?x?xf32>, %c: i1) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+    %x = tensor.extract %b[%i] : tensor<?xf32>
+    %inner = scf.for %j = %c0 to %n step %c2 iter_args(%acc2 = %acc) -> f32 {
+      %v = memref.load %m[%c1, %j] : memref<?x?xf32>
+      %guarded = scf.if %c -> f32 {
+        %w = tensor.extract %a[%j] : tensor<?xf32>
+        scf.yield %w : f32
+      } else {
+        scf.yield %v : f32
+      }
+      %s = arith.addf %acc2, %guarded : f32
+      scf.yield %s : f32
+    }
+    %t = arith.addf %inner, %x : f32
+    scf.yield %t : f32
+  }
+  return %r : f32
 }

@@ -9,6 +9,7 @@
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 
 #include "CheckMessages.h"
+#include "LoopAccessChecks.h"
 #include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -154,14 +155,22 @@ struct DLPackGenerateShapeChecksPass
 
   void runOnOperation() override {
     SmallVector<RuntimeVerifiableOpInterface> ops;
-    getOperation().walk([&](RuntimeVerifiableOpInterface op) {
-      if (isCheapToCheck(op))
-        ops.push_back(op);
+    SmallVector<Operation *> loopAccesses;
+    getOperation().walk([&](Operation *op) {
+      auto verifiable = dyn_cast<RuntimeVerifiableOpInterface>(op);
+      if (verifiable && isCheapToCheck(op))
+        ops.push_back(verifiable);
+      else if (isa<memref::LoadOp, memref::StoreOp, tensor::ExtractOp,
+                   tensor::InsertOp, affine::AffineLoadOp,
+                   affine::AffineStoreOp>(op))
+        loopAccesses.push_back(op);
     });
     OpBuilder builder(&getContext());
     SmallVector<Operation *> generated;
     for (RuntimeVerifiableOpInterface op : ops)
       llvm::append_range(generated, generateChecks(builder, op));
+    for (Operation *op : loopAccesses)
+      llvm::append_range(generated, generateLoopAccessChecks(builder, op));
     // Only the checks are simplified; the program is left as it was.
     SmallVector<Operation *> nested;
     for (Operation *op : generated)

@@ -185,7 +185,12 @@ def DLPackGenerateShapeChecks
     - every other op implementing the interface (`tensor`/`memref` casts,
       slices, reshapes, pads, `dim`, single loads and stores) only when no
       loop (`LoopLikeOpInterface`) or linalg op encloses it, so per-element
-      accesses are never checked;
+      accesses are never checked one by one;
+    - element loads and stores (`memref`, `tensor`, `affine`) nested in
+      loops only (`scf.for`, `affine.for`, `scf.forall`, `scf.parallel`),
+      once before the outermost loop, over the whole range of each index
+      that is an induction variable or invariant, when the bounds and the
+      accessed value are invariant;
     - nothing inside GPU kernels (`gpu.launch`, `gpu.func`, `gpu.module`):
       checks belong to host code.
 
