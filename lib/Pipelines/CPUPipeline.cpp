@@ -10,6 +10,7 @@
 #include "Bufferization.h"
 #include "dlbridge/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -38,9 +39,13 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   // ownership-based deallocation must not see.
   pm.addPass(dlpack::createDLPackExposeEntryPoints());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  // n-d transfers to loops of 1-d ones, which convert-vector-to-llvm lowers
-  // to (masked) loads and stores.
-  pm.addPass(createConvertVectorToSCFPass());
+  // n-d transfers to 1-d ones, which convert-vector-to-llvm lowers to
+  // (masked) loads and stores. Fully unrolled: loops would go through a
+  // stack buffer of vectors, and one of vectors of i1 is bits to LLVM but
+  // bytes to --dlbridge-bools-as-bytes.
+  VectorTransferToSCFOptions vectorOptions;
+  vectorOptions.enableFullUnroll();
+  pm.addPass(createConvertVectorToSCFPass(vectorOptions));
   // Complex arithmetic to real; f32 tanh, erf, exp, log to vectorisable
   // polynomials; integer powers to loops; then what LLVM has intrinsics for;
   // the rest (f64 tanh, erf, ...) calls libm.

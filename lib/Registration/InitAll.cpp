@@ -9,6 +9,7 @@
 #include "dlbridge/Conversion/Passes.h"
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
+#include "dlbridge/Dialect/DLPack/Transforms/TensorRuntimeVerification.h"
 #include "dlbridge/Pipelines/Pipelines.h"
 #include "dlbridge/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -23,6 +24,7 @@ void dlbridge::registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<dlpack::DLPackDialect>();
   registerConvertDLPackToLLVMInterface(registry);
+  dlpack::registerTensorRuntimeVerification(registry);
 }
 
 void dlbridge::registerAllPasses() {

@@ -7,12 +7,27 @@
 
 #include "dlbridge/InitAll.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   dlbridge::registerAllDialects(registry);
   dlbridge::registerAllPasses();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "dlbridge modular optimizer driver\n",
-                        registry));
+  // MLIR 22's parsers crash on some malformed input (a truncated
+  // `dimensions = [1`): such a crash ends dl-opt with an error, as any
+  // other bad input does, instead of a signal.
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext recovery;
+  mlir::LogicalResult result = mlir::failure();
+  if (!recovery.RunSafely([&] {
+        result = mlir::MlirOptMain(argc, argv,
+                                   "dlbridge modular optimizer driver\n",
+                                   registry);
+      })) {
+    llvm::errs() << "dl-opt: internal error: MLIR or LLVM crashed on this "
+                    "input (contained; nothing was written)\n";
+    return 1;
+  }
+  return mlir::asMainReturnCode(result);
 }

@@ -79,6 +79,30 @@ func.func @returns_one_buffer_twice() -> (memref<4xf32>, memref<4xf32>) attribut
 
 // -----
 
+// A choice between an argument and an allocation is neither owned nor
+// safely copied (the copy would leak the allocation).
+func.func @returns_argument_or_buffer(%x: memref<4xf32>, %c: i1) -> memref<4xf32> attributes {dlpack.entry} {
+  %a = memref.alloc() : memref<4xf32>
+  %r = arith.select %c, %x, %a : memref<4xf32>
+  // expected-error @+1 {{'func.return' op returns result 0 of entry @returns_argument_or_buffer, which comes from 'arith.select'; entry results must be buffers the function allocates}}
+  return %r : memref<4xf32>
+}
+
+// -----
+
+// The same allocation through a call and directly.
+func.func private @pass(%x: memref<4xf32>) -> memref<4xf32> {
+  return %x : memref<4xf32>
+}
+func.func @returns_buffer_and_call_of_it() -> (memref<4xf32>, memref<4xf32>) attributes {dlpack.entry} {
+  %a = memref.alloc() : memref<4xf32>
+  %b = func.call @pass(%a) : (memref<4xf32>) -> memref<4xf32>
+  // expected-error @+1 {{'func.return' op returns result 1 of entry @returns_buffer_and_call_of_it, which shares its buffer with result 0}}
+  return %a, %b : memref<4xf32>, memref<4xf32>
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op cannot be exposed: symbol @taken__dlpack already exists}}
 func.func @taken(%m: memref<?xf32>) attributes {dlpack.entry} {
   return

@@ -68,3 +68,51 @@ func.func @borrowed_stack_shared()
 func.func @helper(%x: memref<4xf32>) -> memref<4xf32> {
   return %x : memref<4xf32>
 }
+
+// -----
+
+// Through calls, ifs and loops: a call's result is what its callee returns
+// (an argument of the caller here, copied; a fresh allocation, returned as
+// it is), and a value that control flow merges is owned when every buffer
+// it may be is (as the buffer deallocation pipeline's choice between a
+// buffer and its clone is).
+// CHECK-LABEL: func.func @through_calls(
+// CHECK-SAME: %[[X:[^:]*]]: memref<4xf32>, %[[C:.*]]: i1, %[[N:.*]]: index)
+// CHECK: %[[ID:.*]] = call @identity(%[[X]])
+// CHECK: %[[NEW:.*]] = call @fresh()
+// CHECK: %[[IF:.*]] = scf.if
+// CHECK: %[[LOOP:.*]] = scf.for
+// CHECK: %[[IDC:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: memref.copy %[[ID]], %[[IDC]]
+// CHECK: return %[[IDC]], %[[NEW]], %[[IF]], %[[LOOP]]
+// ENTRY-LABEL: func.func @through_calls__dlpack(
+// ENTRY-COUNT-4: dlpack.pack
+func.func private @identity(%x: memref<4xf32>) -> memref<4xf32> {
+  return %x : memref<4xf32>
+}
+func.func private @fresh() -> memref<4xf32> {
+  %a = memref.alloc() : memref<4xf32>
+  return %a : memref<4xf32>
+}
+func.func @through_calls(%x: memref<4xf32>, %c: i1, %n: index)
+    -> (memref<4xf32>, memref<4xf32>, memref<4xf32>, memref<4xf32>)
+    attributes {dlpack.entry} {
+  %id = func.call @identity(%x) : (memref<4xf32>) -> memref<4xf32>
+  %new = func.call @fresh() : () -> memref<4xf32>
+  %if = scf.if %c -> memref<4xf32> {
+    %a = memref.alloc() : memref<4xf32>
+    scf.yield %a : memref<4xf32>
+  } else {
+    %b = func.call @fresh() : () -> memref<4xf32>
+    scf.yield %b : memref<4xf32>
+  }
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = memref.alloc() : memref<4xf32>
+  %loop = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> memref<4xf32> {
+    %next = func.call @fresh() : () -> memref<4xf32>
+    memref.dealloc %acc : memref<4xf32>
+    scf.yield %next : memref<4xf32>
+  }
+  return %id, %new, %if, %loop : memref<4xf32>, memref<4xf32>, memref<4xf32>, memref<4xf32>
+}

@@ -10,6 +10,12 @@
 // RUN: %python %S/check.py %t/cm.npy "a @ b" a=%t/a.npy b=%t/b.npy --rtol 1e-5 | FileCheck %s
 // CHECK: ok: float32 (4, 3)
 
+// Also when one is 0 (the iteration space is empty): NumPy refuses
+// (4, 0) @ (5, 3), and so does the entry.
+// RUN: %python -c "import numpy as np; np.save('%t/empty.npy', np.ones((4, 0), np.float32))"
+// RUN: not dl-run %s --entry matmul -i %t/empty.npy -i %t/b.npy 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: dl-run: 'linalg.matmul' at {{.*}}matmul.mlir:[[@LINE+18]]:8: dimension #0 of input/output operand #1 is incompatible with inferred dimension size; operand shapes: (4, 0) (5, 3) (4, 3)
+
 // The inner dimensions must agree: the generated code checks them at run
 // time, and dl-run reports the mismatch with the actual shapes, writing
 // nothing.

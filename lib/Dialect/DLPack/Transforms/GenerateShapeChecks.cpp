@@ -9,8 +9,10 @@
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 
 #include "CheckMessages.h"
+#include "LoopAccessChecks.h"
 #include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
@@ -46,6 +48,47 @@ bool isCheapToCheck(Operation *op) {
   return true;
 }
 
+/// Whether `size` is dim `index` of `shaped` (the loop range taken from it).
+bool isDimOf(Value size, Value shaped, int64_t index) {
+  Operation *def = size.getDefiningOp();
+  if (!isa_and_present<tensor::DimOp, memref::DimOp>(def) ||
+      def->getOperand(0) != shaped)
+    return false;
+  std::optional<int64_t> dim = getConstantIntValue(def->getOperand(1));
+  return dim && *dim == index;
+}
+
+/// Checks that each operand dim a linalg op indexes with a loop dimension
+/// alone equals that loop's range. Upstream checks nothing when the
+/// iteration space is empty, so a (3, 0) by (4, 2) matmul would return a
+/// (3, 2) zero matrix where NumPy refuses the shapes.
+void generateEmptySpaceChecks(OpBuilder &builder, linalg::LinalgOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Range> ranges = op.createLoopRanges(builder, loc);
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [index, expr] : llvm::enumerate(map.getResults())) {
+      auto loop = dyn_cast<AffineDimExpr>(expr);
+      if (!loop)
+        continue;
+      Value size = getValueOrCreateConstantIndexOp(
+          builder, loc, ranges[loop.getPosition()].size);
+      if (isDimOf(size, operand.get(), index))
+        continue;
+      Value actual = linalg::createOrFoldDimOp(builder, loc, operand.get(),
+                                               index);
+      Value ok = builder.createOrFold<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::eq, actual, size);
+      cf::AssertOp::create(builder, loc, ok,
+                           "dimension #" + std::to_string(index) +
+                               " of input/output operand #" +
+                               std::to_string(operand.getOperandNumber()) +
+                               " is incompatible with inferred dimension "
+                               "size");
+    }
+  }
+}
+
 /// Generates the checks of `op` before it and rewrites the `cf.assert`s
 /// they consist of into `dlpack.assert`s whose messages end with the
 /// operands' actual shapes. Returns the top-level ops generated.
@@ -54,6 +97,8 @@ SmallVector<Operation *> generateChecks(OpBuilder &builder,
   builder.setInsertionPoint(op);
   Operation *previous = op->getPrevNode();
   std::string where = describeOp(op);
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op.getOperation()))
+    generateEmptySpaceChecks(builder, linalgOp);
   op.generateRuntimeVerification(
       builder, op->getLoc(), [&](Operation *, StringRef message) {
         return message.str();
@@ -110,14 +155,22 @@ struct DLPackGenerateShapeChecksPass
 
   void runOnOperation() override {
     SmallVector<RuntimeVerifiableOpInterface> ops;
-    getOperation().walk([&](RuntimeVerifiableOpInterface op) {
-      if (isCheapToCheck(op))
-        ops.push_back(op);
+    SmallVector<Operation *> loopAccesses;
+    getOperation().walk([&](Operation *op) {
+      auto verifiable = dyn_cast<RuntimeVerifiableOpInterface>(op);
+      if (verifiable && isCheapToCheck(op))
+        ops.push_back(verifiable);
+      else if (isa<memref::LoadOp, memref::StoreOp, tensor::ExtractOp,
+                   tensor::InsertOp, affine::AffineLoadOp,
+                   affine::AffineStoreOp>(op))
+        loopAccesses.push_back(op);
     });
     OpBuilder builder(&getContext());
     SmallVector<Operation *> generated;
     for (RuntimeVerifiableOpInterface op : ops)
       llvm::append_range(generated, generateChecks(builder, op));
+    for (Operation *op : loopAccesses)
+      llvm::append_range(generated, generateLoopAccessChecks(builder, op));
     // Only the checks are simplified; the program is left as it was.
     SmallVector<Operation *> nested;
     for (Operation *op : generated)

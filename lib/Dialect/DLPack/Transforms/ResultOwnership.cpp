@@ -6,6 +6,8 @@
 
 #include "dlbridge/Dialect/DLPack/Transforms/ResultOwnership.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -48,6 +50,114 @@ ResultOrigin getRootOrigin(func::FuncOp func, Value root) {
   return ResultOrigin::Owned;
 }
 
+/// Where a returned value's buffer comes from, looking through the values
+/// control flow and calls merge: an `scf.if`, `scf.for` or `arith.select`
+/// result is each of the values it may be, and a `func.call` result is what
+/// the callee returns (which is how the buffer deallocation pipeline hands
+/// over ownership, of call results and of its own `scf.if`s choosing
+/// between a buffer and its clone).
+class OriginTracer {
+public:
+  struct Traced {
+    ResultOrigin origin;
+    /// The value named in diagnostics: an argument, an allocation or other
+    /// producer, or the merging operation's result.
+    Value root;
+    /// Every allocation (or argument, producer) the buffer may be.
+    SmallVector<Value> roots;
+  };
+
+  Traced trace(func::FuncOp func, Value value) {
+    Value root = getBufferRoot(value);
+    // A value met again while tracing it (a loop's iter_arg) adds nothing:
+    // no roots, which merge() skips.
+    if (!active.insert(root).second)
+      return {ResultOrigin::Owned, root, {}};
+    Traced traced = traceRoot(func, root);
+    active.erase(root);
+    return traced;
+  }
+
+private:
+  Traced traceRoot(func::FuncOp func, Value root) {
+    Operation *def = root.getDefiningOp();
+    auto result = dyn_cast<OpResult>(root);
+    if (auto select = dyn_cast_or_null<arith::SelectOp>(def))
+      return merge(root, {trace(func, select.getTrueValue()),
+                          trace(func, select.getFalseValue())});
+    if (auto ifOp = dyn_cast_or_null<scf::IfOp>(def)) {
+      SmallVector<Traced> parts;
+      for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
+        if (!region->empty())
+          parts.push_back(trace(func, region->front().getTerminator()->getOperand(
+                                          result.getResultNumber())));
+      return merge(root, parts);
+    }
+    if (auto forOp = dyn_cast_or_null<scf::ForOp>(def)) {
+      unsigned index = result.getResultNumber();
+      // The body's iter_arg is the loop's own value: the trace of this
+      // result covers it.
+      active.insert(forOp.getRegionIterArg(index));
+      Traced traced = merge(root, {trace(func, forOp.getInitArgs()[index]),
+                                   trace(func, forOp.getYieldedValues()[index])});
+      active.erase(forOp.getRegionIterArg(index));
+      return traced;
+    }
+    if (auto call = dyn_cast_or_null<func::CallOp>(def))
+      return traceCall(func, call, result.getResultNumber());
+    ResultOrigin origin = getRootOrigin(func, root);
+    return {origin, root, {root}};
+  }
+
+  /// What `call`'s result `index` is, from each `func.return` of its callee;
+  /// an argument the callee returns is the caller's operand.
+  Traced traceCall(func::FuncOp func, func::CallOp call, unsigned index) {
+    Value root = call.getResult(index);
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    if (!callee || callee.isExternal() || !calls.insert(callee).second)
+      return {ResultOrigin::Unknown, root, {root}};
+    SmallVector<Traced> parts;
+    callee.walk([&](func::ReturnOp ret) {
+      Traced inCallee = trace(callee, ret.getOperand(index));
+      if (inCallee.origin == ResultOrigin::Argument)
+        parts.push_back(trace(
+            func, call.getOperand(
+                      cast<BlockArgument>(inCallee.root).getArgNumber())));
+      else if (inCallee.origin == ResultOrigin::Owned)
+        parts.push_back({ResultOrigin::Owned, root, {root}});
+      else
+        parts.push_back({inCallee.origin, root, {root}});
+    });
+    calls.erase(callee);
+    return merge(root, parts);
+  }
+
+  /// One of `parts`: owned when each is, copyable when each is, else
+  /// unknown.
+  static Traced merge(Value root, ArrayRef<Traced> parts) {
+    Traced merged{ResultOrigin::Owned, root, {}};
+    bool allOwned = true, allCopyable = true;
+    const Traced *first = nullptr;
+    for (const Traced &part : parts) {
+      if (part.roots.empty())
+        continue;
+      first = first ? first : &part;
+      allOwned &= part.origin == ResultOrigin::Owned;
+      allCopyable &= isCopyable(part.origin);
+      llvm::append_range(merged.roots, part.roots);
+    }
+    if (allOwned)
+      return merged;
+    if (allCopyable)
+      return {first->origin, first->root, merged.roots};
+    return {ResultOrigin::Unknown, root, merged.roots};
+  }
+
+  DenseSet<Value> active;
+  DenseSet<Operation *> calls;
+};
+
 } // namespace
 
 SmallVector<ReturnedBuffer>
@@ -55,17 +165,22 @@ dlbridge::dlpack::classifyReturnedBuffers(func::FuncOp func,
                                           func::ReturnOp ret) {
   SmallVector<ReturnedBuffer> buffers;
   DenseMap<Value, unsigned> owners;
+  OriginTracer tracer;
   for (auto [index, operand] : llvm::enumerate(ret.getOperands())) {
     if (!isa<MemRefType>(operand.getType()))
       continue;
-    Value root = getBufferRoot(operand);
+    OriginTracer::Traced traced = tracer.trace(func, operand);
     ReturnedBuffer buffer{static_cast<unsigned>(index),
-                          getRootOrigin(func, root), root};
+                          traced.roots.empty() ? ResultOrigin::Unknown
+                                               : traced.origin,
+                          traced.root};
     if (buffer.origin == ResultOrigin::Owned) {
-      auto [it, inserted] = owners.try_emplace(root, index);
-      if (!inserted) {
-        buffer.origin = ResultOrigin::Shared;
-        buffer.sharedWith = it->second;
+      for (Value root : traced.roots) {
+        auto [it, inserted] = owners.try_emplace(root, index);
+        if (!inserted && buffer.origin == ResultOrigin::Owned) {
+          buffer.origin = ResultOrigin::Shared;
+          buffer.sharedWith = it->second;
+        }
       }
     }
     buffers.push_back(buffer);

@@ -175,7 +175,9 @@ def DLPackGenerateShapeChecks
     and write out of bounds. MLIR's `RuntimeVerifiableOpInterface` knows
     these relations (operand dims against the loop ranges of linalg
     structured ops, which also covers a `tensor.empty` sized from another
-    argument; slice bounds; cast and reshape sizes); this pass asks it for
+    argument; slice bounds; cast and reshape sizes; dlbridge attaches it to
+    `tensor.insert_slice`, `tensor.concat`, `tensor.expand_shape` and
+    `tensor.pad`, which MLIR 22 leaves without); this pass asks it for
     checks, but only where a check costs O(rank) per call:
 
     - linalg structured ops, wherever they are (their own work is at least
@@ -183,7 +185,12 @@ def DLPackGenerateShapeChecks
     - every other op implementing the interface (`tensor`/`memref` casts,
       slices, reshapes, pads, `dim`, single loads and stores) only when no
       loop (`LoopLikeOpInterface`) or linalg op encloses it, so per-element
-      accesses are never checked;
+      accesses are never checked one by one;
+    - element loads and stores (`memref`, `tensor`, `affine`) nested in
+      loops only (`scf.for`, `affine.for`, `scf.forall`, `scf.parallel`),
+      once before the outermost loop, over the whole range of each index
+      that is an induction variable or invariant, when the bounds and the
+      accessed value are invariant;
     - nothing inside GPU kernels (`gpu.launch`, `gpu.func`, `gpu.module`):
       checks belong to host code.
 

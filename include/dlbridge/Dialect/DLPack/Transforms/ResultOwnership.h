@@ -26,8 +26,9 @@ enum class ResultOrigin {
   Stack,
   /// The same buffer as an earlier result.
   Shared,
-  /// A value carried through control flow or produced by an operation whose
-  /// effects are unknown (a call, a select): it may or may not be owned.
+  /// A value produced by an operation whose effects are unknown (a call of
+  /// an external function), or one that control flow merges from buffers of
+  /// both kinds (an argument or an allocation): it may or may not be owned.
   Unknown,
 };
 
@@ -41,7 +42,9 @@ struct ReturnedBuffer {
   unsigned sharedWith = 0;
 };
 
-/// Classifies every memref operand of `ret`, a terminator of `func`.
+/// Classifies every memref operand of `ret`, a terminator of `func`, looking
+/// through `func.call`s of functions in the module and the `scf.if`,
+/// `scf.for` and `arith.select` results that merge buffers.
 llvm::SmallVector<ReturnedBuffer>
 classifyReturnedBuffers(mlir::func::FuncOp func, mlir::func::ReturnOp ret);
 
