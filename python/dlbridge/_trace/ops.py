@@ -516,6 +516,9 @@ def _emit_generic(
 def _scalar_value(ctx: TraceContext, x: Any, t: DType) -> str:
     if isinstance(x, TracedArray):
         assert x._is_scalar
+        slot = ctx.int_args.get(x._value)
+        if slot is not None and t.is_int and t.bits < 64 and t not in slot.narrowed:
+            slot.narrowed.append(t)
         return convert(ctx.top, x._value, x._dtype, t)
     return _py_const(ctx.top, x, t)
 
