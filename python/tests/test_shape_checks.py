@@ -111,3 +111,24 @@ def test_allocations_that_cannot_succeed_are_memory_errors() -> None:
     with pytest.raises(ValueError, match=r"negative dimensions are not allowed"):
         square(-1)
     np.testing.assert_array_equal(np.from_dlpack(square(3)), np.ones((3, 3)))
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+@pytest.mark.parametrize("shape,axis", [((0, 3), None), ((0, 3), 0), ((3, 0), 1), ((0, 0), 1)])
+def test_jit_max_of_nothing_is_refused(kind, shape, axis) -> None:
+    """max and min have no identity: NumPy refuses to reduce an empty axis."""
+    x = np.ones(shape, np.float32)
+    with pytest.raises(ValueError, match="zero-size array"):
+        getattr(x, kind)(axis=axis)
+    f = dlbridge.jit(lambda a: getattr(a, kind)(axis=axis))
+    name = "maximum" if kind == "max" else "minimum"
+    with pytest.raises(ValueError, match=rf"zero-size array to reduction operation {name} "
+                       r"which has no identity"):
+        f(x)
+
+
+def test_jit_max_of_non_empty_axes_of_an_empty_array_is_empty() -> None:
+    x = np.ones((0, 3), np.int32)
+    f = dlbridge.jit(lambda a: a.max(axis=1))
+    np.testing.assert_array_equal(f(x), x.max(axis=1))
+    assert f(np.arange(6, dtype=np.int32).reshape(2, 3)).tolist() == [2, 5]

@@ -905,6 +905,27 @@ def _norm_axes(axis: Any, rank: int, opname: str) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def _check_reduced_extent(x: TracedArray, axes: Sequence[int], ufunc: str) -> None:
+    """Emits a run-time check that no axis in ``axes`` of ``x`` is empty, for reductions without
+    an identity; it fails with NumPy's message, raised as ``ValueError``."""
+    ctx = x._ctx
+    zero = ctx.top.const(0, "index")
+    conditions = [
+        ctx.top.op("nonempty", f"arith.cmpi ne, {ctx.dim(x, i)}, {zero} : index")
+        for i in axes
+        if x._dims[i] is None
+    ]
+    if not conditions:
+        return
+    ok = _fold(lambda a, b: ctx.top.op("nonempty", f"arith.andi {a}, {b} : i1"), conditions)
+    where = format_location(user_location())
+    message = _message_literal(
+        f"zero-size array to reduction operation {ufunc} which has no identity"
+        + (f" at {where}" if where else "")
+    )
+    ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{message}"')
+
+
 def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> TracedArray:
     """``sum``, ``max``, ``min`` or ``mean`` over ``axis`` (int, tuple or None)."""
     ctx = _ctx_of(x)
@@ -943,6 +964,8 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
         raise unsupported(kind)
 
     ctx.begin_op()
+    if kind in ("max", "min"):
+        _check_reduced_extent(x, axes, "maximum" if kind == "max" else "minimum")
     kept = [i for i in range(R) if i not in axes]
     out_dims = [x._dims[i] for i in kept]
     sizes = [ctx.dim(x, i) if x._dims[i] is None else None for i in kept]
