@@ -139,3 +139,18 @@ def test_int_argument_out_of_the_arrays_range_is_refused(fn, dtype, value, error
     if out is not None:
         np.testing.assert_array_equal(result, out)
         assert result.dtype == out.dtype
+
+
+@pytest.mark.parametrize("dtype,scalar", [
+    ("float32", np.float64(0.1)), ("int8", np.int64(300)), ("float16", np.float32(1.5)),
+    ("int8", np.uint8(200)), ("float32", np.int64(3)), ("int16", np.bool_(True)),
+    ("uint8", np.int8(-1)), ("float64", np.float16(0.1)), ("int32", np.uint32(7)),
+    ("uint16", np.uint64(2**40))])
+def test_numpy_scalars_are_strongly_typed(dtype, scalar):
+    """A NumPy scalar keeps its dtype (NEP 50), unlike a Python scalar: float32 + float64(0.1)
+    is float64 and int8 + int64(300) is int64, as in NumPy."""
+    x = np.arange(4, dtype=dtype)
+    expected = add(x, scalar)
+    result = dlbridge.jit(add)(x, scalar)
+    assert result.dtype == expected.dtype
+    np.testing.assert_array_equal(result, expected)

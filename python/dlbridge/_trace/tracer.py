@@ -61,12 +61,15 @@ class ScalarSpec:
     """A Python scalar argument: ``kind`` is ``"int"``, ``"float"`` or ``"bool"``.
 
     It becomes a scalar function parameter (``i64``, ``f64``, ``i1``) and a weakly typed operand.
+    A NumPy scalar has a ``dtype``: it is a strongly typed operand of that dtype (NEP 50), read
+    from a parameter of that dtype (unsigned ones from ``i64``, scalar parameters being signless).
     When ``value`` is given the function is specialised on it: the traced function receives the
     Python value itself (so it may serve as an ``axis`` or a reshape size); the parameter stays in
     the signature."""
 
     kind: str
     value: Any = None
+    dtype: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("int", "float", "bool"):
@@ -935,6 +938,16 @@ def trace(
             ctx.args.append(arr._arg)
             params.append(arr._arg)  # typed once the trace shows whether it is written
             call_args.append(arr)
+        elif isinstance(spec, ScalarSpec) and spec.dtype is not None and spec.value is None:
+            dt = _as_dtype(spec.dtype)
+            if dt.is_unsigned:
+                params.append(f"{ssa}_in: i64 {{{', '.join(attrs)}}}")
+                value = f"{ssa}_in" if dt.bits == 64 else ctx.top.op(
+                    pname, f"arith.trunci {ssa}_in : i64 to {dt.mlir}")
+            else:
+                params.append(f"{ssa}: {dt.mlir} {{{', '.join(attrs)}}}")
+                value = ssa
+            call_args.append(TracedArray(ctx, value, dt, (), is_scalar=True))
         elif isinstance(spec, ScalarSpec):
             dt = _as_dtype({"int": "int64", "float": "float64", "bool": "bool"}[spec.kind])
             params.append(f"{ssa}: {dt.mlir} {{{', '.join(attrs)}}}")
