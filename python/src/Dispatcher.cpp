@@ -6,6 +6,8 @@
 
 #include "Dispatcher.h"
 
+#include "Errors.h"
+
 #include "dlbridge/Runtime/dlrt.h"
 #include "dlbridge/Runtime/dlrt_cuda.h"
 
@@ -32,7 +34,8 @@ void *getStream(const nb::kwargs &kwargs, const char *function,
                                .c_str());
     if (value.is_none())
       continue;
-    options.stream = nb::cast<int64_t>(value);
+    options.stream = toInteger(value, std::string(function) + "(): stream",
+                               INT64_MIN, INT64_MAX);
     if (dlrt_stream_from_dlpack({kDLCUDA, 0}, *options.stream, 1, &stream) !=
         DLRT_OK)
       throw nb::value_error(dlrt_last_error());

@@ -407,3 +407,41 @@ def test_from_dlpack_takes_torch_style_devices() -> None:
 
     a = np.arange(3, dtype=np.float32)
     assert dlbridge.from_dlpack(a, device=TorchLikeDevice()).shape == (3,)
+
+
+# -- integer arguments of the protocol ----------------------------------------------------------
+
+
+def test_non_integer_protocol_arguments_are_type_errors() -> None:
+    t = dlbridge.from_dlpack(np.zeros(3, np.float32))
+    with pytest.raises(TypeError, match="max_version"):
+        t.__dlpack__(max_version=("a", 0))
+    with pytest.raises(TypeError, match="device"):
+        dlbridge.from_dlpack(np.zeros(3), device=("cpu", 0))
+    with pytest.raises(OverflowError, match="device"):
+        dlbridge.from_dlpack(np.zeros(3), device=(1, 2**40))
+
+    @dlbridge.jit
+    def ident(x):
+        return x + 0
+
+    with pytest.raises(TypeError, match="stream"):
+        ident(np.zeros(3, np.float32), stream="default")
+    with pytest.raises(OverflowError, match="stream"):
+        ident(np.zeros(3, np.float32), stream=2**64)
+
+
+def test_a_producer_with_a_malformed_device_is_a_type_error() -> None:
+    class BadDevice:
+        def __dlpack__(self, **kwargs):
+            return np.zeros(3).__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return ("cpu", 0)
+
+    @dlbridge.jit
+    def ident(x):
+        return x + 0
+
+    with pytest.raises(TypeError, match=r"argument 0: .*__dlpack_device__"):
+        ident(BadDevice(), stream=1)
