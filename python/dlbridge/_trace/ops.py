@@ -720,6 +720,38 @@ def _opname(name: str) -> str:
     return f"{name} ({sym})" if sym else name
 
 
+def _check_no_negative_exponent(ctx: TraceContext, y: Any, dt: DType) -> None:
+    """NumPy refuses integers to negative integer powers (ValueError): a negative Python int is
+    refused now, a traced exponent by a run-time check (over all elements of an array)."""
+    message = "Integers to negative integer powers are not allowed."
+    if not isinstance(y, TracedArray):
+        if int(y) < 0:
+            raise trace_error(message, ValueError)
+        return
+    zero = ctx.top.const(0, dt.mlir)
+    if y._is_scalar:
+        ok = ctx.top.op("nonneg", f"arith.cmpi sge, {_scalar_value(ctx, y, dt)}, {zero} : {dt.mlir}")
+    else:
+        flag_type = tensor_type((), D.BOOL)
+        empty = ctx.top.op("empty", f"tensor.empty() : {flag_type}")
+        init = ctx.top.op(
+            "init", f"linalg.fill ins({ctx.top.const(True, 'i1')} : i1) outs({empty} : {flag_type}) "
+            f"-> {flag_type}")
+
+        def body(blk: Block, in_args: list[str], out: str) -> str:
+            v = convert(blk, in_args[0], y._dtype, dt)
+            nonneg = blk.op("nonneg", f"arith.cmpi sge, {v}, {blk.const(0, dt.mlir)} : {dt.mlir}")
+            return blk.op("nonneg", f"arith.andi {out}, {nonneg} : i1")
+
+        flag = _emit_generic(
+            ctx, "nonneg", [y], [affine_map(y.ndim, [f"d{j}" for j in range(y.ndim)])], init,
+            flag_type, D.BOOL, affine_map(y.ndim, []), ["reduction"] * y.ndim, body)
+        ok = ctx.top.op("nonneg", f"tensor.extract {flag}[] : {flag_type}")
+    where = format_location(user_location())
+    text = _message_literal(message + (f" at {where}" if where else ""))
+    ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{text}"')
+
+
 def binary(name: str, x: Any, y: Any) -> TracedArray:
     """A binary elementwise NumPy ufunc by name (``add``, ``floor_divide``, ``less``...)."""
     ctx = _ctx_of(x, y)
@@ -746,6 +778,8 @@ def binary(name: str, x: Any, y: Any) -> TracedArray:
         if dt.is_complex:
             raise bad_dtype()
         cdt = D.DTYPES["int8"] if dt.is_bool else dt
+        if name == "power" and cdt.is_signed:
+            _check_no_negative_exponent(ctx, y, cdt)
         f = {"floor_divide": _s_floordiv, "remainder": _s_mod, "power": _s_pow}[name]
         hint = {"floor_divide": "floordiv", "remainder": "mod", "power": "pow"}[name]
         w = weak if weak is None else _kind_of(cdt)
