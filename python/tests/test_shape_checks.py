@@ -68,9 +68,15 @@ def test_jit_matmul_refuses_mismatched_contraction() -> None:
         return a @ b
 
     a = np.ones((3, 4), np.float32)
-    b = np.ones((5, 6), np.float32)
-    with pytest.raises(ValueError, match=r"mm\(\): .*incompatible.*\(3, 4\) \(5, 6\)"):
-        mm(a, b)
+    for bad, size in [(np.ones((5, 6), np.float32), 5), (np.ones(6, np.float32), 6),
+                      (np.ones((2, 1, 6), np.float32), 1)]:
+        with pytest.raises(ValueError, match=r"core dimension 0"):
+            a @ bad
+        with pytest.raises(ValueError, match=rf"mm\(\): matmul: Input operand 1 has a mismatch in "
+                           rf"its core dimension 0, with gufunc signature \(n\?,k\),\(k,m\?\)->"
+                           rf"\(n\?,m\?\) \(size {size} is different from 4\) at "
+                           rf"test_shape_checks.py:\d+: return a @ b"):
+            mm(a, bad)
     b = np.arange(24, dtype=np.float32).reshape(4, 6)
     np.testing.assert_allclose(mm(a, b), a @ b)
 

@@ -1049,6 +1049,28 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
 # matmul, transpose, reshape
 
 
+def _check_contraction(a: TracedArray, b: TracedArray) -> None:
+    """Checks that the last dim of ``a`` equals the second to last of ``b`` (no broadcasting), when
+    tracing if both are static, else at run time; NumPy's ``ValueError`` either way."""
+    ctx = a._ctx
+    ka, kb = a._dims[-1], b._dims[-2]
+    message = (
+        "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+        "(n?,k),(k,m?)->(n?,m?) (size {1} is different from {0})"
+    )
+    if ka is not None and kb is not None:
+        if ka != kb:
+            raise trace_error(message.format(ka, kb), ValueError)
+        return
+    sa, sb = ctx.dim(a, a.ndim - 1), ctx.dim(b, b.ndim - 2)
+    ok = ctx.top.op("k_ok", f"arith.cmpi eq, {sa}, {sb} : index")
+    where = format_location(user_location())
+    text = _message_literal(message).replace("{{0}}", "{0}").replace("{{1}}", "{1}")
+    if where:
+        text += _message_literal(f" at {where}")
+    ctx.top.raw(f'dlpack.assert {ok}, shape_mismatch, "{text}" ({sa}, {sb} : index, index)')
+
+
 def matmul(a: Any, b: Any) -> TracedArray:
     """NumPy ``matmul`` (``@``): 2-D via ``linalg.matmul``; 1-D operands via expand/collapse;
     batched (with broadcasting of batch dims) via a ``linalg.generic``."""
@@ -1069,9 +1091,7 @@ def matmul(a: Any, b: Any) -> TracedArray:
         a = _expand_units(ctx, a, [0])
     if b1:
         b = _expand_units(ctx, b, [1])
-    ka, kb = a._dims[-1], b._dims[-2]
-    if ka is not None and kb is not None and ka != kb:
-        raise trace_error(f"matmul: core dimensions do not match ({ka} vs {kb})", ValueError)
+    _check_contraction(a, b)
     zero = _py_const(ctx.top, 0, dt)
     if a.ndim == 2 and b.ndim == 2:
         dims: tuple[int | None, ...] = (a._dims[0], b._dims[1])
