@@ -261,12 +261,16 @@ namespace {
 
 /// Refuses what no entry point would take (dlrt_check_descriptor) unless
 /// `options` leave it to the entry point; the caller's ImportedTensor then
-/// releases the tensor.
+/// releases the tensor. A dtype dlbridge cannot import (sub-byte elements) is
+/// a BufferError, as in NumPy's from_dlpack.
 void refuseMalformed(const DLTensor *tensor, const ArgumentName &name,
                      const ImportOptions &options) {
   if (!options.checkDescriptor)
     return;
-  if (int32_t status = dlrt_check_descriptor(tensor))
+  int32_t status = dlrt_check_descriptor(tensor);
+  if (status == DLRT_ERR_UNSUPPORTED)
+    throw nb::buffer_error((name.str() + ": " + dlrt_last_error()).c_str());
+  if (status)
     raiseStatus(status, name.str() + ": " + dlrt_last_error());
 }
 

@@ -128,6 +128,26 @@ def test_bfloat16_and_fp8_dtypes_import(code: int, bits: int, name: str) -> None
     assert t.dtype == name and t.shape == (3,)
 
 
+@pytest.mark.parametrize("code, bits, name", [(0, 4, "int4"), (1, 1, "uint1")])
+def test_sub_byte_dtypes_are_buffer_errors(code: int, bits: int, name: str) -> None:
+    # NumPy's from_dlpack raises BufferError for dtypes it cannot import.
+    def producer() -> Producer:
+        p = Producer(np.zeros(3, np.uint8))
+        orig = p._tensor
+
+        def declared():
+            t = orig()
+            t.dtype.code, t.dtype.bits = code, bits
+            return t
+        p._tensor = declared
+        return p
+
+    with pytest.raises(BufferError, match=rf"from_dlpack\(\): .*whole-byte.*got {name}"):
+        dlbridge.from_dlpack(producer())
+    with pytest.raises(BufferError, match=rf"argument 0: .*whole-byte.*got {name}"):
+        dlbridge.jit(lambda a: a + 1)(producer())
+
+
 def test_lanes_and_unknown_codes_are_refused_with_their_names(copy_into: dlbridge.Kernel) -> None:
     a = np.zeros(4, np.float32)
     p = Producer(a)
