@@ -37,7 +37,8 @@ def _to_arg_specs(specs: Sequence[tuple[Any, ...]]) -> list[ArraySpec | ScalarSp
             _, dtype, rank, unit_dims, _device = spec
             arg_specs.append(ArraySpec(dtype, rank, tuple(unit_dims)))
         else:
-            arg_specs.append(ScalarSpec(spec[1]))
+            _, kind, dtype = spec
+            arg_specs.append(ScalarSpec(kind, dtype=dtype))
     return arg_specs
 
 

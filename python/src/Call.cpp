@@ -159,8 +159,15 @@ void storeScalar(const PreparedCall &call, size_t index,
   double number = 0;
   if (dtype.code == kDLFloat) {
     number = PyFloat_AsDouble(value);
-    if (number == -1.0 && PyErr_Occurred())
+    if (number == -1.0 && PyErr_Occurred()) {
+      // e.g. "int too large to convert to float": say which argument.
+      nb::python_error error;
+      std::string text = std::string(call.function()) + "(): argument " +
+                         std::to_string(index) + " '" + param.name +
+                         "': " + nb::cast<std::string>(nb::str(error.value()));
+      PyErr_SetString(error.type().ptr(), text.c_str());
       throw nb::python_error();
+    }
   }
   if (dtype.code == kDLFloat && dtype.bits == 64) {
     std::memcpy(&slot, &number, sizeof(number));
@@ -300,7 +307,10 @@ PreparedCall::PreparedCall(const char *function, PyObject *const *args,
       signature(signature), kinds(count), tensors(count) {
   for (size_t i = 0; i < count; ++i) {
     kinds[i] = python::scalarKind(args[i]);
-    if (kinds[i] != ScalarKind::None)
+    // A scalar parameter refuses whatever is not a scalar (runKernel).
+    bool scalarParameter = signature && i < signature->args.size() &&
+                           !signature->args[i].isTensor;
+    if (kinds[i] != ScalarKind::None || scalarParameter)
       continue;
     tensors[i] = importTensor(args[i], argumentName(i), options);
     if (!firstType)

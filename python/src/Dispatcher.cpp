@@ -6,6 +6,8 @@
 
 #include "Dispatcher.h"
 
+#include "Errors.h"
+
 #include "dlbridge/Runtime/dlrt.h"
 #include "dlbridge/Runtime/dlrt_cuda.h"
 
@@ -32,7 +34,8 @@ void *getStream(const nb::kwargs &kwargs, const char *function,
                                .c_str());
     if (value.is_none())
       continue;
-    options.stream = nb::cast<int64_t>(value);
+    options.stream = toInteger(value, std::string(function) + "(): stream",
+                               INT64_MIN, INT64_MAX);
     if (dlrt_stream_from_dlpack({kDLCUDA, 0}, *options.stream, 1, &stream) !=
         DLRT_OK)
       throw nb::value_error(dlrt_last_error());
@@ -48,12 +51,13 @@ Dispatcher::Dispatcher(nb::callable compiler, std::string name)
 namespace {
 
 /// Two words per argument: its kind (a scalar's, or a tensor's dtype, rank
-/// and device) and a tensor's size-1 dims.
+/// and device) and a tensor's size-1 dims or a NumPy scalar's dtype.
 void computeKey(PreparedCall &call, uint64_t *key) {
   for (size_t i = 0; i < call.size(); ++i, key += 2) {
     if (call.isScalar(i)) {
+      DLDataType dtype = scalarDtype(call.object(i));
       key[0] = static_cast<uint64_t>(call.scalarKind(i));
-      key[1] = 0;
+      key[1] = uint64_t(dtype.code) | uint64_t(dtype.bits) << 8;
       continue;
     }
     const DLTensor *t = call.tensor(i);
@@ -76,8 +80,14 @@ nb::tuple Dispatcher::specsFor(PreparedCall &call) {
   nb::list specs;
   for (size_t i = 0; i < call.size(); ++i) {
     if (call.isScalar(i)) {
+      DLDataType dtype = scalarDtype(call.object(i));
+      char name[64];
+      nb::object dtypeName =
+          dtype.bits ? nb::object(nb::str(dlrt_dtype_name(dtype, name,
+                                                          sizeof(name))))
+                     : nb::none();
       specs.append(nb::make_tuple(
-          "scalar", scalarKindName(call.scalarKind(i))));
+          "scalar", scalarKindName(call.scalarKind(i)), dtypeName));
       continue;
     }
     const DLTensor *t = call.tensor(i);

@@ -7,6 +7,8 @@
 #ifndef DLBRIDGE_PYTHON_ERRORS_H
 #define DLBRIDGE_PYTHON_ERRORS_H
 
+#include <nanobind/nanobind.h>
+
 #include <cstdint>
 #include <string>
 
@@ -16,6 +18,11 @@ namespace dlbridge::python {
 /// for dtypes, BufferError for READ_ONLY, MemoryError, RuntimeError for the
 /// device's failures, ValueError for the rest.
 [[noreturn]] void raiseStatus(int32_t status, const std::string &message);
+
+/// `value` as an integer in [min, max]: TypeError naming `what` when it is
+/// not an integer, OverflowError when it does not fit.
+int64_t toInteger(nanobind::handle value, const std::string &what, int64_t min,
+                  int64_t max);
 
 } // namespace dlbridge::python
 

@@ -106,7 +106,15 @@ nb::object requestCapsule(nb::handle object, const ArgumentName &name,
         nb::steal(PyObject_CallMethodNoArgs(object.ptr(), n.dlpackDevice));
     if (!device.is_valid())
       throw nb::python_error();
-    if (isAccelerator(nb::cast<int32_t>(device[0])))
+    if (!nb::isinstance<nb::tuple>(device) || nb::len(device) != 2)
+      throw nb::type_error((name.str() + ": expected __dlpack_device__ to "
+                                         "return a (device_type, device_id) "
+                                         "tuple, got " +
+                            nb::cast<std::string>(nb::repr(device)))
+                               .c_str());
+    if (isAccelerator(toInteger(device[0],
+                                name.str() + ": __dlpack_device__()[0]",
+                                INT32_MIN, INT32_MAX)))
       stream = PyLong_FromLongLong(*options.stream);
   }
   nb::object streamValue = nb::steal(stream);
@@ -253,12 +261,16 @@ namespace {
 
 /// Refuses what no entry point would take (dlrt_check_descriptor) unless
 /// `options` leave it to the entry point; the caller's ImportedTensor then
-/// releases the tensor.
+/// releases the tensor. A dtype dlbridge cannot import (sub-byte elements) is
+/// a BufferError, as in NumPy's from_dlpack.
 void refuseMalformed(const DLTensor *tensor, const ArgumentName &name,
                      const ImportOptions &options) {
   if (!options.checkDescriptor)
     return;
-  if (int32_t status = dlrt_check_descriptor(tensor))
+  int32_t status = dlrt_check_descriptor(tensor);
+  if (status == DLRT_ERR_UNSUPPORTED)
+    throw nb::buffer_error((name.str() + ": " + dlrt_last_error()).c_str());
+  if (status)
     raiseStatus(status, name.str() + ": " + dlrt_last_error());
 }
 

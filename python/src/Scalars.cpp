@@ -6,6 +6,9 @@
 
 #include "Scalars.h"
 
+#include <nanobind/stl/string.h>
+
+#include <string>
 #include <unordered_map>
 
 namespace nb = nanobind;
@@ -27,44 +30,96 @@ bool derivesFromNumpy(PyTypeObject *type, PyObject *numpy, const char *name) {
   return derives;
 }
 
-ScalarKind classify(PyTypeObject *type) {
+/// What a scalar type is as an argument.
+struct ScalarType {
+  ScalarKind kind = ScalarKind::None;
+  /// NumPy's dtype for NumPy scalars; bits 0 for weak scalars.
+  DLDataType dtype{};
+};
+
+/// The DLPack dtype of NumPy scalar type `type`, or bits 0.
+DLDataType numpyDtype(PyTypeObject *type, PyObject *numpy) {
+  nb::object dtype = nb::steal(PyObject_CallMethod(
+      numpy, "dtype", "O", reinterpret_cast<PyObject *>(type)));
+  if (!dtype.is_valid()) {
+    PyErr_Clear();
+    return {};
+  }
+  char kind = nb::cast<std::string>(dtype.attr("kind"))[0];
+  auto bits = static_cast<uint8_t>(8 * nb::cast<int>(dtype.attr("itemsize")));
+  switch (kind) {
+  case 'b':
+    return {kDLBool, bits, 1};
+  case 'i':
+    return {kDLInt, bits, 1};
+  case 'u':
+    return {kDLUInt, bits, 1};
+  case 'f':
+    return {kDLFloat, bits, 1};
+  default:
+    return {};
+  }
+}
+
+ScalarType classify(PyTypeObject *type) {
+  // Subclasses of Python's scalars that are not NumPy's are weak like them.
+  ScalarType weak;
+  if (PyType_IsSubtype(type, &PyFloat_Type))
+    weak.kind = ScalarKind::Float;
+  else if (PyType_IsSubtype(type, &PyLong_Type))
+    weak.kind = ScalarKind::Int;
   PyObject *numpy = PyImport_GetModule(nb::str("numpy").ptr());
   if (!numpy) {
     PyErr_Clear();
-    return ScalarKind::None;
+    return weak;
   }
-  ScalarKind kind = derivesFromNumpy(type, numpy, "bool_")      ? ScalarKind::Bool
-                    : derivesFromNumpy(type, numpy, "integer")  ? ScalarKind::Int
-                    : derivesFromNumpy(type, numpy, "floating") ? ScalarKind::Float
-                                                                : ScalarKind::None;
+  ScalarType result;
+  result.kind = derivesFromNumpy(type, numpy, "bool_")      ? ScalarKind::Bool
+                : derivesFromNumpy(type, numpy, "integer")  ? ScalarKind::Int
+                : derivesFromNumpy(type, numpy, "floating") ? ScalarKind::Float
+                                                            : ScalarKind::None;
+  if (result.kind != ScalarKind::None)
+    result.dtype = numpyDtype(type, numpy);
   Py_DECREF(numpy);
-  return kind;
+  return result.kind != ScalarKind::None ? result : weak;
 }
 
-} // namespace
-
-ScalarKind dlbridge::python::scalarKind(PyObject *object) {
-  if (PyFloat_Check(object))
-    return ScalarKind::Float;
-  if (PyLong_Check(object))
-    return PyBool_Check(object) ? ScalarKind::Bool : ScalarKind::Int;
-  // Other types are classified once. The cache holds a reference to each, so
-  // no address is reused by another type; the GIL guards it. Calls mostly
-  // pass arrays of one type: the last one is checked first.
-  static auto *cache = new std::unordered_map<PyTypeObject *, ScalarKind>();
+/// The classification of `type`, computed once. The cache holds a reference
+/// to each type, so no address is reused by another type; the GIL guards it.
+/// Calls mostly pass arrays of one type: the last one is checked first.
+const ScalarType &classifyOnce(PyTypeObject *type) {
+  static auto *cache = new std::unordered_map<PyTypeObject *, ScalarType>();
   static PyTypeObject *lastType = nullptr;
-  static ScalarKind lastKind = ScalarKind::None;
-  PyTypeObject *type = Py_TYPE(object);
+  static const ScalarType *last = nullptr;
   if (type == lastType)
-    return lastKind;
+    return *last;
   auto it = cache->find(type);
   if (it == cache->end()) {
     Py_INCREF(type);
     it = cache->emplace(type, classify(type)).first;
   }
   lastType = type;
-  lastKind = it->second;
-  return lastKind;
+  last = &it->second;
+  return *last;
+}
+
+} // namespace
+
+ScalarKind dlbridge::python::scalarKind(PyObject *object) {
+  if (PyFloat_CheckExact(object))
+    return ScalarKind::Float;
+  if (PyLong_CheckExact(object))
+    return ScalarKind::Int;
+  if (PyBool_Check(object))
+    return ScalarKind::Bool;
+  return classifyOnce(Py_TYPE(object)).kind;
+}
+
+DLDataType dlbridge::python::scalarDtype(PyObject *object) {
+  if (PyFloat_CheckExact(object) || PyLong_CheckExact(object) ||
+      PyBool_Check(object))
+    return {};
+  return classifyOnce(Py_TYPE(object)).dtype;
 }
 
 const char *dlbridge::python::scalarKindName(ScalarKind kind) {

@@ -6,6 +6,7 @@
 
 #include "Tensor.h"
 
+#include "Errors.h"
 #include "HostCopy.h"
 #include "Import.h"
 
@@ -86,8 +87,10 @@ std::string deviceName(DLDevice device) {
 DLDevice toDevice(const nb::tuple &device) {
   if (nb::len(device) != 2)
     throw nb::value_error("expected a (device_type, device_id) tuple");
-  return {static_cast<DLDeviceType>(nb::cast<int32_t>(device[0])),
-          nb::cast<int32_t>(device[1])};
+  return {static_cast<DLDeviceType>(
+              toInteger(device[0], "device_type", INT32_MIN, INT32_MAX)),
+          static_cast<int32_t>(
+              toInteger(device[1], "device_id", INT32_MIN, INT32_MAX))};
 }
 
 /// from_dlpack's `device`: None, a (device_type, device_id) tuple, or what
@@ -303,13 +306,17 @@ nb::object Tensor::dlpack(nb::handle stream,
     // dlbridge's results are complete when the call returns: a consumer
     // stream has nothing to wait for; the value must still be valid.
     void *unused;
-    if (dlrt_stream_from_dlpack(t.device, nb::cast<int64_t>(stream), 1,
+    if (dlrt_stream_from_dlpack(t.device,
+                                toInteger(stream, "stream", INT64_MIN,
+                                          INT64_MAX),
+                                1,
                                 &unused) != DLRT_OK)
       throw nb::buffer_error(dlrt_last_error());
   }
   bool versioned =
       maxVersion && nb::len(*maxVersion) >= 1 &&
-      nb::cast<int64_t>((*maxVersion)[0]) >= DLPACK_MAJOR_VERSION;
+      toInteger((*maxVersion)[0], "max_version[0]", INT64_MIN, INT64_MAX) >=
+          DLPACK_MAJOR_VERSION;
   bool mustCopy = copy.value_or(false);
   if (dlDevice && !sameDevice(toDevice(*dlDevice), t.device)) {
     DLDevice target = toDevice(*dlDevice);

@@ -141,6 +141,17 @@ def test_numpy_scalars_are_scalars() -> None:
         _identity("i32")(np.float32(2))
 
 
+def test_scalar_parameters_name_the_argument_for_any_bad_value() -> None:
+    with pytest.raises(OverflowError, match=r"ident\(\): argument 0 'n': .*too large"):
+        _identity("f64")(10**400)
+    with pytest.raises(TypeError, match=r"argument 0 'n': expected a Python or NumPy scalar, "
+                                        r"got 'str'"):
+        _identity("f32")("1.5")
+    with pytest.raises(TypeError, match=r"argument 0 'n': expected a Python or NumPy scalar, "
+                                        r"got 'NoneType'"):
+        _identity("i1")(None)
+
+
 def test_float16_scalars_round_trip() -> None:
     assert _identity("f16")(1.5) == 1.5
     assert _identity("f16")(np.float16(-2.25)) == -2.25

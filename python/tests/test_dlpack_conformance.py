@@ -128,6 +128,26 @@ def test_bfloat16_and_fp8_dtypes_import(code: int, bits: int, name: str) -> None
     assert t.dtype == name and t.shape == (3,)
 
 
+@pytest.mark.parametrize("code, bits, name", [(0, 4, "int4"), (1, 1, "uint1")])
+def test_sub_byte_dtypes_are_buffer_errors(code: int, bits: int, name: str) -> None:
+    # NumPy's from_dlpack raises BufferError for dtypes it cannot import.
+    def producer() -> Producer:
+        p = Producer(np.zeros(3, np.uint8))
+        orig = p._tensor
+
+        def declared():
+            t = orig()
+            t.dtype.code, t.dtype.bits = code, bits
+            return t
+        p._tensor = declared
+        return p
+
+    with pytest.raises(BufferError, match=rf"from_dlpack\(\): .*whole-byte.*got {name}"):
+        dlbridge.from_dlpack(producer())
+    with pytest.raises(BufferError, match=rf"argument 0: .*whole-byte.*got {name}"):
+        dlbridge.jit(lambda a: a + 1)(producer())
+
+
 def test_lanes_and_unknown_codes_are_refused_with_their_names(copy_into: dlbridge.Kernel) -> None:
     a = np.zeros(4, np.float32)
     p = Producer(a)
@@ -407,3 +427,41 @@ def test_from_dlpack_takes_torch_style_devices() -> None:
 
     a = np.arange(3, dtype=np.float32)
     assert dlbridge.from_dlpack(a, device=TorchLikeDevice()).shape == (3,)
+
+
+# -- integer arguments of the protocol ----------------------------------------------------------
+
+
+def test_non_integer_protocol_arguments_are_type_errors() -> None:
+    t = dlbridge.from_dlpack(np.zeros(3, np.float32))
+    with pytest.raises(TypeError, match="max_version"):
+        t.__dlpack__(max_version=("a", 0))
+    with pytest.raises(TypeError, match="device"):
+        dlbridge.from_dlpack(np.zeros(3), device=("cpu", 0))
+    with pytest.raises(OverflowError, match="device"):
+        dlbridge.from_dlpack(np.zeros(3), device=(1, 2**40))
+
+    @dlbridge.jit
+    def ident(x):
+        return x + 0
+
+    with pytest.raises(TypeError, match="stream"):
+        ident(np.zeros(3, np.float32), stream="default")
+    with pytest.raises(OverflowError, match="stream"):
+        ident(np.zeros(3, np.float32), stream=2**64)
+
+
+def test_a_producer_with_a_malformed_device_is_a_type_error() -> None:
+    class BadDevice:
+        def __dlpack__(self, **kwargs):
+            return np.zeros(3).__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return ("cpu", 0)
+
+    @dlbridge.jit
+    def ident(x):
+        return x + 0
+
+    with pytest.raises(TypeError, match=r"argument 0: .*__dlpack_device__"):
+        ident(BadDevice(), stream=1)

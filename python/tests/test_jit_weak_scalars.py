@@ -110,3 +110,47 @@ def test_bfloat16_with_python_scalars():
     got = np.asarray(dlbridge.jit(mul)(jnp.ones(3, jnp.bfloat16), 1 + 2**-8 + 2**-40))
     np.testing.assert_array_equal(got.astype(np.float32), 1 + 2**-7)
     assert np.asarray(dlbridge.jit(literal_float)(x)).dtype == ml_dtypes.bfloat16
+
+
+def _iadd(c, s):
+    c += s
+
+
+@pytest.mark.parametrize("fn", [add, np.maximum, _iadd], ids=["add", "maximum", "iadd"])
+@pytest.mark.parametrize("dtype,value,error", [
+    ("int8", 1000, OverflowError), ("int16", -40000, OverflowError),
+    ("uint8", -1, ValueError), ("uint32", 2**32 + 7, ValueError)])
+def test_int_argument_out_of_the_arrays_range_is_refused(fn, dtype, value, error):
+    """NumPy refuses (OverflowError) a Python int that does not fit the array's dtype rather than
+    wrapping it; so does the call, naming the argument (a ValueError raised by the kernel for
+    unsigned dtypes, which scalar parameters cannot have)."""
+    x = np.arange(3, dtype=dtype)
+    with pytest.raises(OverflowError):
+        fn(x.copy(), value)
+    jitted = dlbridge.jit(fn)
+    actual = x.copy()
+    with pytest.raises(error, match=rf"argument 1 '\w+': expected {dtype} in \[.*\], got {value}"):
+        jitted(actual, value)
+    np.testing.assert_array_equal(actual, x)
+    expected = x.copy()
+    out = fn(expected, 5)
+    result = jitted(actual, 5)
+    np.testing.assert_array_equal(actual, expected)
+    if out is not None:
+        np.testing.assert_array_equal(result, out)
+        assert result.dtype == out.dtype
+
+
+@pytest.mark.parametrize("dtype,scalar", [
+    ("float32", np.float64(0.1)), ("int8", np.int64(300)), ("float16", np.float32(1.5)),
+    ("int8", np.uint8(200)), ("float32", np.int64(3)), ("int16", np.bool_(True)),
+    ("uint8", np.int8(-1)), ("float64", np.float16(0.1)), ("int32", np.uint32(7)),
+    ("uint16", np.uint64(2**40))])
+def test_numpy_scalars_are_strongly_typed(dtype, scalar):
+    """A NumPy scalar keeps its dtype (NEP 50), unlike a Python scalar: float32 + float64(0.1)
+    is float64 and int8 + int64(300) is int64, as in NumPy."""
+    x = np.arange(4, dtype=dtype)
+    expected = add(x, scalar)
+    result = dlbridge.jit(add)(x, scalar)
+    assert result.dtype == expected.dtype
+    np.testing.assert_array_equal(result, expected)

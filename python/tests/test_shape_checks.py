@@ -68,9 +68,15 @@ def test_jit_matmul_refuses_mismatched_contraction() -> None:
         return a @ b
 
     a = np.ones((3, 4), np.float32)
-    b = np.ones((5, 6), np.float32)
-    with pytest.raises(ValueError, match=r"mm\(\): .*incompatible.*\(3, 4\) \(5, 6\)"):
-        mm(a, b)
+    for bad, size in [(np.ones((5, 6), np.float32), 5), (np.ones(6, np.float32), 6),
+                      (np.ones((2, 1, 6), np.float32), 1)]:
+        with pytest.raises(ValueError, match=r"core dimension 0"):
+            a @ bad
+        with pytest.raises(ValueError, match=rf"mm\(\): matmul: Input operand 1 has a mismatch in "
+                           rf"its core dimension 0, with gufunc signature \(n\?,k\),\(k,m\?\)->"
+                           rf"\(n\?,m\?\) \(size {size} is different from 4\) at "
+                           rf"test_shape_checks.py:\d+: return a @ b"):
+            mm(a, bad)
     b = np.arange(24, dtype=np.float32).reshape(4, 6)
     np.testing.assert_allclose(mm(a, b), a @ b)
 
@@ -111,3 +117,24 @@ def test_allocations_that_cannot_succeed_are_memory_errors() -> None:
     with pytest.raises(ValueError, match=r"negative dimensions are not allowed"):
         square(-1)
     np.testing.assert_array_equal(np.from_dlpack(square(3)), np.ones((3, 3)))
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+@pytest.mark.parametrize("shape,axis", [((0, 3), None), ((0, 3), 0), ((3, 0), 1), ((0, 0), 1)])
+def test_jit_max_of_nothing_is_refused(kind, shape, axis) -> None:
+    """max and min have no identity: NumPy refuses to reduce an empty axis."""
+    x = np.ones(shape, np.float32)
+    with pytest.raises(ValueError, match="zero-size array"):
+        getattr(x, kind)(axis=axis)
+    f = dlbridge.jit(lambda a: getattr(a, kind)(axis=axis))
+    name = "maximum" if kind == "max" else "minimum"
+    with pytest.raises(ValueError, match=rf"zero-size array to reduction operation {name} "
+                       r"which has no identity"):
+        f(x)
+
+
+def test_jit_max_of_non_empty_axes_of_an_empty_array_is_empty() -> None:
+    x = np.ones((0, 3), np.int32)
+    f = dlbridge.jit(lambda a: a.max(axis=1))
+    np.testing.assert_array_equal(f(x), x.max(axis=1))
+    assert f(np.arange(6, dtype=np.int32).reshape(2, 3)).tolist() == [2, 5]

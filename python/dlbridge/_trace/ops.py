@@ -516,6 +516,9 @@ def _emit_generic(
 def _scalar_value(ctx: TraceContext, x: Any, t: DType) -> str:
     if isinstance(x, TracedArray):
         assert x._is_scalar
+        slot = ctx.int_args.get(x._value)
+        if slot is not None and t.is_int and t.bits < 64 and t not in slot.narrowed:
+            slot.narrowed.append(t)
         return convert(ctx.top, x._value, x._dtype, t)
     return _py_const(ctx.top, x, t)
 
@@ -717,6 +720,38 @@ def _opname(name: str) -> str:
     return f"{name} ({sym})" if sym else name
 
 
+def _check_no_negative_exponent(ctx: TraceContext, y: Any, dt: DType) -> None:
+    """NumPy refuses integers to negative integer powers (ValueError): a negative Python int is
+    refused now, a traced exponent by a run-time check (over all elements of an array)."""
+    message = "Integers to negative integer powers are not allowed."
+    if not isinstance(y, TracedArray):
+        if int(y) < 0:
+            raise trace_error(message, ValueError)
+        return
+    zero = ctx.top.const(0, dt.mlir)
+    if y._is_scalar:
+        ok = ctx.top.op("nonneg", f"arith.cmpi sge, {_scalar_value(ctx, y, dt)}, {zero} : {dt.mlir}")
+    else:
+        flag_type = tensor_type((), D.BOOL)
+        empty = ctx.top.op("empty", f"tensor.empty() : {flag_type}")
+        init = ctx.top.op(
+            "init", f"linalg.fill ins({ctx.top.const(True, 'i1')} : i1) outs({empty} : {flag_type}) "
+            f"-> {flag_type}")
+
+        def body(blk: Block, in_args: list[str], out: str) -> str:
+            v = convert(blk, in_args[0], y._dtype, dt)
+            nonneg = blk.op("nonneg", f"arith.cmpi sge, {v}, {blk.const(0, dt.mlir)} : {dt.mlir}")
+            return blk.op("nonneg", f"arith.andi {out}, {nonneg} : i1")
+
+        flag = _emit_generic(
+            ctx, "nonneg", [y], [affine_map(y.ndim, [f"d{j}" for j in range(y.ndim)])], init,
+            flag_type, D.BOOL, affine_map(y.ndim, []), ["reduction"] * y.ndim, body)
+        ok = ctx.top.op("nonneg", f"tensor.extract {flag}[] : {flag_type}")
+    where = format_location(user_location())
+    text = _message_literal(message + (f" at {where}" if where else ""))
+    ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{text}"')
+
+
 def binary(name: str, x: Any, y: Any) -> TracedArray:
     """A binary elementwise NumPy ufunc by name (``add``, ``floor_divide``, ``less``...)."""
     ctx = _ctx_of(x, y)
@@ -743,6 +778,8 @@ def binary(name: str, x: Any, y: Any) -> TracedArray:
         if dt.is_complex:
             raise bad_dtype()
         cdt = D.DTYPES["int8"] if dt.is_bool else dt
+        if name == "power" and cdt.is_signed:
+            _check_no_negative_exponent(ctx, y, cdt)
         f = {"floor_divide": _s_floordiv, "remainder": _s_mod, "power": _s_pow}[name]
         hint = {"floor_divide": "floordiv", "remainder": "mod", "power": "pow"}[name]
         w = weak if weak is None else _kind_of(cdt)
@@ -902,6 +939,27 @@ def _norm_axes(axis: Any, rank: int, opname: str) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def _check_reduced_extent(x: TracedArray, axes: Sequence[int], ufunc: str) -> None:
+    """Emits a run-time check that no axis in ``axes`` of ``x`` is empty, for reductions without
+    an identity; it fails with NumPy's message, raised as ``ValueError``."""
+    ctx = x._ctx
+    zero = ctx.top.const(0, "index")
+    conditions = [
+        ctx.top.op("nonempty", f"arith.cmpi ne, {ctx.dim(x, i)}, {zero} : index")
+        for i in axes
+        if x._dims[i] is None
+    ]
+    if not conditions:
+        return
+    ok = _fold(lambda a, b: ctx.top.op("nonempty", f"arith.andi {a}, {b} : i1"), conditions)
+    where = format_location(user_location())
+    message = _message_literal(
+        f"zero-size array to reduction operation {ufunc} which has no identity"
+        + (f" at {where}" if where else "")
+    )
+    ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{message}"')
+
+
 def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> TracedArray:
     """``sum``, ``max``, ``min`` or ``mean`` over ``axis`` (int, tuple or None)."""
     ctx = _ctx_of(x)
@@ -940,6 +998,8 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
         raise unsupported(kind)
 
     ctx.begin_op()
+    if kind in ("max", "min"):
+        _check_reduced_extent(x, axes, "maximum" if kind == "max" else "minimum")
     kept = [i for i in range(R) if i not in axes]
     out_dims = [x._dims[i] for i in kept]
     sizes = [ctx.dim(x, i) if x._dims[i] is None else None for i in kept]
@@ -989,6 +1049,28 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
 # matmul, transpose, reshape
 
 
+def _check_contraction(a: TracedArray, b: TracedArray) -> None:
+    """Checks that the last dim of ``a`` equals the second to last of ``b`` (no broadcasting), when
+    tracing if both are static, else at run time; NumPy's ``ValueError`` either way."""
+    ctx = a._ctx
+    ka, kb = a._dims[-1], b._dims[-2]
+    message = (
+        "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+        "(n?,k),(k,m?)->(n?,m?) (size {1} is different from {0})"
+    )
+    if ka is not None and kb is not None:
+        if ka != kb:
+            raise trace_error(message.format(ka, kb), ValueError)
+        return
+    sa, sb = ctx.dim(a, a.ndim - 1), ctx.dim(b, b.ndim - 2)
+    ok = ctx.top.op("k_ok", f"arith.cmpi eq, {sa}, {sb} : index")
+    where = format_location(user_location())
+    text = _message_literal(message).replace("{{0}}", "{0}").replace("{{1}}", "{1}")
+    if where:
+        text += _message_literal(f" at {where}")
+    ctx.top.raw(f'dlpack.assert {ok}, shape_mismatch, "{text}" ({sa}, {sb} : index, index)')
+
+
 def matmul(a: Any, b: Any) -> TracedArray:
     """NumPy ``matmul`` (``@``): 2-D via ``linalg.matmul``; 1-D operands via expand/collapse;
     batched (with broadcasting of batch dims) via a ``linalg.generic``."""
@@ -1009,9 +1091,7 @@ def matmul(a: Any, b: Any) -> TracedArray:
         a = _expand_units(ctx, a, [0])
     if b1:
         b = _expand_units(ctx, b, [1])
-    ka, kb = a._dims[-1], b._dims[-2]
-    if ka is not None and kb is not None and ka != kb:
-        raise trace_error(f"matmul: core dimensions do not match ({ka} vs {kb})", ValueError)
+    _check_contraction(a, b)
     zero = _py_const(ctx.top, 0, dt)
     if a.ndim == 2 and b.ndim == 2:
         dims: tuple[int | None, ...] = (a._dims[0], b._dims[1])

@@ -12,7 +12,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from .dtypes import DType, dtype as _as_dtype
+from .dtypes import DType, dtype as _as_dtype, int_range
 from .emitter import Block, NameTable, dims_str, tensor_type
 
 __all__ = [
@@ -61,12 +61,15 @@ class ScalarSpec:
     """A Python scalar argument: ``kind`` is ``"int"``, ``"float"`` or ``"bool"``.
 
     It becomes a scalar function parameter (``i64``, ``f64``, ``i1``) and a weakly typed operand.
+    A NumPy scalar has a ``dtype``: it is a strongly typed operand of that dtype (NEP 50), read
+    from a parameter of that dtype (unsigned ones from ``i64``, scalar parameters being signless).
     When ``value`` is given the function is specialised on it: the traced function receives the
     Python value itself (so it may serve as an ``axis`` or a reshape size); the parameter stays in
     the signature."""
 
     kind: str
     value: Any = None
+    dtype: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("int", "float", "bool"):
@@ -126,6 +129,38 @@ class ArgSlot:
     array: "TracedArray"
     written: bool = False
     buffer: str = ""
+
+
+@dataclass
+class IntSlot:
+    """A Python int argument of the traced function (read as ``i64``).
+
+    NEP 50 converts a Python int to the dtype of the array it meets and refuses one that does not
+    fit instead of wrapping it. The parameter therefore takes the narrowest signed dtype it is
+    converted to, whose range the call checks (OverflowError naming the argument); unsigned
+    dtypes, which scalar parameters cannot have, are checked by the kernel (ValueError).
+
+    Attributes:
+        index: the argument's position.
+        name: the parameter name.
+        ssa: the ``i64`` value the body reads the argument as.
+        narrowed: integer dtypes narrower than ``int64`` the argument was converted to.
+    """
+
+    index: int
+    name: str
+    ssa: str
+    narrowed: list[DType] = field(default_factory=list)
+
+    def param_dtype(self) -> DType | None:
+        """The narrowest signed dtype the argument was converted to, if any."""
+        signed = [d for d in self.narrowed if not d.is_unsigned]
+        return min(signed, key=lambda d: d.bits) if signed else None
+
+    def unsigned_bound(self) -> DType | None:
+        """The narrowest unsigned dtype the argument was converted to, if any."""
+        unsigned = [d for d in self.narrowed if d.is_unsigned]
+        return min(unsigned, key=lambda d: d.bits) if unsigned else None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -211,6 +246,7 @@ class TraceContext:
         self._last_loc: tuple[str, int] | None = None
         self.finished = False
         self.args: list[ArgSlot] = []
+        self.int_args: dict[str, IntSlot] = {}
 
     def begin_op(self) -> None:
         """Called before an operation emits code: writes a comment with the user's line when it
@@ -819,6 +855,33 @@ def _array_param(slot: ArgSlot) -> str:
     return f"{slot.ssa}: {tensor_type(arr._dims, arr._dtype)} {{{', '.join(attrs)}}}"
 
 
+def _int_param(slot: IntSlot) -> str:
+    """The parameter of a Python int argument: ``i64``, or its narrowed dtype (see IntSlot)."""
+    dt = slot.param_dtype()
+    if dt is None:
+        return f'{slot.ssa}: i64 {{dlpack.name = "{slot.name}"}}'
+    return f'{slot.ssa}_in: {dt.mlir} {{dlpack.name = "{slot.name}"}}'
+
+
+def _widen_int_args(ctx: TraceContext, prologue: Block) -> None:
+    """Reads each narrowed int parameter as the ``i64`` the body uses (exact: it fits), and checks
+    those converted to unsigned dtypes against their range."""
+    for slot in ctx.int_args.values():
+        dt = slot.param_dtype()
+        if dt is not None:
+            prologue.raw(f"{slot.ssa} = arith.extsi {slot.ssa}_in : {dt.mlir} to i64")
+        bound = slot.unsigned_bound()
+        if bound is None:
+            continue
+        low, high = int_range(bound)
+        top = prologue.const(high, "i64")
+        fits = prologue.op("fits", f"arith.cmpi ule, {slot.ssa}, {top} : i64")
+        prologue.raw(
+            f"dlpack.assert {fits}, invalid_argument, \"argument {slot.index} '{slot.name}': "
+            f"expected {bound.name} in [{low}, {high}], got {{0}}\" ({slot.ssa} : i64)"
+        )
+
+
 def _store_written_args(ctx: TraceContext) -> Block:
     """For every argument the function updated in place: the prologue that reads it as a tensor
     (returned) and, at the end of the body, the store of its final value into the caller's buffer.
@@ -875,6 +938,16 @@ def trace(
             ctx.args.append(arr._arg)
             params.append(arr._arg)  # typed once the trace shows whether it is written
             call_args.append(arr)
+        elif isinstance(spec, ScalarSpec) and spec.dtype is not None and spec.value is None:
+            dt = _as_dtype(spec.dtype)
+            if dt.is_unsigned:
+                params.append(f"{ssa}_in: i64 {{{', '.join(attrs)}}}")
+                value = f"{ssa}_in" if dt.bits == 64 else ctx.top.op(
+                    pname, f"arith.trunci {ssa}_in : i64 to {dt.mlir}")
+            else:
+                params.append(f"{ssa}: {dt.mlir} {{{', '.join(attrs)}}}")
+                value = ssa
+            call_args.append(TracedArray(ctx, value, dt, (), is_scalar=True))
         elif isinstance(spec, ScalarSpec):
             dt = _as_dtype({"int": "int64", "float": "float64", "bool": "bool"}[spec.kind])
             params.append(f"{ssa}: {dt.mlir} {{{', '.join(attrs)}}}")
@@ -882,6 +955,8 @@ def trace(
                 call_args.append({"int": int, "float": float, "bool": bool}[spec.kind](spec.value))
             else:
                 call_args.append(TracedArray(ctx, ssa, dt, (), weak=spec.kind, is_scalar=True))
+                if spec.kind == "int":
+                    params[-1] = ctx.int_args[ssa] = IntSlot(len(params) - 1, pname, ssa)
         else:
             raise TypeError(f"dlbridge.trace: argument spec must be ArraySpec or ScalarSpec, not {spec!r}")
 
@@ -892,6 +967,7 @@ def trace(
         outs = list(out) if returns_tuple else ([] if out is None else [out])
         finals = ops.finalize_outputs(ctx, outs)
         prologue = _store_written_args(ctx)
+        _widen_int_args(ctx, prologue)
     finally:
         _current.reset(token)
         ctx.finished = True
@@ -918,7 +994,10 @@ def trace(
         )
     else:
         ctx.top.raw("return")
-    sig = ", ".join(p if isinstance(p, str) else _array_param(p) for p in params)
+    sig = ", ".join(
+        p if isinstance(p, str) else _int_param(p) if isinstance(p, IntSlot) else _array_param(p)
+        for p in params
+    )
     ret = f" -> ({', '.join(res_types)})" if res_types else ""
     body = "\n".join(b.text() for b in (prologue, ctx.top) if b.lines)
     text = (
