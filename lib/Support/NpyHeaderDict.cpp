@@ -261,39 +261,32 @@ private:
     if (!consume(','))
       return fail(error, "expected ',' or ')'");
     out.items.push_back(std::move(first));
-    while (true) {
-      skipSpace();
-      if (consume(')'))
-        return true;
-      Literal item;
-      if (!parseValue(item, error, depth))
-        return false;
-      out.items.push_back(std::move(item));
-      skipSpace();
-      if (consume(')'))
-        return true;
-      if (!consume(','))
-        return fail(error, "expected ',' or ')'");
-    }
+    return parseItemsUntil(')', out, error, depth);
   }
 
   /// `[]`, `[x]`, `[x, y,]`, ...
   bool parseList(Literal &out, std::string &error, int depth) {
     ++p;
     out.kind = Literal::List;
+    return parseItemsUntil(']', out, error, depth);
+  }
+
+  /// Comma-separated values up to `close`, a trailing comma allowed.
+  bool parseItemsUntil(char close, Literal &out, std::string &error,
+                       int depth) {
     while (true) {
       skipSpace();
-      if (consume(']'))
+      if (consume(close))
         return true;
       Literal item;
       if (!parseValue(item, error, depth))
         return false;
       out.items.push_back(std::move(item));
       skipSpace();
-      if (consume(']'))
+      if (consume(close))
         return true;
       if (!consume(','))
-        return fail(error, "expected ',' or ']'");
+        return fail(error, std::string("expected ',' or '") + close + "'");
     }
   }
 
