@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EntryCallTest.h"
 #include "TensorBuilder.h"
 
 #include "dlbridge/JIT/Kernel.h"
@@ -81,26 +82,11 @@ func.func @twice(%x: memref<f64> {dlpack.name = "x"}) -> (memref<f64>, f64) attr
 }
 )mlir";
 
-class EntryPointTest : public ::testing::Test {
+class EntryPointTest : public dlbridge::testing::EntryCallTest {
 protected:
   static Kernel compileEntry(const char *entry) {
-    CompileOptions options;
-    options.useCache = false;
-    CompileResult result = compile(kSource, entry, options);
-    EXPECT_TRUE(result) << result.error;
-    return *result.kernel;
+    return EntryCallTest::compileEntry(kSource, entry);
   }
-
-  void SetUp() override { dlrt_call_ctx_init(&ctx, {kDLCPU, 0}, nullptr); }
-
-  /// Calls `kernel` and returns its status; the message is in ctx.error.
-  int32_t call(const Kernel &kernel, std::vector<void *> args,
-               std::vector<void *> &results) {
-    results.assign(kernel.signature().results.size(), nullptr);
-    return kernel.call(args.data(), results.data(), &ctx);
-  }
-
-  dlrt_call_ctx ctx;
 };
 
 /// Reads element `index` of a 1-D float result.

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EntryCallTest.h"
 #include "TensorBuilder.h"
 
 #include "dlbridge/JIT/Kernel.h"
@@ -18,6 +19,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 using namespace dlbridge::jit;
 using dlbridge::testing::TensorView;
@@ -95,21 +97,14 @@ func.func @scaled_sum(%a: tensor<?xf32> {dlpack.name = "a"},
 }
 )mlir";
 
-class ShapeCheckTest : public ::testing::Test {
+class ShapeCheckTest : public dlbridge::testing::EntryCallTest {
 protected:
   static Kernel compileEntry(const char *entry) {
-    CompileOptions options;
-    options.useCache = false;
-    CompileResult result = compile(kSource, entry, options);
-    EXPECT_TRUE(result) << result.error;
-    return *result.kernel;
+    return EntryCallTest::compileEntry(kSource, entry);
   }
 
-  void SetUp() override { dlrt_call_ctx_init(&ctx, {kDLCPU, 0}, nullptr); }
-
   int32_t call(const Kernel &kernel, std::vector<void *> args) {
-    results.assign(kernel.signature().results.size(), nullptr);
-    return kernel.call(args.data(), results.data(), &ctx);
+    return EntryCallTest::call(kernel, std::move(args), results);
   }
 
   void TearDown() override {
@@ -117,7 +112,6 @@ protected:
       dlrt_release_managed(static_cast<DLManagedTensorVersioned *>(result));
   }
 
-  dlrt_call_ctx ctx;
   std::vector<void *> results;
 };
 
