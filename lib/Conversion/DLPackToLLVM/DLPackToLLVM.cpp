@@ -2,12 +2,15 @@
 //
 // Part of dlbridge. Lowers dlpack ops to LLVM dialect loads, stores and GEPs
 // on DLPack 1.3's structs and to calls into libdlrt (dlbridge/Runtime/dlrt.h).
+// The structs, and the records describing an entry's parameters, come from
+// DLPackABI.h; the runtime functions from the table of RuntimeCalls.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dlbridge/Conversion/DLPackToLLVM/DLPackToLLVM.h"
 
 #include "dlbridge/Conversion/DLPackToLLVM/DLPackABI.h"
+#include "dlbridge/Conversion/DLPackToLLVM/RuntimeCalls.h"
 #include "dlbridge/Conversion/Passes.h"
 #include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
 #include "dlbridge/Dialect/DLPack/IR/DTypeMapping.h"
@@ -18,17 +21,12 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
-#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/xxhash.h"
 
 namespace dlbridge {
 #define GEN_PASS_DEF_CONVERTDLPACKTOLLVM
@@ -47,16 +45,6 @@ namespace {
 
 Type llvmPtrType(MLIRContext *context) {
   return LLVM::LLVMPointerType::get(context);
-}
-
-Value createI32(OpBuilder &b, Location loc, int64_t value) {
-  return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                  b.getI32IntegerAttr(value));
-}
-
-Value createI64(OpBuilder &b, Location loc, int64_t value) {
-  return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
-                                  b.getI64IntegerAttr(value));
 }
 
 /// Sign-extends or truncates the integer `value` to `type`.
@@ -93,45 +81,6 @@ bool isConvertedFunction(Operation *op) {
   return function && containsDLPackType(function.getFunctionType());
 }
 
-/// Declares (once per module) the runtime function `name`.
-FailureOr<LLVM::LLVMFuncOp> getRuntimeFunction(OpBuilder &b, Operation *op,
-                                               StringRef name,
-                                               ArrayRef<Type> params,
-                                               Type result) {
-  auto module = op->getParentOfType<ModuleOp>();
-  if (!module)
-    return op->emitOpError("must be nested in a module to call ") << name;
-  return LLVM::lookupOrCreateFn(b, module, name, params, result);
-}
-
-/// Calls the runtime function `name`, declaring it if needed.
-FailureOr<LLVM::CallOp> callRuntime(ConversionPatternRewriter &rewriter,
-                                    Operation *op, StringRef name,
-                                    ArrayRef<Type> params, Type result,
-                                    ValueRange args) {
-  FailureOr<LLVM::LLVMFuncOp> function =
-      getRuntimeFunction(rewriter, op, name, params, result);
-  if (failed(function))
-    return failure();
-  return LLVM::CallOp::create(rewriter, op->getLoc(), *function, args);
-}
-
-/// Address of field `field` of the DLTensor `tensor` points to.
-Value getTensorFieldPtr(OpBuilder &b, Location loc, Value tensor,
-                        int32_t field) {
-  MLIRContext *context = b.getContext();
-  return LLVM::GEPOp::create(b, loc, llvmPtrType(context),
-                             dlpack_abi::getDLTensorType(context), tensor,
-                             ArrayRef<LLVM::GEPArg>{0, field},
-                             LLVM::GEPNoWrapFlags::inbounds);
-}
-
-Value loadTensorField(OpBuilder &b, Location loc, Value tensor, int32_t field,
-                      Type type) {
-  return LLVM::LoadOp::create(b, loc, type,
-                              getTensorFieldPtr(b, loc, tensor, field));
-}
-
 /// Address of `slots[index]` in a `void **` array.
 Value getSlotPtr(OpBuilder &b, Location loc, Value slots, int64_t index) {
   Type ptrType = llvmPtrType(b.getContext());
@@ -139,230 +88,6 @@ Value getSlotPtr(OpBuilder &b, Location loc, Value slots, int64_t index) {
                              ArrayRef<LLVM::GEPArg>{
                                  static_cast<int32_t>(index)},
                              LLVM::GEPNoWrapFlags::inbounds);
-}
-
-//===----------------------------------------------------------------------===//
-// Parameter records
-//===----------------------------------------------------------------------===//
-
-/// The contents of one `dlrt_param_desc`.
-struct ParamRecord {
-  std::string name;
-  int32_t kind = dlpack_abi::kParamKindTensor;
-  int32_t layout = dlpack_abi::kLayoutIdentity;
-  int32_t access = 0;
-  DTypeAttr dtype;
-  SmallVector<int64_t> shape;
-  /// Set for strided layouts of rank > 0 only.
-  std::optional<SmallVector<int64_t>> strides;
-  int64_t offset = 0;
-
-  /// A stable, readable prefix for the globals of this record:
-  /// `__dlpack_param_<name>_<hash of the contents>`.
-  std::string symbolPrefix() const;
-};
-
-std::string ParamRecord::symbolPrefix() const {
-  std::string key;
-  llvm::raw_string_ostream os(key);
-  os << name << '\0' << kind << ',' << layout << ',' << access << ','
-     << dtype.getCode() << ',' << dtype.getBits() << ',' << dtype.getLanes()
-     << ";shape";
-  for (int64_t size : shape)
-    os << ',' << size;
-  if (strides) {
-    os << ";strides";
-    for (int64_t stride : *strides)
-      os << ',' << stride;
-  }
-  os << ";offset," << offset;
-
-  std::string prefix = "__dlpack_param_";
-  for (char c : name)
-    prefix.push_back(llvm::isAlnum(c) ? c : '_');
-  llvm::raw_string_ostream(prefix)
-      << '_' << llvm::format_hex_no_prefix(llvm::xxh3_64bits(key), 16);
-  return prefix;
-}
-
-/// Computes the record of `param`; fails (with a diagnostic at `loc`) when
-/// the runtime cannot describe it.
-FailureOr<ParamRecord> describeParam(Location loc, ParamAttr param) {
-  ParamRecord record;
-  record.name = param.getName().str();
-  record.access = static_cast<int32_t>(param.getAccess());
-  record.dtype = param.getEffectiveDType();
-  if (!record.dtype)
-    return emitError(loc) << "no DLPack dtype for parameter '"
-                          << param.getName() << "' of type "
-                          << param.getType();
-  MemRefType type = param.getMemRefType();
-  if (!type) {
-    record.kind = dlpack_abi::kParamKindScalar;
-    return record;
-  }
-  record.shape.assign(type.getShape().begin(), type.getShape().end());
-  if (type.getLayout().isIdentity())
-    return record;
-  auto strided = dyn_cast<StridedLayoutAttr>(type.getLayout());
-  if (!strided)
-    return emitError(loc) << "parameter '" << param.getName()
-                          << "' has layout " << type.getLayout()
-                          << ", neither identity nor strided";
-  record.layout = dlpack_abi::kLayoutStrided;
-  if (type.getRank() > 0)
-    record.strides.emplace(strided.getStrides().begin(),
-                           strided.getStrides().end());
-  record.offset = strided.getOffset();
-  return record;
-}
-
-/// Returns the global `name` of `module`, creating it at the end of the
-/// module with `build` when there is none.
-LLVM::GlobalOp
-getOrCreateGlobal(OpBuilder &b, ModuleOp module, StringRef name,
-                  function_ref<LLVM::GlobalOp(OpBuilder &)> build) {
-  if (auto global = dyn_cast_or_null<LLVM::GlobalOp>(
-          SymbolTable::lookupSymbolIn(module, name)))
-    return global;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(module.getBody());
-  return build(b);
-}
-
-/// A private constant NUL-terminated string global.
-LLVM::GlobalOp getOrCreateString(OpBuilder &b, Location loc, ModuleOp module,
-                                 StringRef name, StringRef value) {
-  return getOrCreateGlobal(b, module, name, [&](OpBuilder &b) {
-    std::string contents = value.str();
-    contents.push_back('\0');
-    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), contents.size());
-    return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                                  LLVM::Linkage::Private, name,
-                                  b.getStringAttr(contents));
-  });
-}
-
-/// A private constant `int64_t[]` global.
-LLVM::GlobalOp getOrCreateI64Array(OpBuilder &b, Location loc, ModuleOp module,
-                                   StringRef name, ArrayRef<int64_t> values) {
-  return getOrCreateGlobal(b, module, name, [&](OpBuilder &b) {
-    auto type = LLVM::LLVMArrayType::get(b.getI64Type(), values.size());
-    auto value = DenseElementsAttr::get(
-        RankedTensorType::get({static_cast<int64_t>(values.size())},
-                              b.getI64Type()),
-        values);
-    return LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                                  LLVM::Linkage::Private, name, value);
-  });
-}
-
-Value addressOf(OpBuilder &b, Location loc, LLVM::GlobalOp global) {
-  return LLVM::AddressOfOp::create(b, loc, global);
-}
-
-Value nullPtr(OpBuilder &b, Location loc) {
-  return LLVM::ZeroOp::create(b, loc, llvmPtrType(b.getContext()));
-}
-
-Value insert(OpBuilder &b, Location loc, Value aggregate, Value value,
-             int64_t position) {
-  return LLVM::InsertValueOp::create(b, loc, aggregate, value, position);
-}
-
-/// Builds the `dlrt_param_desc` value of `record` at `b`'s insertion point (a
-/// global's initializer), creating the globals it points to.
-Value buildParamRecordValue(OpBuilder &b, Location loc, ModuleOp module,
-                            const ParamRecord &record) {
-  MLIRContext *context = b.getContext();
-  std::string prefix = record.symbolPrefix();
-  LLVM::GlobalOp name =
-      getOrCreateString(b, loc, module, prefix + "_name", record.name);
-  Value shape =
-      record.shape.empty()
-          ? nullPtr(b, loc)
-          : addressOf(b, loc,
-                      getOrCreateI64Array(b, loc, module, prefix + "_shape",
-                                          record.shape));
-  Value strides =
-      !record.strides
-          ? nullPtr(b, loc)
-          : addressOf(b, loc,
-                      getOrCreateI64Array(b, loc, module, prefix + "_strides",
-                                          *record.strides));
-
-  Value dtype = LLVM::PoisonOp::create(b, loc, dlpack_abi::getDLDataTypeType(context));
-  dtype = insert(b, loc, dtype,
-                 LLVM::ConstantOp::create(
-                     b, loc, b.getI8Type(),
-                     b.getI8IntegerAttr(
-                         static_cast<int8_t>(record.dtype.getCode()))),
-                 dlpack_abi::kDLDataTypeCode);
-  dtype = insert(b, loc, dtype,
-                 LLVM::ConstantOp::create(
-                     b, loc, b.getI8Type(),
-                     b.getI8IntegerAttr(
-                         static_cast<int8_t>(record.dtype.getBits()))),
-                 dlpack_abi::kDLDataTypeBits);
-  dtype = insert(b, loc, dtype,
-                 LLVM::ConstantOp::create(
-                     b, loc, b.getI16Type(),
-                     b.getI16IntegerAttr(
-                         static_cast<int16_t>(record.dtype.getLanes()))),
-                 dlpack_abi::kDLDataTypeLanes);
-
-  Value desc = LLVM::PoisonOp::create(b, loc, dlpack_abi::getParamDescType(context));
-  desc = insert(b, loc, desc, addressOf(b, loc, name), dlpack_abi::kParamName);
-  desc = insert(b, loc, desc, createI32(b, loc, record.kind), dlpack_abi::kParamKind);
-  desc =
-      insert(b, loc, desc, createI32(b, loc, record.layout), dlpack_abi::kParamLayout);
-  desc =
-      insert(b, loc, desc, createI32(b, loc, record.access), dlpack_abi::kParamAccess);
-  desc = insert(b, loc, desc, createI32(b, loc, record.shape.size()),
-                dlpack_abi::kParamRank);
-  desc = insert(b, loc, desc, dtype, dlpack_abi::kParamDType);
-  desc = insert(b, loc, desc, createI32(b, loc, 0), dlpack_abi::kParamReserved);
-  desc = insert(b, loc, desc, shape, dlpack_abi::kParamShape);
-  desc = insert(b, loc, desc, strides, dlpack_abi::kParamStrides);
-  desc =
-      insert(b, loc, desc, createI64(b, loc, record.offset), dlpack_abi::kParamOffset);
-  return desc;
-}
-
-/// Creates a constant global of `type` named `name` whose initializer is
-/// built by `build`.
-LLVM::GlobalOp
-createInitializedGlobal(OpBuilder &b, Location loc, Type type, StringRef name,
-                        LLVM::Linkage linkage,
-                        function_ref<Value(OpBuilder &)> build) {
-  auto global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                                       linkage, name, /*value=*/Attribute());
-  OpBuilder::InsertionGuard guard(b);
-  b.createBlock(&global.getInitializerRegion());
-  LLVM::ReturnOp::create(b, loc, build(b));
-  return global;
-}
-
-/// The `dlrt_param_desc` global of `param` in `op`'s module: one per distinct
-/// record and module.
-FailureOr<LLVM::GlobalOp> getOrCreateParamGlobal(OpBuilder &b, Operation *op,
-                                                 ParamAttr param) {
-  Location loc = op->getLoc();
-  FailureOr<ParamRecord> record = describeParam(loc, param);
-  if (failed(record))
-    return failure();
-  auto module = op->getParentOfType<ModuleOp>();
-  if (!module)
-    return op->emitOpError("must be nested in a module");
-  return getOrCreateGlobal(
-      b, module, record->symbolPrefix(), [&](OpBuilder &b) {
-        return createInitializedGlobal(
-            b, loc, dlpack_abi::getParamDescType(b.getContext()),
-            record->symbolPrefix(), LLVM::Linkage::Private,
-            [&](OpBuilder &b) {
-              return buildParamRecordValue(b, loc, module, *record);
-            });
-      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -430,18 +155,16 @@ struct CheckOpLowering : public ConvertOpToLLVMPattern<CheckOp> {
     if (op.getIndex() > INT32_MAX)
       return rewriter.notifyMatchFailure(op, "argument index out of range");
     FailureOr<LLVM::GlobalOp> param =
-        getOrCreateParamGlobal(rewriter, op, op.getParam());
+        dlpack_abi::getOrCreateParamDesc(rewriter, op, op.getParam());
     if (failed(param))
       return failure();
     Location loc = op.getLoc();
-    Type ptrType = llvmPtrType(getContext());
-    Value index = createI32(rewriter, loc, op.getIndex());
-    FailureOr<LLVM::CallOp> call = callRuntime(
-        rewriter, op, "dlrt_check_tensor",
-        {ptrType, rewriter.getI32Type(), ptrType, ptrType},
-        rewriter.getI32Type(),
-        {adaptor.getCtx(), index, adaptor.getTensor(),
-         addressOf(rewriter, loc, *param)});
+    Value index = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(),
+                                           op.getIndex());
+    FailureOr<LLVM::CallOp> call =
+        createRuntimeCall(rewriter, op, RuntimeFunction::CheckTensor,
+                          {adaptor.getCtx(), index, adaptor.getTensor(),
+                           LLVM::AddressOfOp::create(rewriter, loc, *param)});
     if (failed(call))
       return failure();
     rewriter.replaceOp(op, call->getResults());
@@ -489,10 +212,10 @@ struct UnpackOpLowering : public ConvertOpToLLVMPattern<UnpackOp> {
 
     MemRefDescriptor descriptor =
         MemRefDescriptor::poison(rewriter, loc, descriptorType);
-    Value data =
-        loadTensorField(rewriter, loc, tensor, dlpack_abi::kDLTensorData, ptrType);
-    Value byteOffset = loadTensorField(rewriter, loc, tensor,
-                                       dlpack_abi::kDLTensorByteOffset, i64Type);
+    Value data = dlpack_abi::loadDLTensorField(rewriter, loc, tensor,
+                                               dlpack_abi::kDLTensorData);
+    Value byteOffset = dlpack_abi::loadDLTensorField(
+        rewriter, loc, tensor, dlpack_abi::kDLTensorByteOffset);
     descriptor.setAllocatedPtr(rewriter, loc, data);
     if (identity) {
       Value aligned = LLVM::GEPOp::create(rewriter, loc, ptrType,
@@ -508,8 +231,9 @@ struct UnpackOpLowering : public ConvertOpToLLVMPattern<UnpackOp> {
         int64_t elementBytes = dtype.getElementBits() / 8;
         Value offset = byteOffset;
         if (elementBytes != 1)
-          offset = LLVM::UDivOp::create(rewriter, loc, byteOffset,
-                                        createI64(rewriter, loc, elementBytes));
+          offset = LLVM::UDivOp::create(
+              rewriter, loc, byteOffset,
+              LLVM::ConstantOp::create(rewriter, loc, i64Type, elementBytes));
         descriptor.setOffset(rewriter, loc,
                              castInteger(rewriter, loc, offset, indexType));
       }
@@ -530,8 +254,8 @@ struct UnpackOpLowering : public ConvertOpToLLVMPattern<UnpackOp> {
         continue;
       }
       if (!shape)
-        shape = loadTensorField(rewriter, loc, tensor, dlpack_abi::kDLTensorShape,
-                                ptrType);
+        shape = dlpack_abi::loadDLTensorField(rewriter, loc, tensor,
+                                              dlpack_abi::kDLTensorShape);
       Value sizePtr =
           LLVM::GEPOp::create(rewriter, loc, ptrType, i64Type, shape,
                               ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)},
@@ -571,14 +295,14 @@ struct UnpackOpLowering : public ConvertOpToLLVMPattern<UnpackOp> {
           continue;
         }
         if (!tensorStrides) {
-          tensorStrides = loadTensorField(rewriter, loc, tensor,
-                                          dlpack_abi::kDLTensorStrides, ptrType);
-          hasStrides =
-              LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne,
-                                   tensorStrides, nullPtr(rewriter, loc));
+          tensorStrides = dlpack_abi::loadDLTensorField(
+              rewriter, loc, tensor, dlpack_abi::kDLTensorStrides);
+          hasStrides = LLVM::ICmpOp::create(
+              rewriter, loc, LLVM::ICmpPredicate::ne, tensorStrides,
+              LLVM::ZeroOp::create(rewriter, loc, ptrType));
           if (!shape)
-            shape = loadTensorField(rewriter, loc, tensor,
-                                    dlpack_abi::kDLTensorShape, ptrType);
+            shape = dlpack_abi::loadDLTensorField(rewriter, loc, tensor,
+                                                  dlpack_abi::kDLTensorShape);
         }
         Value base = LLVM::SelectOp::create(rewriter, loc, hasStrides,
                                             tensorStrides, shape);
@@ -619,7 +343,7 @@ struct PackOpLowering : public ConvertOpToLLVMPattern<PackOp> {
                   ConversionPatternRewriter &rewriter) const override {
     MemRefType type = op.getMemref().getType();
     FailureOr<LLVM::GlobalOp> param =
-        getOrCreateParamGlobal(rewriter, op, op.getResultParam());
+        dlpack_abi::getOrCreateParamDesc(rewriter, op, op.getResultParam());
     if (failed(param))
       return failure();
 
@@ -635,7 +359,7 @@ struct PackOpLowering : public ConvertOpToLLVMPattern<PackOp> {
     int64_t rank = type.getRank();
     Value sizes, strides;
     if (rank == 0) {
-      sizes = strides = nullPtr(rewriter, loc);
+      sizes = strides = LLVM::ZeroOp::create(rewriter, loc, ptrType);
     } else {
       Operation *scope =
           op->getParentWithTrait<OpTrait::AutomaticAllocationScope>();
@@ -646,7 +370,7 @@ struct PackOpLowering : public ConvertOpToLLVMPattern<PackOp> {
       {
         OpBuilder::InsertionGuard guard(rewriter);
         rewriter.setInsertionPointToStart(&scope->getRegion(0).front());
-        Value one = createI64(rewriter, loc, 1);
+        Value one = LLVM::ConstantOp::create(rewriter, loc, i64Type, 1);
         sizes = LLVM::AllocaOp::create(rewriter, loc, ptrType, arrayType, one);
         strides =
             LLVM::AllocaOp::create(rewriter, loc, ptrType, arrayType, one);
@@ -666,12 +390,10 @@ struct PackOpLowering : public ConvertOpToLLVMPattern<PackOp> {
       }
     }
 
-    FailureOr<LLVM::CallOp> call = callRuntime(
-        rewriter, op, "dlrt_pack_result",
-        {ptrType, ptrType, ptrType, i64Type, ptrType, ptrType, ptrType},
-        ptrType,
+    FailureOr<LLVM::CallOp> call = createRuntimeCall(
+        rewriter, op, RuntimeFunction::PackResult,
         {adaptor.getCtx(), allocated, aligned, offset, sizes, strides,
-         addressOf(rewriter, loc, *param)});
+         LLVM::AddressOfOp::create(rewriter, loc, *param)});
     if (failed(call))
       return failure();
     rewriter.replaceOp(op, call->getResults());
@@ -686,26 +408,22 @@ struct PackOpLowering : public ConvertOpToLLVMPattern<PackOp> {
 /// call's i32.
 template <typename OpTy>
 struct RuntimeCallLowering : public ConvertOpToLLVMPattern<OpTy> {
-  RuntimeCallLowering(const LLVMTypeConverter &converter, StringRef function)
+  RuntimeCallLowering(const LLVMTypeConverter &converter,
+                      RuntimeFunction function)
       : ConvertOpToLLVMPattern<OpTy>(converter), function(function) {}
 
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    MLIRContext *context = op.getContext();
-    SmallVector<Type> params(adaptor.getOperands().size(),
-                             llvmPtrType(context));
-    Type result = op->getNumResults() ? Type(rewriter.getI32Type())
-                                      : LLVM::LLVMVoidType::get(context);
-    FailureOr<LLVM::CallOp> call = callRuntime(rewriter, op, function, params,
-                                               result, adaptor.getOperands());
+    FailureOr<LLVM::CallOp> call =
+        createRuntimeCall(rewriter, op, function, adaptor.getOperands());
     if (failed(call))
       return failure();
     rewriter.replaceOp(op, call->getResults());
     return success();
   }
 
-  StringRef function;
+  RuntimeFunction function;
 };
 
 //===----------------------------------------------------------------------===//
@@ -720,8 +438,8 @@ struct RankOpLowering : public ConvertOpToLLVMPattern<RankOp> {
   matchAndRewrite(RankOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value ndim = loadTensorField(rewriter, loc, adaptor.getTensor(),
-                                 dlpack_abi::kDLTensorNDim, rewriter.getI32Type());
+    Value ndim = dlpack_abi::loadDLTensorField(
+        rewriter, loc, adaptor.getTensor(), dlpack_abi::kDLTensorNDim);
     rewriter.replaceOp(op, castInteger(rewriter, loc, ndim, getIndexType()));
     return success();
   }
@@ -737,8 +455,8 @@ struct DimOpLowering : public ConvertOpToLLVMPattern<DimOp> {
     Location loc = op.getLoc();
     Type ptrType = llvmPtrType(getContext());
     Type i64Type = rewriter.getI64Type();
-    Value shape = loadTensorField(rewriter, loc, adaptor.getTensor(),
-                                  dlpack_abi::kDLTensorShape, ptrType);
+    Value shape = dlpack_abi::loadDLTensorField(
+        rewriter, loc, adaptor.getTensor(), dlpack_abi::kDLTensorShape);
     Value sizePtr =
         LLVM::GEPOp::create(rewriter, loc, ptrType, i64Type, shape,
                             ArrayRef<LLVM::GEPArg>{adaptor.getIndex()},
@@ -757,17 +475,11 @@ struct DeviceOpLowering : public ConvertOpToLLVMPattern<DeviceOp> {
   matchAndRewrite(DeviceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *context = getContext();
     SmallVector<Value, 2> fields;
-    for (int32_t field : {dlpack_abi::kDLDeviceType, dlpack_abi::kDLDeviceId}) {
-      Value fieldPtr = LLVM::GEPOp::create(
-          rewriter, loc, llvmPtrType(context), dlpack_abi::getDLTensorType(context),
-          adaptor.getTensor(),
-          ArrayRef<LLVM::GEPArg>{0, dlpack_abi::kDLTensorDevice, field},
-          LLVM::GEPNoWrapFlags::inbounds);
-      fields.push_back(LLVM::LoadOp::create(rewriter, loc,
-                                            rewriter.getI32Type(), fieldPtr));
-    }
+    for (dlpack_abi::DLDeviceField field :
+         {dlpack_abi::kDLDeviceType, dlpack_abi::kDLDeviceId})
+      fields.push_back(dlpack_abi::loadDLTensorDeviceField(
+          rewriter, loc, adaptor.getTensor(), field));
     rewriter.replaceOp(op, fields);
     return success();
   }
@@ -777,84 +489,21 @@ struct DeviceOpLowering : public ConvertOpToLLVMPattern<DeviceOp> {
 // Signature records
 //===----------------------------------------------------------------------===//
 
-/// `dlpack.signature @sym` → a constant `dlrt_signature` global `@sym`,
-/// pointing to `@sym_args` and `@sym_results`, arrays of `dlrt_param_desc`.
+/// `dlpack.signature @sym` → a constant `dlrt_signature` global `@sym`
+/// (dlpack_abi::createSignature).
 struct SignatureOpLowering : public ConvertOpToLLVMPattern<SignatureOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
   LogicalResult
   matchAndRewrite(SignatureOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    MLIRContext *context = getContext();
-    auto module = op->getParentOfType<ModuleOp>();
-    SmallVector<ParamRecord> args, results;
-    for (auto [params, records] :
-         {std::make_pair(op.getArgParams(), &args),
-          std::make_pair(op.getResultParams(), &results)}) {
-      for (ParamAttr param : params.getAsRange<ParamAttr>()) {
-        FailureOr<ParamRecord> record = describeParam(loc, param);
-        if (failed(record))
-          return failure();
-        records->push_back(std::move(*record));
-      }
-    }
-
-    StringRef symbol = op.getSymName();
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(op);
-    // Returns a pointer to `@<symbol><suffix>`, an array of `records`, or
-    // NULL when there are none; builds the array global before `op`.
-    auto buildArray = [&](ArrayRef<ParamRecord> records,
-                          StringRef suffix) -> LLVM::GlobalOp {
-      if (records.empty())
-        return nullptr;
-      auto arrayType =
-          LLVM::LLVMArrayType::get(dlpack_abi::getParamDescType(context), records.size());
-      return createInitializedGlobal(
-          rewriter, loc, arrayType, (symbol + suffix).str(),
-          LLVM::Linkage::Private, [&](OpBuilder &b) {
-            Value array = LLVM::PoisonOp::create(b, loc, arrayType);
-            for (auto [i, record] : llvm::enumerate(records))
-              array = insert(b, loc, array,
-                             buildParamRecordValue(b, loc, module, record), i);
-            return array;
-          });
-    };
-    LLVM::GlobalOp argsGlobal = buildArray(args, "_args");
-    LLVM::GlobalOp resultsGlobal = buildArray(results, "_results");
-    LLVM::GlobalOp name = getOrCreateString(
-        rewriter, loc, module, (symbol + "_name").str(),
-        op.getFunctionAttr().getValue());
-
-    createInitializedGlobal(
-        rewriter, loc, dlpack_abi::getSignatureType(context), symbol,
-        LLVM::Linkage::External, [&](OpBuilder &b) {
-          auto pointerTo = [&](LLVM::GlobalOp global) {
-            return global ? addressOf(b, loc, global) : nullPtr(b, loc);
-          };
-          Value signature =
-              LLVM::PoisonOp::create(b, loc, dlpack_abi::getSignatureType(context));
-          signature = insert(b, loc, signature, addressOf(b, loc, name),
-                             dlpack_abi::kSignatureName);
-          signature = insert(
-              b, loc, signature,
-              createI32(b, loc,
-                        static_cast<int32_t>(op.getDevice().getType())),
-              dlpack_abi::kSignatureDeviceType);
-          signature = insert(b, loc, signature, createI32(b, loc, args.size()),
-                             dlpack_abi::kSignatureNumArgs);
-          signature = insert(b, loc, signature,
-                             createI32(b, loc, results.size()),
-                             dlpack_abi::kSignatureNumResults);
-          signature = insert(b, loc, signature, createI32(b, loc, 0),
-                             dlpack_abi::kSignatureReserved);
-          signature = insert(b, loc, signature, pointerTo(argsGlobal),
-                             dlpack_abi::kSignatureArgs);
-          signature = insert(b, loc, signature, pointerTo(resultsGlobal),
-                             dlpack_abi::kSignatureResults);
-          return signature;
-        });
+    if (failed(dlpack_abi::createSignature(
+            rewriter, op.getLoc(), op->getParentOfType<ModuleOp>(),
+            op.getSymName(), op.getFunctionAttr().getValue(),
+            op.getDevice().getType(), op.getArgParams(), op.getResultParams())))
+      return failure();
     rewriter.eraseOp(op);
     return success();
   }
@@ -998,11 +647,14 @@ void dlbridge::populateDLPackToLLVMConversionPatterns(
                LoadArgOpLowering, PackOpLowering, RankOpLowering,
                SignatureOpLowering, StoreResultOpLowering, UnpackOpLowering>(
       converter);
-  patterns.add<RuntimeCallLowering<StatusOp>>(converter, "dlrt_status");
+  patterns.add<RuntimeCallLowering<StatusOp>>(converter,
+                                              RuntimeFunction::Status);
   patterns.add<RuntimeCallLowering<ReleaseOp>>(converter,
-                                               "dlrt_release_managed");
-  patterns.add<RuntimeCallLowering<CallBeginOp>>(converter, "dlrt_call_begin");
-  patterns.add<RuntimeCallLowering<CallEndOp>>(converter, "dlrt_call_end");
+                                               RuntimeFunction::ReleaseManaged);
+  patterns.add<RuntimeCallLowering<CallBeginOp>>(converter,
+                                                 RuntimeFunction::CallBegin);
+  patterns.add<RuntimeCallLowering<CallEndOp>>(converter,
+                                               RuntimeFunction::CallEnd);
 }
 
 void dlbridge::registerConvertDLPackToLLVMInterface(

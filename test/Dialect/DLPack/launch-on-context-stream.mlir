@@ -6,6 +6,8 @@
 // progress, read once per function; no gpu.wait is left to synchronise or
 // destroy that stream, which the caller owns.
 
+// The runtime function is declared once, at the start of the module.
+// CHECK: llvm.func @dlrt_call_stream() -> !llvm.ptr
 module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, "">]
 
@@ -46,7 +48,6 @@ module attributes {gpu.container_module} {
   func.func @no_gpu() {
     return
   }
-  // CHECK: llvm.func @dlrt_call_stream() -> !llvm.ptr
 }
 
 // After gpu-to-llvm, the stream from the runtime is what every mgpu* call

@@ -40,3 +40,15 @@ func.func @assert_with_bad_declaration(%ok: i1) {
   dlpack.assert %ok, shape_mismatch, "x"
   return
 }
+
+// -----
+
+// A symbol of the runtime function's name that is not an llvm.func.
+
+// expected-error @+1 {{'func.func' op takes the name of the libdlrt function '!llvm.func<void (i32, ptr, i32, ptr)>' @dlrt_check_failed that generated code calls; rename it}}
+func.func private @dlrt_check_failed(i32)
+
+func.func @assert_with_func_named_like_runtime(%ok: i1) {
+  dlpack.assert %ok, shape_mismatch, "x"
+  return
+}

@@ -1,17 +1,20 @@
 //===- DLPackABI.h - DLPack and libdlrt structs as LLVM types ---*- C++ -*-===//
 //
-// Part of dlbridge. The C structs generated code reads and writes, as LLVM
-// dialect struct types, and the indices of their fields. The layouts must be
-// exactly those of DLPack 1.3's dlpack.h and of dlbridge/Runtime/dlrt.h;
-// unittests/Conversion/DLPackABITest.cpp checks every field's offset against
-// the C declarations.
+// Part of dlbridge. The entry ABI's layout: the C structs generated code
+// reads and writes, as LLVM dialect struct types, the indices of their
+// fields, and the builders of the constant records (dlrt_param_desc,
+// dlrt_signature) that describe an entry's parameters to the runtime. The
+// layouts must be exactly those of DLPack 1.3's dlpack.h and of
+// dlbridge/Runtime/dlrt.h; unittests/Conversion/DLPackABITest.cpp checks
+// every field's offset against the C declarations.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef DLBRIDGE_CONVERSION_DLPACKTOLLVM_DLPACKABI_H
 #define DLBRIDGE_CONVERSION_DLPACKTOLLVM_DLPACKABI_H
 
-#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 namespace dlbridge::dlpack_abi {
 
@@ -97,6 +100,35 @@ getDLManagedTensorVersionedType(mlir::MLIRContext *context);
 mlir::LLVM::LLVMStructType getParamDescType(mlir::MLIRContext *context);
 /// `!llvm.struct<(ptr, i32, i32, i32, i32, ptr, ptr)>`.
 mlir::LLVM::LLVMStructType getSignatureType(mlir::MLIRContext *context);
+
+/// The address of `field` of the DLTensor `tensor` points to.
+mlir::Value getDLTensorFieldPtr(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value tensor, DLTensorField field);
+/// Loads `field`, of the field's type, of the DLTensor `tensor` points to.
+mlir::Value loadDLTensorField(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value tensor, DLTensorField field);
+/// Loads `field` of the device of the DLTensor `tensor` points to.
+mlir::Value loadDLTensorDeviceField(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::Value tensor, DLDeviceField field);
+
+/// The `dlrt_param_desc` global describing `param` in `op`'s module, one per
+/// distinct record and module, created at the module's end with the globals
+/// it points to. Fails, with a diagnostic at `op`, when the runtime cannot
+/// describe `param` or `op` is not nested in a module.
+mlir::FailureOr<mlir::LLVM::GlobalOp>
+getOrCreateParamDesc(mlir::OpBuilder &b, mlir::Operation *op,
+                     dlpack::ParamAttr param);
+
+/// Creates, at `b`'s insertion point, the external `dlrt_signature` global
+/// `symbol` of the entry that calls `function` on `device`, pointing to the
+/// private arrays `<symbol>_args` and `<symbol>_results` of the
+/// `dlrt_param_desc` records of `args` and `results` (dlpack::ParamAttr).
+/// Fails, with a diagnostic at `loc`, when a parameter cannot be described.
+mlir::LogicalResult
+createSignature(mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module,
+                llvm::StringRef symbol, llvm::StringRef function,
+                dlpack::DeviceType device, mlir::ArrayAttr args,
+                mlir::ArrayAttr results);
 
 } // namespace dlbridge::dlpack_abi
 

@@ -9,6 +9,7 @@
 
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 
+#include "dlbridge/Conversion/DLPackToLLVM/RuntimeCalls.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -18,33 +19,13 @@ namespace dlbridge::dlpack {
 } // namespace dlbridge::dlpack
 
 using namespace mlir;
+using namespace dlbridge;
 
 namespace {
-
-constexpr StringLiteral kCallStreamFunction = "dlrt_call_stream";
 
 bool isStreamOrdered(Operation *op) {
   return isa<gpu::LaunchFuncOp, gpu::AllocOp, gpu::DeallocOp, gpu::MemcpyOp,
              gpu::MemsetOp, gpu::WaitOp>(op);
-}
-
-/// Declares `void *dlrt_call_stream(void)` in `module` unless it exists.
-LogicalResult declareCallStream(ModuleOp module) {
-  auto ptrType = LLVM::LLVMPointerType::get(module.getContext());
-  auto fnType = LLVM::LLVMFunctionType::get(ptrType, {});
-  Operation *existing = SymbolTable::lookupSymbolIn(module, kCallStreamFunction);
-  if (auto fn = dyn_cast_or_null<LLVM::LLVMFuncOp>(existing)) {
-    if (fn.getFunctionType() == fnType)
-      return success();
-  }
-  if (existing)
-    return existing->emitOpError()
-           << "is not `!llvm.ptr " << kCallStreamFunction
-           << "()`, the runtime function this pass calls";
-  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
-  LLVM::LLVMFuncOp::create(builder, module.getLoc(), kCallStreamFunction,
-                           fnType);
-  return success();
 }
 
 /// Rebuilds `op` (sync or async) as async on `token` alone and makes users
@@ -99,7 +80,6 @@ struct DLPackLaunchOnContextStreamPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = module.getContext();
-    bool declared = false;
     for (auto func : module.getOps<FunctionOpInterface>()) {
       if (func.isExternal())
         continue;
@@ -110,21 +90,16 @@ struct DLPackLaunchOnContextStreamPass
       });
       if (ops.empty())
         continue;
-      if (!declared) {
-        if (failed(declareCallStream(module)))
-          return signalPassFailure();
-        declared = true;
-      }
       OpBuilder builder = OpBuilder::atBlockBegin(&func.getFunctionBody().front());
-      Location loc = func.getLoc();
-      auto ptrType = LLVM::LLVMPointerType::get(context);
-      auto stream = LLVM::CallOp::create(
-          builder, loc, TypeRange(ptrType),
-          FlatSymbolRefAttr::get(context, kCallStreamFunction), ValueRange());
-      Value token = UnrealizedConversionCastOp::create(
-                        builder, loc, TypeRange(gpu::AsyncTokenType::get(context)),
-                        stream.getResult())
-                        .getResult(0);
+      FailureOr<LLVM::CallOp> stream = createRuntimeCall(
+          builder, func, RuntimeFunction::CallStream, ValueRange());
+      if (failed(stream))
+        return signalPassFailure();
+      Value token =
+          UnrealizedConversionCastOp::create(
+              builder, func.getLoc(),
+              TypeRange(gpu::AsyncTokenType::get(context)), stream->getResult())
+              .getResult(0);
       for (Operation *op : ops)
         bindToStream(op, token);
     }

@@ -10,10 +10,10 @@
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 
 #include "CheckMessages.h"
+#include "dlbridge/Conversion/DLPackToLLVM/RuntimeCalls.h"
 #include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "llvm/ADT/MapVector.h"
@@ -26,12 +26,10 @@ namespace dlbridge::dlpack {
 } // namespace dlbridge::dlpack
 
 using namespace mlir;
+using namespace dlbridge;
 using namespace dlbridge::dlpack;
 
 namespace {
-
-constexpr StringLiteral kCheckFailed = "dlrt_check_failed";
-constexpr StringLiteral kCallStatus = "dlrt_call_status";
 
 /// Whether `func` is an entry wrapper (it takes the call context), which
 /// reads the call's status itself.
@@ -60,10 +58,6 @@ private:
   LogicalResult lowerAssert(AssertOp op);
   LogicalResult propagateAfterCall(func::CallOp call);
   Value getMessage(Location loc, StringRef text);
-  /// Declares the runtime function `name` once; fails (with a diagnostic)
-  /// when the module declares it with another type.
-  FailureOr<LLVM::LLVMFuncOp> getRuntimeFunction(StringRef name, Type result,
-                                                 ArrayRef<Type> params);
 
   ModuleOp module;
   OpBuilder builder;
@@ -110,13 +104,6 @@ void AssertionLowering::branchUnless(Operation *op, Value ok,
   builder.setInsertionPointToEnd(before);
   cf::CondBranchOp::create(builder, op->getLoc(), ok, after, ValueRange(),
                            failure, ValueRange());
-}
-
-FailureOr<LLVM::LLVMFuncOp>
-AssertionLowering::getRuntimeFunction(StringRef name, Type result,
-                                      ArrayRef<Type> params) {
-  OpBuilder::InsertionGuard guard(builder);
-  return LLVM::lookupOrCreateFn(builder, module, name, params, result);
 }
 
 Value AssertionLowering::getMessage(Location loc, StringRef text) {
@@ -175,19 +162,15 @@ LogicalResult AssertionLowering::lowerAssert(AssertOp op) {
       LLVM::StoreOp::create(builder, loc, value, slot);
     }
   }
-  FailureOr<LLVM::LLVMFuncOp> checkFailed =
-      getRuntimeFunction(kCheckFailed, LLVM::LLVMVoidType::get(context),
-                         {i32, ptrType, i32, ptrType});
-  if (failed(checkFailed))
-    return failure();
   Value status = LLVM::ConstantOp::create(
       builder, loc, i32,
       builder.getI32IntegerAttr(static_cast<int32_t>(op.getStatus())));
   Value count = LLVM::ConstantOp::create(
       builder, loc, i32, builder.getI32IntegerAttr(values.size()));
-  LLVM::CallOp::create(builder, loc, *checkFailed,
-                       ValueRange{status, getMessage(loc, op.getMessage()),
-                                  count, array});
+  if (failed(createRuntimeCall(
+          builder, op, RuntimeFunction::CheckFailed,
+          {status, getMessage(loc, op.getMessage()), count, array})))
+    return failure();
   cf::BranchOp::create(builder, loc, getEarlyReturn(func));
 
   branchUnless(op, op.getCondition(), failureBlock);
@@ -198,14 +181,12 @@ LogicalResult AssertionLowering::lowerAssert(AssertOp op) {
 LogicalResult AssertionLowering::propagateAfterCall(func::CallOp call) {
   auto func = call->getParentOfType<func::FuncOp>();
   Location loc = call.getLoc();
-  Type i32 = builder.getI32Type();
   builder.setInsertionPointAfter(call);
-  FailureOr<LLVM::LLVMFuncOp> callStatus =
-      getRuntimeFunction(kCallStatus, i32, {});
+  FailureOr<LLVM::CallOp> callStatus = createRuntimeCall(
+      builder, call, RuntimeFunction::CallStatus, ValueRange());
   if (failed(callStatus))
     return failure();
-  Value status = LLVM::CallOp::create(builder, loc, *callStatus, ValueRange())
-                     .getResult();
+  Value status = callStatus->getResult();
   Value zero = arith::ConstantIntOp::create(builder, loc, 0, 32);
   Value ok = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
                                    status, zero);
