@@ -13,6 +13,8 @@
 #include "dlbridge/Runtime/dlrt.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Target/LLVMIR/TypeToLLVM.h"
 #include "llvm/IR/DataLayout.h"
@@ -36,7 +38,7 @@ namespace {
 class DLPackABITest : public ::testing::Test {
 protected:
   void SetUp() override {
-    context.loadDialect<mlir::LLVM::LLVMDialect>();
+    context.loadDialect<mlir::LLVM::LLVMDialect, dlpack::DLPackDialect>();
     llvm::InitializeNativeTarget();
     llvm::Triple triple(llvm::sys::getProcessTriple());
     std::string error;
@@ -180,6 +182,65 @@ TEST_F(DLPackABITest, RecordValues) {
   EXPECT_EQ(static_cast<int32_t>(dlpack::DeviceType::CUDA), kDLCUDA);
   EXPECT_EQ(static_cast<int32_t>(dlpack::DeviceType::CUDAManaged),
             kDLCUDAManaged);
+}
+
+/// Records are shared per module and distinct per contents; dynamic sizes
+/// are written as DLRT_DYNAMIC.
+TEST_F(DLPackABITest, ParamRecords) {
+  mlir::OpBuilder b(&context);
+  mlir::Location loc = b.getUnknownLoc();
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto anchor = mlir::LLVM::LLVMFuncOp::create(
+      b, loc, "f",
+      mlir::LLVM::LLVMFunctionType::get(mlir::LLVM::LLVMVoidType::get(&context),
+                                        {}));
+  auto type =
+      mlir::MemRefType::get({mlir::ShapedType::kDynamic, 4}, b.getF32Type());
+  auto x = dlpack::ParamAttr::get(&context, "x", type, dlpack::Access::Read,
+                                  nullptr);
+  auto y = dlpack::ParamAttr::get(&context, "y", type, dlpack::Access::Read,
+                                  nullptr);
+  auto xRecord = dlpack_abi::getOrCreateParamDesc(b, anchor, x);
+  auto xAgain = dlpack_abi::getOrCreateParamDesc(b, anchor, x);
+  auto yRecord = dlpack_abi::getOrCreateParamDesc(b, anchor, y);
+  ASSERT_TRUE(mlir::succeeded(xRecord) && mlir::succeeded(xAgain) &&
+              mlir::succeeded(yRecord));
+  EXPECT_EQ(*xRecord, *xAgain);
+  EXPECT_NE(*xRecord, *yRecord);
+  EXPECT_EQ(xRecord->getGlobalType(), dlpack_abi::getParamDescType(&context));
+
+  auto shape = module->lookupSymbol<mlir::LLVM::GlobalOp>(
+      (xRecord->getSymName() + "_shape").str());
+  ASSERT_TRUE(shape);
+  auto sizes = llvm::cast<mlir::DenseElementsAttr>(*shape.getValue());
+  EXPECT_EQ(llvm::to_vector(sizes.getValues<int64_t>()),
+            (llvm::SmallVector<int64_t>{DLRT_DYNAMIC, 4}));
+}
+
+/// A signature points to an array of argument records and to none for no
+/// results.
+TEST_F(DLPackABITest, SignatureRecord) {
+  mlir::OpBuilder b(&context);
+  mlir::Location loc = b.getUnknownLoc();
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto alpha = dlpack::ParamAttr::get(&context, "alpha", b.getF32Type(),
+                                      dlpack::Access::None, nullptr);
+  ASSERT_TRUE(mlir::succeeded(dlpack_abi::createSignature(
+      b, loc, *module, "sig", "f", dlpack::DeviceType::CPU,
+      b.getArrayAttr({alpha, alpha}), b.getArrayAttr({}))));
+  auto signature = module->lookupSymbol<mlir::LLVM::GlobalOp>("sig");
+  ASSERT_TRUE(signature);
+  EXPECT_EQ(signature.getLinkage(), mlir::LLVM::Linkage::External);
+  EXPECT_EQ(signature.getGlobalType(), dlpack_abi::getSignatureType(&context));
+  auto args = module->lookupSymbol<mlir::LLVM::GlobalOp>("sig_args");
+  ASSERT_TRUE(args);
+  EXPECT_EQ(args.getGlobalType(),
+            mlir::LLVM::LLVMArrayType::get(
+                dlpack_abi::getParamDescType(&context), 2));
+  EXPECT_FALSE(module->lookupSymbol("sig_results"));
+  EXPECT_TRUE(module->lookupSymbol("sig_name"));
 }
 
 } // namespace
