@@ -120,19 +120,31 @@ int32_t checkSide(const char *role, const DLTensor *tensor) {
   return DLRT_OK;
 }
 
-/// `tensor`'s element strides: its own, or compact row-major ones in
-/// `storage` (which may wrap for empty tensors, which address nothing).
-const int64_t *stridesOf(const DLTensor &tensor, int64_t *storage) {
-  if (tensor.strides)
-    return tensor.strides;
-  uint64_t compact = 1;
-  for (int32_t dim = tensor.ndim - 1; dim >= 0; --dim) {
-    storage[dim] = static_cast<int64_t>(compact);
-    compact *= static_cast<uint64_t>(tensor.shape[dim]);
-  }
-  return storage;
-}
 } // namespace
+
+extern "C" int32_t dlrt_tensor_strides(const DLTensor *tensor,
+                                       int64_t *strides) {
+  if (!tensor || tensor->ndim < 0 ||
+      (tensor->ndim > 0 && (!tensor->shape || !strides)))
+    return dlrt_set_error(nullptr, DLRT_ERR_INVALID_ARGUMENT,
+                          "expected a well-formed tensor and room for its "
+                          "strides, got %s",
+                          !tensor              ? "a NULL tensor"
+                          : tensor->ndim < 0   ? "a negative ndim"
+                          : !tensor->shape     ? "a NULL shape"
+                                               : "NULL strides");
+  if (tensor->strides) {
+    for (int32_t dim = 0; dim < tensor->ndim; ++dim)
+      strides[dim] = tensor->strides[dim];
+    return DLRT_OK;
+  }
+  uint64_t compact = 1;
+  for (int32_t dim = tensor->ndim - 1; dim >= 0; --dim) {
+    strides[dim] = static_cast<int64_t>(compact);
+    compact *= static_cast<uint64_t>(tensor->shape[dim]);
+  }
+  return DLRT_OK;
+}
 
 extern "C" int32_t dlrt_copy_strided(const DLTensor *source,
                                      const DLTensor *target) {
@@ -163,19 +175,20 @@ extern "C" int32_t dlrt_copy_strided(const DLTensor *source,
     if (source->shape[dim] == 0)
       return DLRT_OK; // data may be NULL: no address may be formed
   // Shapes are equal, so two NULL strides share their compact values.
-  int64_t *storage = nullptr;
+  int64_t *compact = nullptr;
   if ((!source->strides || !target->strides) && rank > 0) {
-    storage = static_cast<int64_t *>(std::malloc(sizeof(int64_t) * rank));
-    if (!storage)
+    compact = static_cast<int64_t *>(std::malloc(sizeof(int64_t) * rank));
+    if (!compact)
       return dlrt_set_error(nullptr, DLRT_ERR_OUT_OF_MEMORY,
                             "cannot allocate %d strides", rank);
+    dlrt_tensor_strides(source->strides ? target : source, compact);
   }
   dlrt::copyElements(
       rank, source->shape, int64_t(from.bits) * from.lanes / 8,
       static_cast<const char *>(source->data) + source->byte_offset,
-      stridesOf(*source, storage),
+      source->strides ? source->strides : compact,
       static_cast<char *>(target->data) + target->byte_offset,
-      stridesOf(*target, storage));
-  std::free(storage);
+      target->strides ? target->strides : compact);
+  std::free(compact);
   return DLRT_OK;
 }

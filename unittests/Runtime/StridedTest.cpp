@@ -245,4 +245,31 @@ TEST(StridedTest, RefusesWhatCheckDescriptorRefusesAndDeviceMemory) {
   EXPECT_EQ(dlrt_copy_strided(&overflowing, &target), DLRT_ERR_OVERFLOW);
 }
 
+TEST(StridedTest, TensorStridesAreOwnOrCompact) {
+  std::vector<int64_t> shape = {2, 1, 3}, strides = {-9, 4, 2};
+  float data[1] = {};
+  int64_t out[3];
+  DLTensor own = view(data, shape, &strides);
+  ASSERT_EQ(dlrt_tensor_strides(&own, out), DLRT_OK);
+  EXPECT_EQ(std::vector<int64_t>(out, out + 3), strides);
+  DLTensor compact = view(data, shape);
+  ASSERT_EQ(dlrt_tensor_strides(&compact, out), DLRT_OK);
+  EXPECT_EQ(std::vector<int64_t>(out, out + 3), (std::vector<int64_t>{3, 3, 1}));
+  // Dims after a zero-size one stride by 0; the empty tensor addresses nothing.
+  std::vector<int64_t> empty = {4, 0, 5};
+  DLTensor none = view(nullptr, empty);
+  ASSERT_EQ(dlrt_tensor_strides(&none, out), DLRT_OK);
+  EXPECT_EQ(std::vector<int64_t>(out, out + 3), (std::vector<int64_t>{0, 5, 1}));
+  std::vector<int64_t> scalar;
+  DLTensor rank0 = view(data, scalar);
+  EXPECT_EQ(dlrt_tensor_strides(&rank0, nullptr), DLRT_OK);
+  EXPECT_EQ(dlrt_tensor_strides(nullptr, out), DLRT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dlrt_tensor_strides(&compact, nullptr), DLRT_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(dlrt_last_error(), "expected a well-formed tensor and room for "
+                                  "its strides, got NULL strides");
+  DLTensor noShape = view(data, shape);
+  noShape.shape = nullptr;
+  EXPECT_EQ(dlrt_tensor_strides(&noShape, out), DLRT_ERR_INVALID_ARGUMENT);
+}
+
 } // namespace

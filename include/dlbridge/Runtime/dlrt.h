@@ -245,6 +245,15 @@ DLRT_EXPORT int32_t dlrt_host_accessible(DLDevice device);
 /// are not compact. Records nothing; never allocates.
 DLRT_EXPORT int32_t dlrt_is_compact(const DLTensor *tensor);
 
+/// Writes `tensor`'s element strides into `strides` (ndim entries): its own,
+/// or when tensor->strides is NULL the compact row-major ones DLPack means
+/// (each the product of the later dims' sizes; these wrap around only for
+/// tensors with a zero-size dim, which address nothing). Returns DLRT_OK, or
+/// DLRT_ERR_INVALID_ARGUMENT (recorded as the thread's last error) for a
+/// NULL tensor, a negative ndim, or shape or `strides` NULL with ndim > 0.
+DLRT_EXPORT int32_t dlrt_tensor_strides(const DLTensor *tensor,
+                                        int64_t *strides);
+
 /// Copies the elements of `source` into `target` (same ndim, shape and dtype;
 /// any strides, negative and zero included, and byte_offsets), both in
 /// host-accessible memory (dlrt_host_accessible). Whole contiguous runs are
