@@ -32,22 +32,6 @@ Signature toSignature(const dlrt_signature &record) {
     signature.results.push_back(toParamInfo(record.results[i]));
   return signature;
 }
-
-/// Whether `tensor` is compact row-major, strides of size-1 dims aside.
-/// Malformed tensors are not: the general variant's checks report them.
-bool isCompact(const DLTensor *tensor) {
-  if (tensor->ndim > 0 && !tensor->shape)
-    return false;
-  if (!tensor->strides)
-    return true;
-  int64_t expected = 1;
-  for (int32_t dim = tensor->ndim - 1; dim >= 0; --dim) {
-    if (tensor->shape[dim] != 1 && tensor->strides[dim] != expected)
-      return false;
-    expected *= tensor->shape[dim];
-  }
-  return true;
-}
 } // namespace
 
 KernelImpl::KernelImpl(std::string name, LoadedVariant general,
@@ -78,7 +62,7 @@ int32_t Kernel::call(void **args, void **results, dlrt_call_ctx *ctx) const {
     const std::vector<ParamInfo> &params = impl->signature.args;
     for (size_t i = 0; compact && i < params.size(); ++i)
       if (params[i].isTensor)
-        compact = args[i] && isCompact(static_cast<const DLTensor *>(args[i]));
+        compact = dlrt_is_compact(static_cast<const DLTensor *>(args[i]));
     if (compact)
       entry = impl->contiguous.entry;
   }

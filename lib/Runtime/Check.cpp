@@ -9,62 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dlbridge/Runtime/dlrt.h"
+#include "Layout.h"
 
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
 
 namespace {
-
-/// The DLPack device type as users write it ("cuda", "cuda_managed").
-const char *deviceTypeName(int32_t type) {
-  switch (type) {
-  case kDLCPU:
-    return "cpu";
-  case kDLCUDA:
-    return "cuda";
-  case kDLCUDAHost:
-    return "cuda_host";
-  case kDLOpenCL:
-    return "opencl";
-  case kDLVulkan:
-    return "vulkan";
-  case kDLMetal:
-    return "metal";
-  case kDLVPI:
-    return "vpi";
-  case kDLROCM:
-    return "rocm";
-  case kDLROCMHost:
-    return "rocm_host";
-  case kDLExtDev:
-    return "ext_dev";
-  case kDLCUDAManaged:
-    return "cuda_managed";
-  case kDLOneAPI:
-    return "oneapi";
-  case kDLWebGPU:
-    return "webgpu";
-  case kDLHexagon:
-    return "hexagon";
-  case kDLMAIA:
-    return "maia";
-  case kDLTrn:
-    return "trn";
-  default:
-    return nullptr;
-  }
-}
-
-/// "cuda:1", or "device_type 42:0" for a type DLPack does not define.
-void formatDevice(DLDevice device, char *buf, size_t size) {
-  if (const char *name = deviceTypeName(device.device_type))
-    std::snprintf(buf, size, "%s:%d", name, device.device_id);
-  else
-    std::snprintf(buf, size, "device_type %d:%d", device.device_type,
-                  device.device_id);
-}
 
 /// Whether a call running on `call` may use memory on `tensor`: the host
 /// reads its own and pinned/managed memory (device_id is meaningless for
@@ -73,16 +24,8 @@ void formatDevice(DLDevice device, char *buf, size_t size) {
 bool deviceAccepts(DLDevice call, DLDevice tensor) {
   switch (call.device_type) {
   case kDLCPU:
-    switch (tensor.device_type) {
-    case kDLCPU:
-      return tensor.device_id == 0;
-    case kDLCUDAHost:
-    case kDLCUDAManaged:
-    case kDLROCMHost:
-      return true;
-    default:
-      return false;
-    }
+    return dlrt_host_accessible(tensor) &&
+           (tensor.device_type != kDLCPU || tensor.device_id == 0);
   case kDLCUDA:
     return (tensor.device_type == kDLCUDA ||
             tensor.device_type == kDLCUDAManaged) &&
@@ -137,9 +80,19 @@ int32_t checkStridesAndExtent(dlrt_call_ctx *ctx, int32_t index,
                               const dlrt_param_desc *desc,
                               int64_t elementBytes) {
   const bool identity = desc->layout == DLRT_LAYOUT_IDENTITY;
-  // Compact strides are the expected ones under identity layouts and the
-  // actual ones when `strides` is NULL.
-  const bool usesCompact = identity || !tensor->strides;
+  if (identity) {
+    const dlrt::CompactMismatch mismatch = dlrt::findCompactMismatch(*tensor);
+    if (mismatch.overflow)
+      return failOverflowInDim(ctx, index, desc, mismatch.dim);
+    if (mismatch.dim >= 0)
+      return fail(ctx, DLRT_ERR_LAYOUT, index, desc,
+                  "dim %d expected stride %" PRId64
+                  " (compact row-major), got %" PRId64,
+                  mismatch.dim, mismatch.expected,
+                  tensor->strides[mismatch.dim]);
+  }
+  // NULL strides are the compact ones.
+  const bool usesCompact = !tensor->strides;
   int64_t compactStride = 1;
   bool compactOverflowed = false;
   int64_t lowestElement = 0, highestElement = 0;
@@ -151,11 +104,6 @@ int32_t checkStridesAndExtent(dlrt_call_ctx *ctx, int32_t index,
       return failOverflowInDim(ctx, index, desc, dim);
     const int64_t stride =
         tensor->strides ? tensor->strides[dim] : compactStride;
-    if (identity && stride != compactStride)
-      return fail(ctx, DLRT_ERR_LAYOUT, index, desc,
-                  "dim %d expected stride %" PRId64
-                  " (compact row-major), got %" PRId64,
-                  dim, compactStride, stride);
     if (!identity && desc->strides && desc->strides[dim] != DLRT_DYNAMIC &&
         desc->strides[dim] != stride)
       return fail(ctx, DLRT_ERR_LAYOUT, index, desc,
@@ -243,10 +191,12 @@ int32_t checkTensor(dlrt_call_ctx *ctx, int32_t index, const DLTensor *tensor,
 
   if (ofParameter && !deviceAccepts(ctx->device, tensor->device)) {
     char expectedDevice[48], actualDevice[48];
-    formatDevice(ctx->device, expectedDevice, sizeof(expectedDevice));
-    formatDevice(tensor->device, actualDevice, sizeof(actualDevice));
     return fail(ctx, DLRT_ERR_DEVICE, index, desc,
-                "expected device %s, got %s", expectedDevice, actualDevice);
+                "expected device %s, got %s",
+                dlrt_device_name(ctx->device, expectedDevice,
+                                 sizeof(expectedDevice)),
+                dlrt_device_name(tensor->device, actualDevice,
+                                 sizeof(actualDevice)));
   }
 
   if (tensor->byte_offset % uint64_t(elementBytes) != 0)

@@ -7,9 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dlbridge/Runtime/dlrt.h"
-
-#include <cstring>
+#include "Layout.h"
 
 namespace {
 /// MLIR's ranked memref descriptor: allocated, aligned, offset, then `rank`
@@ -20,19 +18,6 @@ struct Descriptor {
   int64_t offset;
   int64_t sizesAndStrides[];
 };
-
-void copyDims(int64_t rank, int64_t dim, const int64_t *sizes,
-              const int64_t *srcStrides, const int64_t *dstStrides,
-              const char *src, char *dst, int64_t elementBytes) {
-  if (dim == rank) {
-    std::memcpy(dst, src, elementBytes);
-    return;
-  }
-  for (int64_t i = 0; i < sizes[dim]; ++i)
-    copyDims(rank, dim + 1, sizes, srcStrides, dstStrides,
-             src + i * srcStrides[dim] * elementBytes,
-             dst + i * dstStrides[dim] * elementBytes, elementBytes);
-}
 } // namespace
 
 extern "C" DLRT_EXPORT void memrefCopy(int64_t elementBytes,
@@ -41,12 +26,9 @@ extern "C" DLRT_EXPORT void memrefCopy(int64_t elementBytes,
   const int64_t rank = source->rank;
   const auto *src = static_cast<const Descriptor *>(source->descriptor);
   const auto *dst = static_cast<const Descriptor *>(target->descriptor);
-  const int64_t *sizes = src->sizesAndStrides;
-  for (int64_t i = 0; i < rank; ++i)
-    if (sizes[i] == 0)
-      return;
-  copyDims(rank, 0, sizes, src->sizesAndStrides + rank,
-           dst->sizesAndStrides + rank,
-           src->aligned + src->offset * elementBytes,
-           dst->aligned + dst->offset * elementBytes, elementBytes);
+  dlrt::copyElements(static_cast<int32_t>(rank), src->sizesAndStrides,
+                     elementBytes, src->aligned + src->offset * elementBytes,
+                     src->sizesAndStrides + rank,
+                     dst->aligned + dst->offset * elementBytes,
+                     dst->sizesAndStrides + rank);
 }

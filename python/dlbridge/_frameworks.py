@@ -10,6 +10,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from . import _dlbridge
+
 
 @dataclass(frozen=True)
 class _Framework:
@@ -39,12 +41,9 @@ _FRAMEWORKS = {
     "tensorflow": _Framework("tensorflow.experimental.dlpack", capsules=True, immutable=True),
 }
 
-# DLDeviceType values by the names frameworks give devices.
-_DEVICE_TYPES = {
-    "cpu": 1, "cuda": 2, "gpu": 2, "cuda_host": 3, "opencl": 4, "vulkan": 7, "metal": 8,
-    "vpi": 9, "rocm": 10, "rocm_host": 11, "ext_dev": 12, "cuda_managed": 13, "oneapi": 14,
-    "xpu": 14, "webgpu": 15, "hexagon": 16, "maia": 17, "trn": 18,
-}
+# Names frameworks give device types that are not DLPack's own (those are
+# libdlrt's, see dlrt_parse_device_type): TensorFlow's "gpu", PyTorch's "xpu".
+_DEVICE_ALIASES = {"gpu": "cuda", "xpu": "oneapi"}
 
 
 def _root(cls: type) -> str:
@@ -128,16 +127,17 @@ def dlpack_device_of(device: Any) -> tuple[int, int]:
             index = getattr(device, "id", 0)
         return _device_type(kind, device), int(index)
     if _root(type(device)) == "cupy" and isinstance(getattr(device, "id", None), int):
-        return _DEVICE_TYPES["cuda"], device.id
+        return _device_type("cuda", device), device.id
     raise TypeError(
         "from_dlpack(): expected device as a (device_type, device_id) tuple, a name such as "
         f"'cpu' or 'cuda:0', or a framework's device object, got {device!r}")
 
 
 def _device_type(name: str, device: Any) -> int:
+    """The DLDeviceType of a device type name, any case, aliases included."""
+    name = name.lower()
     try:
-        return _DEVICE_TYPES[name.lower()]
-    except KeyError:
+        return _dlbridge.device_type(_DEVICE_ALIASES.get(name, name))
+    except ValueError as error:
         raise ValueError(
-            f"from_dlpack(): expected a DLPack device, got {device!r} "
-            f"(unknown device type '{name}')") from None
+            f"from_dlpack(): expected a DLPack device, got {device!r} ({error})") from None

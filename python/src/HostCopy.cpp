@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 
 using namespace dlbridge::python;
 
@@ -30,26 +29,6 @@ size_t elementBytes(DLDataType dtype) {
   return (size_t(dtype.bits) * dtype.lanes + 7) / 8;
 }
 
-/// Copies the elements of dims [dim, ndim) of `source` starting at `from`
-/// into compact memory at `to`; returns the end of what was written.
-char *copyDims(const DLTensor &source, int32_t dim, const char *from,
-               char *to, size_t element) {
-  if (dim == source.ndim) {
-    std::memcpy(to, from, element);
-    return to + element;
-  }
-  int64_t stride = 1;
-  if (source.strides) {
-    stride = source.strides[dim];
-  } else {
-    for (int32_t i = dim + 1; i < source.ndim; ++i)
-      stride *= source.shape[i];
-  }
-  for (int64_t i = 0; i < source.shape[dim]; ++i)
-    to = copyDims(source, dim + 1, from + i * stride * int64_t(element), to,
-                  element);
-  return to;
-}
 } // namespace
 
 DLManagedTensorVersioned *
@@ -102,13 +81,9 @@ DLManagedTensorVersioned *dlbridge::python::copyToHost(const DLTensor &tensor,
       allocateHostTensor(tensor.dtype, tensor.ndim, tensor.shape, flags);
   if (!copy)
     return nullptr;
-  bool empty = false;
-  for (int32_t i = 0; i < tensor.ndim; ++i)
-    empty |= tensor.shape[i] == 0;
-  if (!empty)
-    copyDims(tensor, 0,
-             static_cast<const char *>(tensor.data) + tensor.byte_offset,
-             static_cast<char *>(copy->dl_tensor.data),
-             elementBytes(tensor.dtype));
+  if (dlrt_copy_strided(&tensor, &copy->dl_tensor) != DLRT_OK) {
+    copy->deleter(copy);
+    return nullptr;
+  }
   return copy;
 }

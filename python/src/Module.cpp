@@ -50,7 +50,7 @@ nb::dict signatureToDict(const jit::Signature &signature) {
     results.append(paramToDict(param));
   nb::dict info;
   info["name"] = signature.name;
-  info["device"] = signature.device == kDLCPU ? "cpu" : "cuda";
+  info["device"] = dlrt_device_type_name(signature.device);
   info["args"] = args;
   info["results"] = results;
   return info;

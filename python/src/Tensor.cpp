@@ -74,13 +74,8 @@ void destroyCapsule(PyObject *capsule) {
 }
 
 std::string deviceName(DLDevice device) {
-  const char *type = device.device_type == kDLCPU           ? "cpu"
-                     : device.device_type == kDLCUDA        ? "cuda"
-                     : device.device_type == kDLCUDAHost    ? "cuda_host"
-                     : device.device_type == kDLCUDAManaged ? "cuda_managed"
-                     : device.device_type == kDLROCM        ? "rocm"
-                                                            : "device";
-  return std::string(type) + ":" + std::to_string(device.device_id);
+  char name[48];
+  return dlrt_device_name(device, name, sizeof(name));
 }
 
 /// Parses a `(device_type, device_id)` tuple.
@@ -109,12 +104,6 @@ bool sameDevice(DLDevice a, DLDevice b) {
   return a.device_type == b.device_type && a.device_id == b.device_id;
 }
 
-/// Whether a host copy can read `device`'s memory.
-bool isHostReadable(DLDevice device) {
-  return device.device_type == kDLCPU || device.device_type == kDLCUDAHost ||
-         device.device_type == kDLCUDAManaged;
-}
-
 /// "(2, 3) float32", as NumPy's MemoryError describes arrays.
 std::string describeShape(const DLTensor &tensor) {
   std::string text = "(";
@@ -130,7 +119,7 @@ std::string describeShape(const DLTensor &tensor) {
 /// when it cannot be allocated (its size may not even fit size_t).
 DLManagedTensorVersioned *copyOrThrow(const char *function,
                                       const DLTensor &tensor, uint64_t flags) {
-  if (!isHostReadable(tensor.device))
+  if (!dlrt_host_accessible(tensor.device))
     throw nb::buffer_error(("cannot copy a tensor on " +
                             deviceName(tensor.device) + " to the host")
                                .c_str());
@@ -152,7 +141,7 @@ DLManagedTensorVersioned *copyOrThrow(const char *function,
 int allocateTensor(DLTensor *prototype, DLManagedTensorVersioned **out,
                    void *errorContext,
                    void (*setError)(void *, const char *, const char *)) {
-  if (!isHostReadable(prototype->device)) {
+  if (!dlrt_host_accessible(prototype->device)) {
     setError(errorContext, "BufferError",
              "dlbridge allocates host tensors only");
     return -1;
@@ -262,14 +251,9 @@ nb::tuple Tensor::shape() const {
 nb::tuple Tensor::strides() const {
   const DLTensor &t = tensor();
   std::vector<int64_t> elementStrides(t.ndim);
-  int64_t compact = 1;
-  for (int32_t i = t.ndim - 1; i >= 0; --i) {
-    elementStrides[i] = t.strides ? t.strides[i] : compact;
-    // Only an empty tensor's compact strides can overflow (imports refuse
-    // others); they address nothing, so they may wrap.
-    compact = static_cast<int64_t>(static_cast<uint64_t>(compact) *
-                                   static_cast<uint64_t>(t.shape[i]));
-  }
+  // Imports accepted the tensor, so only its storage could be refused.
+  if (dlrt_tensor_strides(&t, elementStrides.data()) != DLRT_OK)
+    throw nb::value_error(dlrt_last_error());
   nb::list result;
   for (int64_t stride : elementStrides)
     result.append(stride);
@@ -432,4 +416,16 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
       "zero-copy unless copy=True or another device is asked for. `device` "
       "is a (device_type, device_id) tuple, a name such as 'cpu' or "
       "'cuda:0', or a framework's device object (e.g. x.device).");
+
+  m.def(
+      "device_type",
+      [](const std::string &name) {
+        int32_t type;
+        if (dlrt_parse_device_type(name.c_str(), &type) != DLRT_OK)
+          throw nb::value_error(dlrt_last_error());
+        return type;
+      },
+      nb::arg("name"),
+      "The DLDeviceType of a device type name as dlbridge.Tensor.device "
+      "spells it ('cpu', 'cuda', 'cuda_managed'); ValueError for others.");
 }

@@ -413,6 +413,35 @@ def test_from_dlpack_takes_the_frameworks_own_device_objects() -> None:
         dlbridge.from_dlpack(a, device=3.5)
 
 
+def test_device_names_are_libdlrts_and_parse_back() -> None:
+    """``Tensor.device`` spells every DLPack device type as libdlrt does, and
+    ``from_dlpack(device=...)`` reads those names back."""
+    from dlbridge import _frameworks
+
+    # Producers outlive the tensors whose deleters they hold.
+    producers = []
+    for name, device_type in [("cuda_host", 3), ("vulkan", 7), ("rocm_host", 11), ("trn", 18)]:
+        producers.append(Producer(np.zeros(3, np.float32), device=(device_type, 2)))
+        t = dlbridge.from_dlpack(producers[-1])
+        assert t.device == f"{name}:2"
+        assert _frameworks.dlpack_device_of(t.device) == (device_type, 2)
+        del t
+    producers.append(Producer(np.zeros(3, np.float32), device=(42, 0)))
+    unknown = dlbridge.from_dlpack(producers[-1])
+    assert unknown.device == "device_type 42:0"
+    del unknown
+    assert _frameworks.dlpack_device_of("GPU:1") == (2, 1)
+    assert _frameworks.dlpack_device_of("xpu") == (14, 0)
+
+
+def test_host_copies_take_every_host_accessible_device() -> None:
+    """ROCm pinned memory is host memory, as for the runtime's checks."""
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)[:, ::-2]
+    p = Producer(a, device=(11, 0))
+    t = dlbridge.from_dlpack(p, device="cpu", copy=True)
+    np.testing.assert_array_equal(np.from_dlpack(t), a)
+
+
 def test_from_dlpack_takes_jax_devices() -> None:
     jnp = pytest.importorskip("jax.numpy")
     x = jnp.arange(3, dtype=jnp.float32)

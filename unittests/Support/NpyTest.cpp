@@ -170,9 +170,9 @@ TEST(NpyTest, DTypesWithoutNumPyEquivalentAreRefused) {
   } cases[] = {
       {{kDLBfloat, 16, 1}, "NumPy has no dtype for bfloat16"},
       {{kDLFloat, 32, 4}, "NumPy has no dtype for float32x4"},
-      {{kDLFloat8_e4m3fn, 8, 1}, "NumPy has no dtype for dtype(code="},
+      {{kDLFloat8_e4m3fn, 8, 1}, "NumPy has no dtype for float8_e4m3fn"},
       {{kDLInt, 4, 1}, "NumPy has no dtype for int4"},
-      {{kDLBool, 1, 1}, "NumPy has no dtype for bool1"},
+      {{kDLBool, 1, 1}, "NumPy has no dtype for bool(1 bits)"},
   };
   for (auto &c : cases) {
     SCOPED_TRACE(c.message);
@@ -786,10 +786,19 @@ TEST(NpyTest, WritingRefusesDeviceMemoryAndMalformedTensors) {
   DLTensor gpu = view(data, {kDLFloat, 32, 1}, shape);
   gpu.device = {kDLCUDA, 0};
   EXPECT_FALSE(encodeNpy(gpu, bytes, error));
-  EXPECT_EQ(error, "cannot write a tensor on device type 2 (host memory only)");
+  EXPECT_EQ(error, "cannot write a tensor on cuda:0 (host memory only)");
   DLTensor noData = view(nullptr, {kDLFloat, 32, 1}, shape);
   EXPECT_FALSE(encodeNpy(noData, bytes, error));
   EXPECT_EQ(error, "malformed tensor (NULL data)");
+  // A strided tensor is gathered through dlrt_copy_strided, which refuses
+  // what no consumer reads.
+  int64_t stride = -1;
+  DLTensor misaligned = view(data, {kDLFloat, 32, 1}, shape);
+  misaligned.strides = &stride;
+  misaligned.byte_offset = 6;
+  EXPECT_FALSE(encodeNpy(misaligned, bytes, error));
+  EXPECT_EQ(error, "malformed tensor: source: expected byte_offset a multiple "
+                   "of 4, got 6");
   DLTensor noShape = view(data, {kDLFloat, 32, 1}, shape);
   noShape.shape = nullptr;
   EXPECT_FALSE(encodeNpy(noShape, bytes, error));

@@ -213,6 +213,60 @@ DLRT_EXPORT int32_t dlrt_check_tensor(dlrt_call_ctx *ctx, int32_t index,
 DLRT_EXPORT int32_t dlrt_check_descriptor(const DLTensor *tensor);
 
 /*===----------------------------------------------------------------------===*
+ * Devices, layouts and copies: the one definition every layer uses
+ *===----------------------------------------------------------------------===*/
+
+/// The DLPack device type as users write it ("cpu", "cuda", "cuda_host",
+/// "cuda_managed", "rocm", ...): a static string, or NULL for a type DLPack
+/// does not define.
+DLRT_EXPORT const char *dlrt_device_type_name(int32_t device_type);
+
+/// Writes `device` as "cuda:1" into `buf` ("device_type 42:0" for a type
+/// DLPack does not define); returns buf. Truncates to `size` - 1 characters.
+DLRT_EXPORT const char *dlrt_device_name(DLDevice device, char *buf,
+                                         size_t size);
+
+/// The device type named `name` as dlrt_device_type_name spells it (exactly,
+/// lower case) into `*device_type`. Returns DLRT_OK, or
+/// DLRT_ERR_INVALID_ARGUMENT (NULL arguments, an unknown name) after
+/// recording "unknown device type '<name>'" as the thread's last error.
+DLRT_EXPORT int32_t dlrt_parse_device_type(const char *name,
+                                           int32_t *device_type);
+
+/// Whether host code can read and write memory of `device` directly: kDLCPU,
+/// kDLCUDAHost, kDLCUDAManaged and kDLROCMHost (1), or not (0).
+DLRT_EXPORT int32_t dlrt_host_accessible(DLDevice device);
+
+/// Whether `tensor` is compact row-major (1) or not (0). The rule
+/// DLRT_LAYOUT_IDENTITY checks: NULL strides are compact, the strides of
+/// size-1 dims are ignored (any value), and a tensor with a zero-size dim is
+/// compact whatever its strides; byte_offset and dtype do not matter.
+/// Malformed tensors (NULL, negative ndim or dims, shape NULL with ndim > 0)
+/// are not compact. Records nothing; never allocates.
+DLRT_EXPORT int32_t dlrt_is_compact(const DLTensor *tensor);
+
+/// Writes `tensor`'s element strides into `strides` (ndim entries): its own,
+/// or when tensor->strides is NULL the compact row-major ones DLPack means
+/// (each the product of the later dims' sizes; these wrap around only for
+/// tensors with a zero-size dim, which address nothing). Returns DLRT_OK, or
+/// DLRT_ERR_INVALID_ARGUMENT (recorded as the thread's last error) for a
+/// NULL tensor, a negative ndim, or shape or `strides` NULL with ndim > 0.
+DLRT_EXPORT int32_t dlrt_tensor_strides(const DLTensor *tensor,
+                                        int64_t *strides);
+
+/// Copies the elements of `source` into `target` (same ndim, shape and dtype;
+/// any strides, negative and zero included, and byte_offsets), both in
+/// host-accessible memory (dlrt_host_accessible). Whole contiguous runs are
+/// copied at once. Neither tensor may overlap the other's written bytes; a
+/// target with zero strides gets one of the elements copied to it.
+/// Returns DLRT_OK, or records "<source|target>: expected <what>, got <what>"
+/// as the thread's last error and returns: the status of
+/// dlrt_check_descriptor for either tensor, DEVICE for memory the host
+/// cannot access, RANK, SHAPE or DTYPE where the two differ. Thread-safe.
+DLRT_EXPORT int32_t dlrt_copy_strided(const DLTensor *source,
+                                      const DLTensor *target);
+
+/*===----------------------------------------------------------------------===*
  * Results
  *===----------------------------------------------------------------------===*/
 

@@ -7,7 +7,8 @@
 // (no copy); big-endian files are byte-swapped on load. Writing stores the
 // tensor's logical contents, little-endian.
 //
-// Plain C++ and DLPack only: no MLIR or LLVM type appears here.
+// Plain C++, DLPack and libdlrt (whose dlrt_dtype_name names dtypes): no
+// MLIR or LLVM type appears here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -140,7 +141,7 @@ bool writeNpyFiles(const std::vector<NpyOutput> &outputs, std::string &error,
 void printTensor(std::ostream &os, const DLTensor &tensor,
                  int64_t threshold = 1000);
 
-/// The dtype's name as NumPy spells it ("float32", "bool").
+/// dlrt_dtype_name() as a std::string ("float32", "bool", "bfloat16").
 std::string dtypeName(DLDataType dtype);
 
 } // namespace dlbridge::npy

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dlbridge/Dialect/DLPack/IR/DTypeMapping.h"
+#include "dlbridge/Runtime/dlrt.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -132,6 +133,43 @@ TEST_F(DTypeMappingTest, AttributeSyntax) {
   os << dtype(TypeCode::Float, 32, 4) << " " << dtype(TypeCode::UInt, 8);
   EXPECT_EQ(printed,
             "#dlpack.dtype<float, 32, lanes = 4> #dlpack.dtype<uint, 8>");
+}
+
+/// The IR spells device types and dtype codes through ODS enums; what users
+/// read in messages and Python is libdlrt's. Both must be one spelling.
+TEST(DLPackEnumSpellingTest, DeviceTypesAreLibdlrtsNames) {
+  int named = 0;
+  for (uint32_t value = 0; value < 256; ++value) {
+    std::optional<DeviceType> type = symbolizeDeviceType(value);
+    const char *runtimeName = dlrt_device_type_name(static_cast<int32_t>(value));
+    if (!type) {
+      EXPECT_EQ(runtimeName, nullptr) << value;
+      continue;
+    }
+    ++named;
+    ASSERT_NE(runtimeName, nullptr) << value;
+    EXPECT_EQ(stringifyDeviceType(*type), runtimeName);
+  }
+  EXPECT_EQ(named, 16);
+}
+
+TEST(DLPackEnumSpellingTest, DTypeCodesStartLibdlrtsDTypeNames) {
+  for (uint32_t value = 0; value < 256; ++value) {
+    std::optional<TypeCode> code = symbolizeTypeCode(value);
+    if (!code)
+      continue;
+    // Widths whose names are complete: fixed-width codes name their own.
+    uint8_t bits = *code == TypeCode::Float6E2M3FN || *code == TypeCode::Float6E3M2FN
+                       ? 6
+                   : *code == TypeCode::Float4E2M1FN ? 4
+                   : *code == TypeCode::Complex      ? 64
+                                                     : 8;
+    char name[64];
+    dlrt_dtype_name({static_cast<uint8_t>(value), bits, 1}, name, sizeof(name));
+    EXPECT_TRUE(llvm::StringRef(name).starts_with(stringifyTypeCode(*code)))
+        << name << " vs " << stringifyTypeCode(*code).str();
+    EXPECT_EQ(llvm::StringRef(name).find("unknown"), llvm::StringRef::npos);
+  }
 }
 
 } // namespace
