@@ -60,8 +60,9 @@ func.func @launched(%a: memref<f32>) {
 // -----
 
 func.func @scalar_to_host(%a: memref<f32>) -> f32 {
-  // expected-error @below {{accesses tensor data in host code and its result is used there}}
+  // expected-error @below {{accesses tensor data in host code and its result is used there, but a CUDA entry's tensors live in device memory; compute this inside a gpu.launch (or with linalg ops, which become kernels), or compile the function for the CPU}}
   %x = memref.load %a[] : memref<f32>
+  // expected-note @below {{the result is used here, by 'func.return'}}
   return %x : f32
 }
 

@@ -82,12 +82,20 @@ LogicalResult wrapInKernel(ArrayRef<Operation *> run) {
   Operation *first = run.front();
   llvm::SmallPtrSet<Operation *, 8> inRun(run.begin(), run.end());
   for (Operation *op : run)
-    for (OpOperand &use : op->getUses())
-      if (!inRun.contains(
-              first->getBlock()->findAncestorOpInBlock(*use.getOwner())))
-        return op->emitOpError()
-               << "accesses tensor data in host code and its result is used "
-                  "there; the CUDA pipeline cannot run it on the device";
+    for (OpOperand &use : op->getUses()) {
+      Operation *user = use.getOwner();
+      if (inRun.contains(first->getBlock()->findAncestorOpInBlock(*user)))
+        continue;
+      InFlightDiagnostic diag =
+          op->emitOpError()
+          << "accesses tensor data in host code and its result is used "
+             "there, but a CUDA entry's tensors live in device memory; "
+             "compute this inside a gpu.launch (or with linalg ops, which "
+             "become kernels), or compile the function for the CPU";
+      diag.attachNote(user->getLoc())
+          << "the result is used here, by '" << user->getName() << "'";
+      return diag;
+    }
   OpBuilder builder(first);
   Location loc = first->getLoc();
   Value one = arith::ConstantIndexOp::create(builder, loc, 1);
