@@ -48,8 +48,8 @@ void buildTensorToBuffers(OpPassManager &pm,
 /// tiled into blocks of threads and mapped to `gpu.launch`es; what host code
 /// still does to tensor data moves into kernels too, and buffers into device
 /// memory. Kernels, generated or written by hand, are outlined into
-/// `gpu.module`s whose calls must stay on the device, and every launch runs
-/// on the stream of the entry's call.
+/// `gpu.module`s with the constants they read, their calls must stay on the
+/// device, and every launch runs on the stream of the entry's call.
 void buildLoopsToKernels(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(dlbridge::createTileParallelLoops());
@@ -58,6 +58,7 @@ void buildLoopsToKernels(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(dlbridge::dlpack::createDLPackOffloadHostCode());
+  pm.addPass(dlbridge::createSinkConstantGlobals());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<gpu::GPUModuleOp>(dlbridge::createCheckDeviceCalls());
   pm.addPass(dlbridge::dlpack::createDLPackLaunchOnContextStream());

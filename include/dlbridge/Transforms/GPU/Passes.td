@@ -97,6 +97,26 @@ def TileParallelLoops : Pass<"dlbridge-gpu-tile-parallel-loops"> {
   ];
 }
 
+def SinkConstantGlobals : Pass<"dlbridge-gpu-sink-constant-globals"> {
+  let summary = "Give kernels their own copy of the constant globals they read";
+  let description = [{
+    Bufferization turns constant tensors (`arith.constant dense<...>`) into
+    `memref.global` constants read with `memref.get_global` in host code.
+    A kernel that reads one through a memref captured from host code
+    receives the address of host memory, which the GPU cannot read: the
+    launch fails with an illegal address at run time.
+
+    For each `gpu.launch` that uses the result of a `memref.get_global` of a
+    constant global defined outside it, this pass clones the `get_global`
+    into the launch body; `gpu-kernel-outlining` then copies the global into
+    the kernel's `gpu.module`, and it becomes device memory in the binary.
+    A mutable global used by a kernel, or any `memref.get_global` passed to
+    a `gpu.launch_func`, is an error: host and device would each see their
+    own copy.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def LowerSubgroupReduce : Pass<"dlbridge-gpu-lower-subgroup-reduce"> {
   let summary = "Lower gpu.subgroup_reduce to gpu.shuffle butterflies";
   let description = [{
