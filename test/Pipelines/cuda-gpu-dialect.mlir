@@ -59,6 +59,33 @@ func.func @reverse_tiles(%x: memref<?xf32>, %y: memref<?xf32>) attributes {dlpac
   return
 }
 
+// Dynamic shared memory, sized at the launch.
+// CHECK-LABEL: llvm.func @broadcast_first(
+// CHECK: %[[S:.*]] = llvm.call @dlrt_call_stream() : () -> !llvm.ptr
+// CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @broadcast_first_kernel::@broadcast_first_kernel
+// CHECK-SAME: dynamic_shared_memory_size
+// CHECK: gpu.binary @broadcast_first_kernel
+// CHECK-SAME: .shared .align 16 .b8 __dynamic_shmem__0
+func.func @broadcast_first(%x: memref<64xf32>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %bytes = arith.constant 256 : i32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1)
+             dynamic_shared_memory_size %bytes {
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %view = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+    %v = memref.load %x[%tx] : memref<64xf32>
+    memref.store %v, %view[%tx] : memref<64xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %w = memref.load %view[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    memref.store %w, %x[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
+}
+
 // gpu.all_reduce (a built-in operation and a region) and gpu.subgroup_reduce
 // of floats, doubles and integers.
 // CHECK-LABEL: llvm.func @reductions(
