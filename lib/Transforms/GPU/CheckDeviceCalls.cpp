@@ -20,8 +20,14 @@ using namespace mlir;
 
 namespace {
 
-/// Functions the device links in when the module is serialised.
-bool isLinkedForTheDevice(StringRef name) { return name.starts_with("__nv_"); }
+/// Declarations the device resolves: LLVM intrinsics, libdevice (linked
+/// when the module is serialised) and the system calls of PTX (resolved by
+/// ptxas and the driver).
+bool isDeviceDeclaration(StringRef name) {
+  return name.starts_with("llvm.") || name.starts_with("__nv_") ||
+         llvm::is_contained({"vprintf", "malloc", "free", "__assertfail"},
+                            name);
+}
 
 /// Whether `symbol`, looked up from `from`, is a function with a body in the
 /// GPU module.
@@ -65,7 +71,7 @@ struct CheckDeviceCallsPass
       auto function = dyn_cast_or_null<FunctionOpInterface>(
           SymbolTable::lookupNearestSymbolFrom(op, symbol));
       if (!function || !function.isExternal() ||
-          isLinkedForTheDevice(function.getName()))
+          isDeviceDeclaration(function.getName()))
         return;
       op->emitOpError() << "calls " << symbol
                         << " in device code, but it is only declared (a host "

@@ -7,6 +7,8 @@
 // CHECK-LABEL: gpu.module @device_calls
 // CHECK: func.call @twice
 // CHECK: func.call @__nv_expf
+// CHECK: llvm.call @llvm.nvvm.read.ptx.sreg.laneid
+// CHECK: llvm.call @vprintf
 // CHECK: func.call_indirect
 // CHECK: llvm.call %{{.*}}(
 gpu.module @device_calls {
@@ -19,11 +21,16 @@ gpu.module @device_calls {
     llvm.return %r : f32
   }
   func.func private @__nv_expf(f32) -> f32
+  llvm.func @llvm.nvvm.read.ptx.sreg.laneid() -> i32
+  llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
   gpu.func @k(%x: memref<1xf32>) kernel {
     %c0 = arith.constant 0 : index
     %v = memref.load %x[%c0] : memref<1xf32>
     %a = func.call @twice(%v) : (f32) -> f32
     %b = func.call @__nv_expf(%a) : (f32) -> f32
+    %lane = llvm.call @llvm.nvvm.read.ptx.sreg.laneid() : () -> i32
+    %null = llvm.mlir.zero : !llvm.ptr
+    %printed = llvm.call @vprintf(%null, %null) : (!llvm.ptr, !llvm.ptr) -> i32
     %f = func.constant @twice : (f32) -> f32
     %c = func.call_indirect %f(%b) : (f32) -> f32
     %p = llvm.mlir.addressof @thrice : !llvm.ptr

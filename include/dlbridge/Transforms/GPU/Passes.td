@@ -163,8 +163,10 @@ def CheckDeviceCalls
     This pass runs on each `gpu.module` (after outlining, or on a module
     the program wrote itself) and fails with an error at each such call:
     a `func.call` or `llvm.call` to a function the module only declares,
-    unless it is one of libdevice's `__nv_*` functions (linked when the
-    module is serialised), and a `func.call_indirect` or indirect
+    unless the device provides it (an LLVM intrinsic `llvm.*`, libdevice's
+    `__nv_*`, linked when the module is serialised, or one of PTX's system
+    calls `vprintf`, `malloc`, `free`, `__assertfail`), and a
+    `func.call_indirect` or indirect
     `llvm.call` whose callee is not the address of a function the module
     defines (`func.constant`, `llvm.mlir.addressof`).
   }];
