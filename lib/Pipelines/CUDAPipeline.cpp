@@ -91,8 +91,9 @@ void buildEntriesAndCommonLowering(OpPassManager &pm,
 }
 
 /// Kernels to NVVM, each `gpu.module` on its own (upstream's GPU-module
-/// stage), then checked: bools are bytes in memory, nothing is left
-/// unlowered, and math has a libdevice to link.
+/// stage; subgroup reductions become shuffles first, which
+/// convert-gpu-to-nvvm lowers for every type), then checked: bools are bytes
+/// in memory, nothing is left unlowered, and math has a libdevice to link.
 void buildKernelsToNVVM(OpPassManager &pm,
                         const dlbridge::CUDAPipelineOptions &options) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
