@@ -167,6 +167,17 @@ gpu.module @kernels {
     %s = arith.addf %p, %y : f32
     return %s : f32
   }
+  gpu.func @inc(%x: memref<?xf32>, %n: index) kernel {
+    %i = gpu.global_id x
+    %in = arith.cmpi ult, %i, %n : index
+    scf.if %in {
+      %v = memref.load %x[%i] : memref<?xf32>
+      %one = arith.constant 1.0 : f32
+      %w = arith.addf %v, %one : f32
+      memref.store %w, %x[%i] : memref<?xf32>
+    }
+    gpu.return
+  }
   gpu.func @axpy(%a: f32, %x: memref<?xf32>, %y: memref<?xf32>, %n: index) kernel {
     %i = gpu.global_id x
     %in = arith.cmpi ult, %i, %n : index
@@ -190,6 +201,32 @@ func.func @axpy(%a: f32, %x: memref<?xf32>, %y: memref<?xf32>) attributes {dlpac
       blocks in (%blocks, %c1, %c1) threads in (%c256, %c1, %c1)
       args(%a : f32, %x : memref<?xf32>, %y : memref<?xf32>, %n : index)
   gpu.wait [%t1]
+  return
+}
+
+// Launches in a helper the entry calls in a loop: the helper reads the
+// stream of the call in progress itself.
+// CHECK-LABEL: llvm.func @step(
+// CHECK: %[[S:.*]] = llvm.call @dlrt_call_stream() : () -> !llvm.ptr
+// CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @kernels::@inc
+// CHECK-LABEL: llvm.func @iterate(
+// CHECK: llvm.call @step(
+func.func private @step(%x: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %blocks = arith.ceildivui %n, %c128 : index
+  gpu.launch_func @kernels::@inc blocks in (%blocks, %c1, %c1)
+      threads in (%c128, %c1, %c1) args(%x : memref<?xf32>, %n : index)
+  return
+}
+func.func @iterate(%x: memref<?xf32>, %steps: index) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %steps step %c1 {
+    func.call @step(%x) : (memref<?xf32>) -> ()
+  }
   return
 }
 
