@@ -15,6 +15,7 @@
 #include "dlbridge/Transforms/GPU/Passes.h"
 #include "dlbridge/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -49,7 +50,9 @@ void buildTensorToBuffers(OpPassManager &pm,
 /// still does to tensor data moves into kernels too, and buffers into device
 /// memory. Kernels, generated or written by hand, are outlined into
 /// `gpu.module`s with the constants they read, their calls must stay on the
-/// device, and every launch runs on the stream of the entry's call.
+/// device, their vector transfers become loads and stores (in control flow
+/// the next stage lowers), and every launch runs on the stream of the
+/// entry's call.
 void buildLoopsToKernels(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(dlbridge::createTileParallelLoops());
@@ -61,6 +64,7 @@ void buildLoopsToKernels(OpPassManager &pm) {
   pm.addPass(dlbridge::createSinkConstantGlobals());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<gpu::GPUModuleOp>(dlbridge::createCheckDeviceCalls());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertVectorToSCFPass());
   pm.addPass(dlbridge::dlpack::createDLPackLaunchOnContextStream());
 }
 
@@ -91,12 +95,15 @@ void buildEntriesAndCommonLowering(OpPassManager &pm,
 }
 
 /// Kernels to NVVM, each `gpu.module` on its own (upstream's GPU-module
-/// stage; subgroup reductions become shuffles first, which
-/// convert-gpu-to-nvvm lowers for every type), then checked: bools are bytes
-/// in memory, nothing is left unlowered, and math has a libdevice to link.
+/// stage; vector operations, with the contractions, transposes and
+/// reductions convert-gpu-to-nvvm cannot lower, go to LLVM first, and
+/// subgroup reductions become shuffles, which it lowers for every type),
+/// then checked: bools are bytes in memory, nothing is left unlowered, and
+/// math has a libdevice to link.
 void buildKernelsToNVVM(OpPassManager &pm,
                         const dlbridge::CUDAPipelineOptions &options) {
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertVectorToLLVMPass());
   kernels.addPass(dlbridge::createLowerSubgroupReduce());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
   kernels.addPass(LLVM::createNVVMOptimizeForTargetPass());

@@ -127,6 +127,33 @@ func.func @reductions(%x: memref<256xf32>, %xd: memref<256xf64>, %xi: memref<256
   return
 }
 
+// Vector code in a kernel: transfers with a permutation map and with
+// out-of-bounds padding, a contraction, a reduction.
+// CHECK-LABEL: llvm.func @vector_kernel(
+// CHECK: %[[S:.*]] = llvm.call @dlrt_call_stream() : () -> !llvm.ptr
+// CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @vector_kernel_kernel::@vector_kernel_kernel
+// CHECK: gpu.binary @vector_kernel_kernel
+// CHECK-SAME: mul.rn.f32
+func.func @vector_kernel(%a: memref<4x8xf32>, %b: memref<8x4xf32>, %c: memref<4x4xf32>,
+                         %v: memref<?xf32>, %sum: memref<1xf32>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %z = arith.constant 0.0 : f32
+    %va = vector.transfer_read %a[%c0, %c0], %z : memref<4x8xf32>, vector<4x8xf32>
+    %vb = vector.transfer_read %b[%c0, %c0], %z {permutation_map = affine_map<(d0, d1) -> (d1, d0)>} : memref<8x4xf32>, vector<4x8xf32>
+    %vc = vector.transfer_read %c[%c0, %c0], %z : memref<4x4xf32>, vector<4x4xf32>
+    %r = vector.contract {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %va, %vb, %vc : vector<4x8xf32>, vector<4x8xf32> into vector<4x4xf32>
+    vector.transfer_write %r, %c[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+    %vv = vector.transfer_read %v[%c0], %z : memref<?xf32>, vector<8xf32>
+    %s = vector.reduction <add>, %vv : vector<8xf32> into f32
+    memref.store %s, %sum[%c0] : memref<1xf32>
+    gpu.terminator
+  }
+  return
+}
+
 // Tensor cores: one warp computes C += A * B on 16x16 f16 tiles.
 // CHECK-LABEL: llvm.func @mma(
 // CHECK: %[[S:.*]] = llvm.call @dlrt_call_stream() : () -> !llvm.ptr
