@@ -106,17 +106,12 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// Sequential host code over an entry's tensors (vector code a backend wrote
-// for the host): the data is in device memory.
-func.func @host_vectors(%a: memref<8x16xf32>, %b: memref<16x8xf32>, %c: memref<8x8xf32>) attributes {dlpack.entry} {
+// A scalar result read from a tensor: the data is in device memory and the
+// host cannot read it.
+func.func @first(%a: memref<?xf32>) -> f32 attributes {dlpack.entry} {
   %c0 = arith.constant 0 : index
-  %z = arith.constant 0.0 : f32
-  // expected-error @+1 {{'vector.transfer_read' op accesses tensor data in host code and its result is used there, but a CUDA entry's tensors live in device memory; compute this inside a gpu.launch (or with linalg ops, which become kernels), or compile the function for the CPU}}
-  %va = vector.transfer_read %a[%c0, %c0], %z : memref<8x16xf32>, vector<8x16xf32>
-  %vb = vector.transfer_read %b[%c0, %c0], %z {permutation_map = affine_map<(d0, d1) -> (d1, d0)>} : memref<16x8xf32>, vector<8x16xf32>
-  %vc = vector.transfer_read %c[%c0, %c0], %z : memref<8x8xf32>, vector<8x8xf32>
-  // expected-note @+1 {{the result is used here, by 'vector.contract'}}
-  %r = vector.contract {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (j, k)>, affine_map<(i, j, k) -> (i, j)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %va, %vb, %vc : vector<8x16xf32>, vector<8x16xf32> into vector<8x8xf32>
-  vector.transfer_write %r, %c[%c0, %c0] : vector<8x8xf32>, memref<8x8xf32>
-  return
+  // expected-error @+1 {{'memref.load' op accesses tensor data in host code and its result is used there, but a CUDA entry's tensors live in device memory; compute this inside a gpu.launch (or with linalg ops, which become kernels), or compile the function for the CPU}}
+  %v = memref.load %a[%c0] : memref<?xf32>
+  // expected-note @+1 {{the result is used here, by 'func.return'}}
+  return %v : f32
 }

@@ -110,24 +110,45 @@ LogicalResult wrapInKernel(ArrayRef<Operation *> run) {
 }
 
 /// Wraps the data accesses of `block`, recursing into host control flow
-/// that also launches kernels.
+/// that also launches kernels. A run goes on through pure operations: those
+/// that compute on what the run read join it (e.g. arithmetic on loaded
+/// vectors before they are stored), the others move before it.
 LogicalResult offloadBlock(Block &block) {
   SmallVector<Operation *> run;
+  llvm::SmallPtrSet<Operation *, 16> inRun;
   auto flush = [&]() -> LogicalResult {
     if (run.empty())
       return success();
     LogicalResult result = wrapInKernel(run);
     run.clear();
+    inRun.clear();
     return result;
   };
+  auto usesRun = [&](Operation &op) {
+    return llvm::any_of(op.getOperands(), [&](Value operand) {
+      return inRun.contains(operand.getDefiningOp());
+    });
+  };
   for (Operation &op : llvm::make_early_inc_range(block)) {
-    if (op.hasTrait<OpTrait::IsTerminator>() || !touchesData(&op)) {
+    bool isTerminator = op.hasTrait<OpTrait::IsTerminator>();
+    if (!run.empty() && !isTerminator && op.getNumRegions() == 0 &&
+        isPure(&op)) {
+      if (usesRun(op)) {
+        run.push_back(&op);
+        inRun.insert(&op);
+      } else {
+        op.moveBefore(run.front());
+      }
+      continue;
+    }
+    if (isTerminator || !touchesData(&op)) {
       if (failed(flush()))
         return failure();
       continue;
     }
     if (!containsLaunch(&op)) {
       run.push_back(&op);
+      inRun.insert(&op);
       continue;
     }
     if (failed(flush()))
