@@ -59,3 +59,22 @@ if numpy_python:
     config.substitutions.append(("%python", '"%s"' % numpy_python))
 else:
     lit_config.note("no Python with NumPy found: skipping tests that need it")
+
+
+# `ptxas`: a CUDA toolkit's assembler, for tests that compile kernels to
+# cubins (format=cubin). Looked for where the CUDA pipeline looks.
+def find_ptxas():
+    import shutil
+
+    for variable in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+        root = os.environ.get(variable)
+        if root and os.access(os.path.join(root, "bin", "ptxas"), os.X_OK):
+            return True
+    return bool(shutil.which("ptxas")) or os.access(
+        "/usr/local/cuda/bin/ptxas", os.X_OK)
+
+
+if find_ptxas():
+    config.available_features.add("ptxas")
+else:
+    lit_config.note("no CUDA ptxas found: skipping tests that assemble cubins")

@@ -11,6 +11,7 @@
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 #include "dlbridge/Dialect/DLPack/Transforms/TensorRuntimeVerification.h"
 #include "dlbridge/Pipelines/Pipelines.h"
+#include "dlbridge/Transforms/GPU/Passes.h"
 #include "dlbridge/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -33,4 +34,5 @@ void dlbridge::registerAllPasses() {
   registerDLBridgeConversionPasses();
   registerDLPackPipelines();
   registerDLBridgeTransformsPasses();
+  registerDLBridgeGPUTransformsPasses();
 }

@@ -7,6 +7,7 @@
 #ifndef DLBRIDGE_PIPELINES_PIPELINES_H
 #define DLBRIDGE_PIPELINES_PIPELINES_H
 
+#include "dlbridge/Transforms/GPU/CUDATarget.h"
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
@@ -86,16 +87,6 @@ struct CUDAPipelineOptions
 /// lower are errors at their location, as on the CPU.
 void buildDLPackCUDAPipeline(mlir::OpPassManager &pm,
                              const CUDAPipelineOptions &options);
-
-/// The PTX ISA version (e.g. 78 for PTX 7.8) LLVM needs at least for `chip`,
-/// or 0 for chips the CUDA pipeline does not support.
-unsigned getCUDAMinimumPTXVersion(llvm::StringRef chip);
-
-/// The CUDA toolkit directory the CUDA pipeline uses: `explicitPath` when not
-/// empty, else the first of CUDA_HOME, CUDA_PATH, CUDA_ROOT, the parent of
-/// the directory holding `ptxas` on PATH, and /usr/local/cuda that exists;
-/// empty when none does.
-std::string findCUDAToolkit(llvm::StringRef explicitPath);
 
 /// Registers the named pipelines with the global pass registry.
 void registerDLPackPipelines();

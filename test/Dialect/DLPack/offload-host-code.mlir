@@ -7,12 +7,11 @@
 // CHECK-LABEL: func.func @total(
 // CHECK-SAME: %[[A:[^:]*]]: memref<?xf32, strided<[?], offset: ?>>)
 // CHECK: %[[OUT:.*]] = gpu.alloc () : memref<f32>
+// The size, pure, moves before the run of data accesses it interrupted.
+// CHECK: memref.dim %[[A]]
 // CHECK: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]]) threads({{.*}}) in ({{.*}} = %[[ONE]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]])
 // CHECK-NEXT: memref.store %{{.*}}, %[[OUT]][] : memref<f32>
-// CHECK-NEXT: gpu.terminator
-// CHECK: memref.dim %[[A]]
-// CHECK: gpu.launch
 // CHECK-NEXT: scf.for
 // CHECK: memref.load %[[A]]
 // CHECK: memref.store %{{.*}}, %[[OUT]][]
@@ -59,9 +58,31 @@ func.func @launched(%a: memref<f32>) {
 
 // -----
 
+// Pure operations on what a run read join it; the others move before it
+// and stay on the host.
+// CHECK-LABEL: func.func @compute_between(
+// CHECK: %[[M:.*]] = arith.addi
+// CHECK: gpu.launch
+// CHECK-NEXT: vector.load
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: vector.store
+// CHECK-NEXT: gpu.terminator
+// CHECK: return %[[M]]
+func.func @compute_between(%a: memref<4xf32>, %b: memref<4xf32>, %n: index) -> index {
+  %c0 = arith.constant 0 : index
+  %v = vector.load %a[%c0] : memref<4xf32>, vector<4xf32>
+  %w = arith.mulf %v, %v : vector<4xf32>
+  %m = arith.addi %n, %n : index
+  vector.store %w, %b[%c0] : memref<4xf32>, vector<4xf32>
+  return %m : index
+}
+
+// -----
+
 func.func @scalar_to_host(%a: memref<f32>) -> f32 {
-  // expected-error @below {{accesses tensor data in host code and its result is used there}}
+  // expected-error @below {{accesses tensor data in host code and its result is used there, but a CUDA entry's tensors live in device memory; compute this inside a gpu.launch (or with linalg ops, which become kernels), or compile the function for the CPU}}
   %x = memref.load %a[] : memref<f32>
+  // expected-note @below {{the result is used here, by 'func.return'}}
   return %x : f32
 }
 

@@ -82,12 +82,20 @@ LogicalResult wrapInKernel(ArrayRef<Operation *> run) {
   Operation *first = run.front();
   llvm::SmallPtrSet<Operation *, 8> inRun(run.begin(), run.end());
   for (Operation *op : run)
-    for (OpOperand &use : op->getUses())
-      if (!inRun.contains(
-              first->getBlock()->findAncestorOpInBlock(*use.getOwner())))
-        return op->emitOpError()
-               << "accesses tensor data in host code and its result is used "
-                  "there; the CUDA pipeline cannot run it on the device";
+    for (OpOperand &use : op->getUses()) {
+      Operation *user = use.getOwner();
+      if (inRun.contains(first->getBlock()->findAncestorOpInBlock(*user)))
+        continue;
+      InFlightDiagnostic diag =
+          op->emitOpError()
+          << "accesses tensor data in host code and its result is used "
+             "there, but a CUDA entry's tensors live in device memory; "
+             "compute this inside a gpu.launch (or with linalg ops, which "
+             "become kernels), or compile the function for the CPU";
+      diag.attachNote(user->getLoc())
+          << "the result is used here, by '" << user->getName() << "'";
+      return diag;
+    }
   OpBuilder builder(first);
   Location loc = first->getLoc();
   Value one = arith::ConstantIndexOp::create(builder, loc, 1);
@@ -102,24 +110,45 @@ LogicalResult wrapInKernel(ArrayRef<Operation *> run) {
 }
 
 /// Wraps the data accesses of `block`, recursing into host control flow
-/// that also launches kernels.
+/// that also launches kernels. A run goes on through pure operations: those
+/// that compute on what the run read join it (e.g. arithmetic on loaded
+/// vectors before they are stored), the others move before it.
 LogicalResult offloadBlock(Block &block) {
   SmallVector<Operation *> run;
+  llvm::SmallPtrSet<Operation *, 16> inRun;
   auto flush = [&]() -> LogicalResult {
     if (run.empty())
       return success();
     LogicalResult result = wrapInKernel(run);
     run.clear();
+    inRun.clear();
     return result;
   };
+  auto usesRun = [&](Operation &op) {
+    return llvm::any_of(op.getOperands(), [&](Value operand) {
+      return inRun.contains(operand.getDefiningOp());
+    });
+  };
   for (Operation &op : llvm::make_early_inc_range(block)) {
-    if (op.hasTrait<OpTrait::IsTerminator>() || !touchesData(&op)) {
+    bool isTerminator = op.hasTrait<OpTrait::IsTerminator>();
+    if (!run.empty() && !isTerminator && op.getNumRegions() == 0 &&
+        isPure(&op)) {
+      if (usesRun(op)) {
+        run.push_back(&op);
+        inRun.insert(&op);
+      } else {
+        op.moveBefore(run.front());
+      }
+      continue;
+    }
+    if (isTerminator || !touchesData(&op)) {
       if (failed(flush()))
         return failure();
       continue;
     }
     if (!containsLaunch(&op)) {
       run.push_back(&op);
+      inRun.insert(&op);
       continue;
     }
     if (failed(flush()))

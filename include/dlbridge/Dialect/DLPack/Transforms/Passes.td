@@ -121,9 +121,11 @@ def DLPackOffloadHostCode
 
     - What still reads or writes memref data in host code (a reduction over
       every dimension, which `convert-linalg-to-parallel-loops` leaves as a
-      sequential `scf.for`; a fill of a 0-d buffer) is moved, in maximal
-      runs of consecutive operations, into a `gpu.launch` of one block of
-      one thread. Sequential, but on the device and in stream order.
+      sequential `scf.for`; a fill of a 0-d buffer; vector code written
+      for the host) is moved, in maximal runs of consecutive operations,
+      into a `gpu.launch` of one block of one thread. Sequential, but on the
+      device and in stream order. Pure operations do not end a run: those
+      that use what it computed join it, the others move before it.
     - `memref.alloc` becomes `gpu.alloc` and `memref.dealloc` becomes
       `gpu.dealloc`, so buffers (results included) live in device memory.
 

@@ -1,0 +1,198 @@
+//===- Passes.td - Transforms for NVIDIA GPUs -------------*- tablegen -*-===//
+//
+// Part of dlbridge. The steps `--dlpack-cuda-pipeline` adds to upstream's
+// GPU lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLBRIDGE_TRANSFORMS_GPU_PASSES_TD
+#define DLBRIDGE_TRANSFORMS_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CheckCUDAOptions
+    : Pass<"dlbridge-gpu-check-cuda-options", "::mlir::ModuleOp"> {
+  let summary = "Fail with the reason when the CUDA target options are invalid";
+  let description = [{
+    Wrong CUDA target options do not fail cleanly downstream: LLVM's NVPTX
+    backend aborts the process when the PTX version is too old for the chip
+    (`+ptx60` with `sm_90`), CUDA 13's `ptxas` rejects chips older than
+    `sm_75` only after everything else has run, and
+    `gpu-module-to-binary` reports an unknown format without saying which
+    ones exist.
+
+    This pass checks the options the way `--dlpack-cuda-pipeline` takes them
+    (it runs first there, so a bad option fails before any lowering) and
+    fails with one error that names the option and what it accepts: an
+    unknown chip, a PTX version LLVM does not know (written `ptx78`, `78` or
+    `7.8`) or one below the chip's minimum, a format other than `ptx`,
+    `cubin` or `fatbin`, an optimisation level above 3. Valid options leave
+    the module unchanged.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "GPU architecture: sm_75 ... sm_121f">,
+    Option<"ptxVersion", "ptx-version", "std::string", /*default=*/"\"\"",
+           "PTX ISA version (ptx78, 78 or 7.8); empty: the chip's minimum">,
+    Option<"format", "format", "std::string", /*default=*/"\"fatbin\"",
+           "What the gpu.binary holds: ptx, cubin or fatbin">,
+    Option<"optLevel", "opt-level", "unsigned", /*default=*/"2",
+           "Optimisation level of device code (0-3)">,
+  ];
+}
+
+def CopiesToLinalg : Pass<"dlbridge-gpu-copies-to-linalg"> {
+  let summary = "Turn memref.copy into linalg.copy so it becomes a kernel";
+  let description = [{
+    Bufferization and `--dlpack-own-results` copy buffers with
+    `memref.copy`, which lowers to a host `memcpy` (or a call to the
+    runtime's strided copy): on device buffers that would read and write GPU
+    memory from the host. `linalg.copy` is a structured op like any other,
+    so the GPU pipeline turns it into parallel loops and then into a
+    kernel. This pass replaces every `memref.copy` with a `linalg.copy` of
+    the same operands; run it before `convert-linalg-to-parallel-loops`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def TileParallelLoops : Pass<"dlbridge-gpu-tile-parallel-loops"> {
+  let summary = "Tile innermost scf.parallel loops into blocks of threads";
+  let description = [{
+    `gpu-map-parallel-loops` maps the outer loop of a nest of two
+    `scf.parallel` loops to blocks and the inner one to threads, and its
+    dimension 0 to `x`, 1 to `y`, 2 to `z`. An untiled loop from
+    `convert-linalg-to-parallel-loops` would become one thread per block.
+    Upstream's `scf-parallel-loop-tiling` takes one list of tile sizes for
+    every loop, whatever its rank; the right block shape depends on the
+    rank: the innermost (contiguous) dimension should spread over
+    consecutive threads, since warps are formed along `x` first, and
+    `blockDim.z` is at most 64.
+
+    This pass tiles each innermost `scf.parallel` (one with no
+    `scf.parallel` nested in it) by the sizes of its rank: `block-sizes-1d`
+    (default 256), `block-sizes-2d` (default 1,256) and `block-sizes-3d`
+    (default 1,1,64, also the outer three dimensions of deeper loops, whose
+    remaining dimensions are tiled by 1). Each list needs as many positive
+    sizes as its rank, at most 1024 threads in all and at most 64 in the
+    third dimension; anything else is an error. Run `canonicalize` after
+    it: `convert-parallel-loops-to-gpu` maps nothing otherwise.
+  }];
+  let options = [
+    ListOption<"blockSizes1d", "block-sizes-1d", "int64_t",
+               "Threads per block for 1-d loops (default 256)">,
+    ListOption<"blockSizes2d", "block-sizes-2d", "int64_t",
+               "Threads per block for 2-d loops (default 1,256)">,
+    ListOption<"blockSizes3d", "block-sizes-3d", "int64_t",
+               "Threads per block for loops of 3 or more dimensions "
+               "(default 1,1,64)">,
+    Option<"noMinMaxBounds", "no-min-max-bounds", "bool",
+           /*default=*/"false",
+           "Guard the tile with an scf.if instead of min/max bounds, as "
+           "scf-parallel-loop-tiling's option of that name">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def SinkConstantGlobals : Pass<"dlbridge-gpu-sink-constant-globals"> {
+  let summary = "Give kernels their own copy of the constant globals they read";
+  let description = [{
+    Bufferization turns constant tensors (`arith.constant dense<...>`) into
+    `memref.global` constants read with `memref.get_global` in host code.
+    A kernel that reads one through a memref captured from host code
+    receives the address of host memory, which the GPU cannot read: the
+    launch fails with an illegal address at run time.
+
+    For each `gpu.launch` that uses the result of a `memref.get_global` of a
+    constant global defined outside it, this pass clones the `get_global`
+    into the launch body; `gpu-kernel-outlining` then copies the global into
+    the kernel's `gpu.module`, and it becomes device memory in the binary.
+    A mutable global used by a kernel, or any `memref.get_global` passed to
+    a `gpu.launch_func`, is an error: host and device would each see their
+    own copy.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def LowerSubgroupReduce : Pass<"dlbridge-gpu-lower-subgroup-reduce"> {
+  let summary = "Lower gpu.subgroup_reduce to gpu.shuffle butterflies";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers `gpu.subgroup_reduce` only where a single
+    NVVM instruction does it (`redux.sync` on 32-bit integers for some
+    chips) and fails on the rest, e.g. a float sum. Upstream has the
+    lowering to shuffles only as patterns (and a test pass), not as a pass
+    a pipeline can run.
+
+    This pass breaks reductions of vectors and of values wider than
+    `shuffle-bitwidth` into reductions of at most that width and lowers
+    every `gpu.subgroup_reduce` (clustered ones too) into a butterfly of
+    `gpu.shuffle xor`, assuming `subgroup-size` lanes (32 on NVIDIA GPUs).
+    Scalars wider than `shuffle-bitwidth` (`f64`, `i64`) shuffle whole,
+    and `convert-gpu-to-nvvm` splits each such shuffle into two 32-bit ones.
+    `gpu.all_reduce` is unaffected: `convert-gpu-to-nvvm` lowers it itself.
+  }];
+  let options = [
+    Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"32",
+           "Lanes in a subgroup (a warp)">,
+    Option<"shuffleBitwidth", "shuffle-bitwidth", "unsigned",
+           /*default=*/"32", "Widest value one gpu.shuffle moves">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+def CheckDeviceCalls
+    : Pass<"dlbridge-gpu-check-device-calls", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Refuse calls from device code to what exists only on the host";
+  let description = [{
+    A kernel runs on the GPU and can call only code compiled for it.
+    `gpu-kernel-outlining` copies the functions a kernel calls into its
+    `gpu.module`, but a function that is only declared (implemented by the
+    host program or a host library) stays a declaration, and a function
+    value that comes from the host (a kernel argument of function type) is
+    a host address. Both compile, and then fail far from their cause:
+    `ptxas` reports an unresolved extern (or the driver refuses to load the
+    module), and an indirect call through a host address faults the GPU.
+
+    This pass runs on each `gpu.module` (after outlining, or on a module
+    the program wrote itself) and fails with an error at each such call:
+    a `func.call` or `llvm.call` to a function the module only declares,
+    unless the device provides it (an LLVM intrinsic `llvm.*`, libdevice's
+    `__nv_*`, linked when the module is serialised, or one of PTX's system
+    calls `vprintf`, `malloc`, `free`, `__assertfail`), and a
+    `func.call_indirect` or indirect
+    `llvm.call` whose callee is not the address of a function the module
+    defines (`func.constant`, `llvm.mlir.addressof`).
+  }];
+}
+
+def CheckLibdevice : Pass<"dlbridge-gpu-check-libdevice", "::mlir::ModuleOp"> {
+  let summary = "Fail when kernels call libdevice and no libdevice is found";
+  let description = [{
+    Math in kernels (`math.exp`, `math.tanh`, ...) lowers to calls to
+    libdevice's `__nv_*` functions, which only `gpu-module-to-binary` links,
+    and only when it finds libdevice in a CUDA toolkit. Without it the PTX
+    keeps unresolved externs: `ptxas` fails for a cubin, and PTX fails when
+    the driver loads it, long after compilation.
+
+    Run after `convert-gpu-to-nvvm`: for each `gpu.module` that declares
+    `__nv_*` functions, this pass checks that
+    `<toolkit>/nvvm/libdevice/libdevice.10.bc` exists and otherwise fails
+    with an error that lists the functions and says where the toolkit was
+    looked for and how to point at one. `toolkit` empty: the toolkit is
+    searched as the CUDA pipeline searches it (CUDA_HOME, CUDA_PATH,
+    CUDA_ROOT, `ptxas` on PATH, /usr/local/cuda).
+  }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"\"",
+           "CUDA toolkit directory; empty: searched">,
+  ];
+}
+
+#endif // DLBRIDGE_TRANSFORMS_GPU_PASSES_TD
