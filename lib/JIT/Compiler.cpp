@@ -96,13 +96,14 @@ CacheKey computeKey(const std::string &source, const std::string &entry,
   add(getBuildIdentity());
   add(llvm::sys::getHostCPUName());
   add(llvm::sys::getProcessTriple());
-  add(options.target == Target::CPU ? "cpu" : "cuda");
+  add(getName(options.target));
   add(std::to_string(options.optLevel));
+  add(options.bufferize ? "bufferize" : "");
   if (options.target == Target::CUDA) {
     add(options.chip);
     add(options.ptxVersion);
-    add(std::to_string(static_cast<int>(options.format)));
-    add(options.toolkitPath);
+    add(getName(options.format));
+    add(options.toolkit);
   }
   add(entry);
   add(source);
@@ -197,24 +198,16 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
     // Host code calls the mgpu* functions of libdlrt (registered with the
     // other runtime symbols); dlrt_call_begin selects the context's device.
     CUDAPipelineOptions pipelineOptions;
+    pipelineOptions.bufferize = options.bufferize;
     pipelineOptions.chip = options.chip;
     pipelineOptions.ptxVersion = options.ptxVersion;
-    switch (options.format) {
-    case GPUBinaryFormat::PTX:
-      pipelineOptions.format = "ptx";
-      break;
-    case GPUBinaryFormat::Cubin:
-      pipelineOptions.format = "cubin";
-      break;
-    case GPUBinaryFormat::Fatbin:
-      pipelineOptions.format = "fatbin";
-      break;
-    }
+    pipelineOptions.format = getName(options.format);
     pipelineOptions.optLevel = options.optLevel;
-    pipelineOptions.toolkit = options.toolkitPath;
+    pipelineOptions.toolkit = options.toolkit;
     buildDLPackCUDAPipeline(pm, pipelineOptions);
   } else {
     CPUPipelineOptions pipelineOptions;
+    pipelineOptions.bufferize = options.bufferize;
     pipelineOptions.identityLayouts = contiguous;
     buildDLPackCPUPipeline(pm, pipelineOptions);
   }
@@ -400,32 +393,16 @@ std::shared_ptr<const KernelImpl> loadFromDisk(const CacheEntry &entry) {
   return finished ? kernel : nullptr;
 }
 
-/// Options the pipelines cannot take, refused before any work: an
-/// out-of-range enum or level would otherwise reach LLVM unchecked.
-std::string checkOptions(const CompileOptions &options) {
-  if (options.target != Target::CPU && options.target != Target::CUDA)
-    return "CompileOptions::target: expected Target::CPU or Target::CUDA, "
-           "got " +
-           std::to_string(static_cast<int>(options.target));
-  if (options.optLevel > 3)
-    return "CompileOptions::optLevel: expected 0 to 3, got " +
-           std::to_string(options.optLevel);
-  if (options.format != GPUBinaryFormat::PTX &&
-      options.format != GPUBinaryFormat::Cubin &&
-      options.format != GPUBinaryFormat::Fatbin)
-    return "CompileOptions::format: expected PTX, Cubin or Fatbin, got " +
-           std::to_string(static_cast<int>(options.format));
-  return {};
-}
-
 CompileResult compileNamed(const std::string &source,
                            const std::string &sourceName,
                            const std::string &entry,
                            const CompileOptions &options) {
-  if (std::string error = checkOptions(options); !error.empty())
+  // Refused before any work: an out-of-range enum or level would otherwise
+  // reach LLVM unchecked.
+  if (std::string error = checkOptions(options, Spelling::Cpp); !error.empty())
     return compileError(error);
   initializeNativeTarget();
-  if (!options.useCache) {
+  if (!options.cache) {
     CacheEntry unused;
     return compileFromSource(source, sourceName, entry, options, unused);
   }

@@ -6,7 +6,7 @@ without copying, returning results in the caller's framework.
 ``dlbridge.compile`` does the same for hand-written MLIR.
 """
 
-from ._api import JitFunction, compile, jit  # noqa: A004
+from ._api import JitFunction, compile, jit, options  # noqa: A004
 from ._dlbridge import Kernel, Tensor, from_dlpack
 from ._trace import TraceError
 from ._trace.functions import (  # noqa: A004
@@ -35,5 +35,5 @@ from ._trace.functions import (  # noqa: A004
 __all__ = [
     "JitFunction", "Kernel", "Tensor", "TraceError", "abs", "astype", "compile", "cos", "erf",
     "exp", "from_dlpack", "jit", "log", "matmul", "max", "maximum", "mean", "min", "minimum",
-    "reshape", "sigmoid", "sin", "sqrt", "sum", "tanh", "transpose", "where",
+    "options", "reshape", "sigmoid", "sin", "sqrt", "sum", "tanh", "transpose", "where",
 ]

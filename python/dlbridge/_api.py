@@ -1,8 +1,9 @@
-"""``dlbridge.jit`` and ``dlbridge.compile``."""
+"""``dlbridge.jit``, ``dlbridge.compile`` and its ``dlbridge.options``."""
 
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any, Callable, Sequence, overload
 
 from . import _dlbridge
@@ -11,13 +12,44 @@ from ._trace import ArraySpec, ScalarSpec, TraceResult, trace
 _DEVICE_TARGETS = {1: "cpu", 2: "cuda", 3: "cpu", 13: "cuda"}
 
 
-def compile(source: str, entry: str | None = None, target: str = "cpu") -> _dlbridge.Kernel:  # noqa: A001
+def _check_type(keyword: str, value: object, expected: tuple[type, ...], what: str) -> None:
+    """Raises TypeError naming ``keyword`` unless ``value`` is one of ``expected``
+    (a bool is not taken for an int)."""
+    if isinstance(value, expected) and (bool in expected or not isinstance(value, bool)):
+        return
+    raise TypeError(f"compile(): {keyword}: expected {what}, got {type(value).__name__}")
+
+
+def compile(  # noqa: A001
+    source: str,
+    entry: str | None = None,
+    target: str = "cpu",
+    *,
+    bufferize: bool | None = None,
+    opt_level: int | None = None,
+    chip: str | None = None,
+    ptx_version: str | None = None,
+    format: str | None = None,  # noqa: A002
+    toolkit: str | os.PathLike[str] | None = None,
+    cache: bool = True,
+) -> _dlbridge.Kernel:
     """Compiles hand-written MLIR: a ``dlpack.entry`` function over tensors or memrefs.
+
+    The options are those of ``dl-opt``'s pipelines, ``dl-run`` and the C++
+    ``CompileOptions``, with the same names, values and defaults (docs/Options.md;
+    ``dlbridge.options()`` lists them). None leaves an option at its default.
 
     Args:
         source: an MLIR module.
         entry: the function to compile; may be omitted when the module has one entry.
         target: ``"cpu"`` or ``"cuda"``.
+        bufferize: bufferize tensor programs; False leaves the module's buffers as they are.
+        opt_level: LLVM optimisation level, 0 to 3.
+        chip: CUDA only: the GPU architecture, e.g. ``"sm_90"``.
+        ptx_version: CUDA only: the PTX ISA version, e.g. ``"ptx80"``.
+        format: CUDA only: ``"ptx"``, ``"cubin"`` or ``"fatbin"``.
+        toolkit: CUDA only: the CUDA toolkit directory.
+        cache: reuse and fill the in-memory and disk kernel caches.
 
     Returns:
         A callable taking DLPack tensors and Python scalars, with ``.signature``
@@ -25,9 +57,31 @@ def compile(source: str, entry: str | None = None, target: str = "cpu") -> _dlbr
         ``.mlir`` (the input and the LLVM-dialect stage).
 
     Raises:
-        ValueError: with MLIR's diagnostics when the source does not compile.
+        TypeError: an option of the wrong type, naming it.
+        ValueError: an option out of range (naming it and what it accepts), a
+            CUDA-only option with ``target="cpu"``, or MLIR's diagnostics when
+            the source does not compile.
     """
-    return _dlbridge.compile(source, entry or "", target)
+    none = type(None)
+    _check_type("source", source, (str,), "str")
+    _check_type("entry", entry, (str, none), "str or None")
+    _check_type("target", target, (str,), "str")
+    _check_type("bufferize", bufferize, (bool, none), "bool or None")
+    _check_type("opt_level", opt_level, (int, none), "int or None")
+    for keyword, value in (("chip", chip), ("ptx_version", ptx_version), ("format", format)):
+        _check_type(keyword, value, (str, none), "str or None")
+    _check_type("toolkit", toolkit, (str, os.PathLike, none), "str, os.PathLike or None")
+    _check_type("cache", cache, (bool,), "bool")
+    return _dlbridge.compile(
+        source, entry or "", target, bufferize=bufferize, opt_level=opt_level, chip=chip,
+        ptx_version=ptx_version, format=format,
+        toolkit=None if toolkit is None else os.fspath(toolkit), cache=cache)
+
+
+def options() -> list[dict[str, Any]]:
+    """The compile options: for each its name (``opt-level``), Python and C++ spellings,
+    accepted values, default, description and the interfaces that take it."""
+    return list(_dlbridge.options())
 
 
 def _to_arg_specs(specs: Sequence[tuple[Any, ...]]) -> list[ArraySpec | ScalarSpec]:

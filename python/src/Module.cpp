@@ -13,7 +13,10 @@
 #include "dlbridge/Runtime/dlrt.h"
 #include "dlbridge/Runtime/dlrt_cuda.h"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+
+#include <limits>
 
 namespace nb = nanobind;
 using namespace dlbridge;
@@ -56,19 +59,46 @@ nb::dict signatureToDict(const jit::Signature &signature) {
   return info;
 }
 
+/// The keywords of dlbridge.compile(); None leaves an option at its default.
 jit::Kernel compileOrRaise(const std::string &source, const std::string &entry,
-                           const std::string &target, const std::string &chip,
-                           bool cache) {
-  jit::CompileOptions options;
-  if (target == "cuda")
-    options.target = jit::Target::CUDA;
-  else if (target != "cpu")
-    throw nb::value_error(("unknown target '" + target +
-                           "': expected 'cpu' or 'cuda'")
-                              .c_str());
-  if (!chip.empty())
-    options.chip = chip;
-  options.useCache = cache;
+                           const std::string &target,
+                           std::optional<bool> bufferize,
+                           std::optional<int64_t> optLevel,
+                           std::optional<std::string> chip,
+                           std::optional<std::string> ptxVersion,
+                           std::optional<std::string> format,
+                           std::optional<std::string> toolkit, bool cache) {
+  CompileOptions options;
+  std::optional<Target> parsedTarget = parseTarget(target);
+  if (!parsedTarget)
+    throw nb::value_error(
+        describeInvalidValue(option::target, Spelling::Python, target).c_str());
+  options.target = *parsedTarget;
+  if (format) {
+    std::optional<GPUBinaryFormat> parsedFormat = parseGPUBinaryFormat(*format);
+    if (!parsedFormat)
+      throw nb::value_error(
+          describeInvalidValue(option::format, Spelling::Python, *format)
+              .c_str());
+    options.format = *parsedFormat;
+  }
+  options.bufferize = bufferize.value_or(options.bufferize);
+  if (optLevel) {
+    // The range itself is checkOptions()'s; this keeps the value whole.
+    if (*optLevel < 0 || *optLevel > std::numeric_limits<unsigned>::max())
+      throw nb::value_error(describeInvalidValue(option::optLevel,
+                                                 Spelling::Python,
+                                                 std::to_string(*optLevel))
+                                .c_str());
+    options.optLevel = static_cast<unsigned>(*optLevel);
+  }
+  options.chip = chip.value_or(options.chip);
+  options.ptxVersion = ptxVersion.value_or(options.ptxVersion);
+  options.toolkit = toolkit.value_or(options.toolkit);
+  options.cache = cache;
+  if (std::string error = checkOptions(options, Spelling::Python);
+      !error.empty())
+    throw nb::value_error(error.c_str());
   jit::CompileResult result;
   {
     nb::gil_scoped_release unlocked;
@@ -77,6 +107,32 @@ jit::Kernel compileOrRaise(const std::string &source, const std::string &entry,
   if (!result)
     throw nb::value_error(result.error.c_str());
   return *result.kernel;
+}
+
+/// The option table (Options.h), for documentation and its tests.
+nb::list optionTable() {
+  nb::list table;
+  for (const OptionInfo *info : option::all) {
+    nb::dict row;
+    row["name"] = info->name;
+    row["python"] = spell(*info, Spelling::Python);
+    row["cpp"] = spell(*info, Spelling::Cpp);
+    row["values"] = info->values;
+    row["default"] = getDefaultText(*info);
+    row["description"] = info->description;
+    row["cuda_only"] = info->cudaOnly;
+    nb::list interfaces;
+    for (auto [bit, name] :
+         {std::pair{InCPUPipeline, "dlpack-cpu-pipeline"},
+          std::pair{InCUDAPipeline, "dlpack-cuda-pipeline"},
+          std::pair{InDLRun, "dl-run"}, std::pair{InPython, "python"},
+          std::pair{InCpp, "c++"}})
+      if (info->interfaces & bit)
+        interfaces.append(name);
+    row["interfaces"] = interfaces;
+    table.append(row);
+  }
+  return table;
 }
 
 } // namespace
@@ -115,9 +171,15 @@ NB_MODULE(_dlbridge, m) {
       .def_prop_ro("from_disk_cache", &jit::Kernel::fromDiskCache);
 
   m.def("compile", &compileOrRaise, nb::arg("source"), nb::arg("entry") = "",
-        nb::arg("target") = "cpu", nb::arg("chip") = "", nb::arg("cache") = true,
+        nb::arg("target") = "cpu", nb::arg("bufferize") = nb::none(),
+        nb::arg("opt_level") = nb::none(), nb::arg("chip") = nb::none(),
+        nb::arg("ptx_version") = nb::none(), nb::arg("format") = nb::none(),
+        nb::arg("toolkit") = nb::none(), nb::arg("cache") = true,
         "Compiles a dlpack.entry function of MLIR source; raises ValueError "
-        "with MLIR's diagnostics when it cannot.");
+        "naming the option, or with MLIR's diagnostics, when it cannot.");
+  m.def("options", &optionTable,
+        "The compile options: name, spellings, values, default, description "
+        "and where each can be given.");
   m.def("cuda_available", [] { return dlrt_cuda_available() != 0; });
   m.attr("version") = jit::versionString();
 }

@@ -71,7 +71,7 @@ func.func @f(%a: tensor<?x?xf32>, %b: tensor<?xf32>)
 // The device type (kDLCUDA = 2) is in the signature record.
 // CHECK: llvm.mlir.constant(2 : i32)
 
-// CHECK: gpu.binary @f_kernel [#gpu.object<#nvvm.target<chip = "sm_80", features = "+ptx70">
+// CHECK: gpu.binary @f_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">
 // CHECK-SAME: .version 7.0
 // CHECK-SAME: .target sm_80
 // CHECK-NOT: .extern .func
@@ -80,11 +80,11 @@ func.func @f(%a: tensor<?x?xf32>, %b: tensor<?xf32>)
 // CHECK-NOT: mgpuStreamDestroy
 // CHECK-NOT: llvm.call @malloc
 
-// SM90A: #nvvm.target<chip = "sm_90a", features = "+ptx80">
+// SM90A: #nvvm.target<O = 3, chip = "sm_90a", features = "+ptx80">
 // SM90A-SAME: .version 8.0
 // SM90A-SAME: .target sm_90a
 
-// NOLIBDEVICE: error: kernels call libdevice (__nv_tanhf) but libdevice is not at [[TOOLKIT]]/nvvm/libdevice/libdevice.10.bc (toolkit option); point the toolkit option (CompileOptions::toolkitPath) or CUDA_HOME at a CUDA toolkit
+// NOLIBDEVICE: error: kernels call libdevice (__nv_tanhf) but libdevice is not at [[TOOLKIT]]/nvvm/libdevice/libdevice.10.bc (toolkit option); point the toolkit option (CompileOptions::toolkit) or CUDA_HOME at a CUDA toolkit
 
 //--- math.mlir
 func.func @g(%a: tensor<4xf32>) -> tensor<4xf32> attributes {dlpack.entry} {

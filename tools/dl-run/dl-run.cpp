@@ -43,17 +43,11 @@ cl::OptionCategory category("dl-run options");
 cl::opt<std::string> kernelPath(cl::Positional, cl::Required,
                                 cl::desc("<kernel.mlir | ->"),
                                 cl::cat(category));
-cl::opt<std::string>
-    entryName("entry",
-              cl::desc("The dlpack.entry function to run (may be omitted "
-                       "when the module has exactly one)"),
-              cl::value_desc("name"), cl::cat(category));
+cl::opt<std::string> entryName(StringRef(option::entry.name),
+                               cl::desc(option::entry.description),
+                               cl::value_desc("name"), cl::cat(category));
 cl::alias entryAlias("e", cl::desc("Alias for --entry"),
                      cl::aliasopt(entryName), cl::cat(category));
-cl::opt<std::string> targetName("target",
-                                cl::desc("Where to run: cpu (the default)"),
-                                cl::value_desc("cpu"), cl::init("cpu"),
-                                cl::cat(category));
 cl::list<std::string> inputs(
     "i",
     cl::desc("The next argument, in the order of the entry's parameters: a "
@@ -87,12 +81,49 @@ cl::opt<unsigned>
 cl::opt<bool> printSignature(
     "signature", cl::desc("Print the entry's signature and exit"),
     cl::cat(category));
-cl::opt<unsigned> optLevel("opt-level",
-                           cl::desc("LLVM optimisation level, 0 to 3"),
-                           cl::init(3), cl::cat(category));
-cl::opt<bool> noCache("no-cache",
-                      cl::desc("Neither use nor fill the kernel caches"),
-                      cl::cat(category));
+
+// The compile options (Options.h); dl-run runs on the CPU, so --target cuda
+// and the CUDA options only compile, with --signature.
+cl::OptionCategory compileCategory("compile options (docs/Options.md)");
+cl::opt<std::string>
+    targetName(StringRef(option::target.name),
+               cl::desc(option::target.description), cl::value_desc("cpu|cuda"),
+               cl::init(dlbridge::getName(CompileOptions().target)),
+               cl::cat(compileCategory));
+cl::opt<bool> bufferizeFlag(StringRef(option::bufferize.name),
+                            cl::desc(option::bufferize.description),
+                            cl::init(CompileOptions().bufferize),
+                            cl::cat(compileCategory));
+cl::opt<unsigned> optLevel(StringRef(option::optLevel.name),
+                           cl::desc(option::optLevel.description),
+                           cl::value_desc("0-3"),
+                           cl::init(CompileOptions().optLevel),
+                           cl::cat(compileCategory));
+cl::opt<std::string> chipName(StringRef(option::chip.name),
+                              cl::desc(option::chip.description),
+                              cl::value_desc("sm_NN"),
+                              cl::init(CompileOptions().chip),
+                              cl::cat(compileCategory));
+cl::opt<std::string> ptxVersionName(StringRef(option::ptxVersion.name),
+                                    cl::desc(option::ptxVersion.description),
+                                    cl::value_desc("ptxNN"),
+                                    cl::init(CompileOptions().ptxVersion),
+                                    cl::cat(compileCategory));
+cl::opt<std::string>
+    formatName(StringRef(option::format.name),
+               cl::desc(option::format.description),
+               cl::value_desc("ptx|cubin|fatbin"),
+               cl::init(dlbridge::getName(CompileOptions().format)),
+               cl::cat(compileCategory));
+cl::opt<std::string> toolkitPath(StringRef(option::toolkit.name),
+                                 cl::desc(option::toolkit.description),
+                                 cl::value_desc("dir"),
+                                 cl::init(CompileOptions().toolkit),
+                                 cl::cat(compileCategory));
+cl::opt<bool> cacheFlag(StringRef(option::cache.name),
+                        cl::desc(option::cache.description),
+                        cl::init(CompileOptions().cache),
+                        cl::cat(compileCategory));
 
 [[noreturn]] void fail(const std::string &message) {
   std::string text = message;
@@ -336,7 +367,7 @@ struct CallResults {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions({&category, &compileCategory});
   cl::ParseCommandLineOptions(
       argc, argv,
       "dl-run: compile a dlpack.entry function and run it on .npy files\n\n"
@@ -348,18 +379,31 @@ int main(int argc, char **argv) {
       "is modified in memory only, unless --write-back is given. Errors are\n"
       "one 'dl-run: ...' line on stderr and exit code 1.\n");
 
-  jit::CompileOptions options;
-  if (targetName != "cpu") {
-    if (targetName == "cuda")
-      fail("--target cuda: dl-run runs kernels on the CPU only; use dl-opt "
-           "--dlpack-cuda-pipeline to compile for CUDA");
-    fail("--target: unknown target '" + targetName + "' (expected cpu)");
-  }
-  if (optLevel > 3)
-    fail("--opt-level must be 0 to 3");
-  options.target = jit::Target::CPU;
+  CompileOptions options;
+  std::optional<dlbridge::Target> target = parseTarget(targetName);
+  std::optional<GPUBinaryFormat> binaryFormat =
+      parseGPUBinaryFormat(formatName);
+  if (!target)
+    fail(describeInvalidValue(option::target, Spelling::CommandLine,
+                              targetName));
+  if (!binaryFormat)
+    fail(describeInvalidValue(option::format, Spelling::CommandLine,
+                              formatName));
+  options.target = *target;
+  options.bufferize = bufferizeFlag;
   options.optLevel = optLevel;
-  options.useCache = !noCache;
+  options.chip = chipName;
+  options.ptxVersion = ptxVersionName;
+  options.format = *binaryFormat;
+  options.toolkit = toolkitPath;
+  options.cache = cacheFlag;
+  if (std::string error = checkOptions(options, Spelling::CommandLine);
+      !error.empty())
+    fail(error);
+  if (options.target == dlbridge::Target::CUDA && !printSignature)
+    fail("--target cuda: dl-run runs kernels on the CPU only; add "
+         "--signature to compile for CUDA and print the entry's signature, "
+         "or use dl-opt --dlpack-cuda-pipeline");
 
   std::string sourceName =
       kernelPath == "-" ? std::string("<stdin>") : kernelPath.getValue();

@@ -122,7 +122,7 @@ protected:
   /// Calls `entry` on x = `input` and y = sentinel bytes; returns y.
   std::vector<uint8_t> run(const char *entry, std::vector<uint8_t> input) {
     CompileOptions options;
-    options.useCache = false;
+    options.cache = false;
     CompileResult compiled = compile(kSource, entry, options);
     EXPECT_TRUE(compiled) << compiled.error;
     if (!compiled)
@@ -179,7 +179,7 @@ TEST_F(BoolsAsBytesTest, ExpandLoadAndCompressStore) {
 
 TEST_F(BoolsAsBytesTest, LinalgOnBoolTensors) {
   CompileOptions options;
-  options.useCache = false;
+  options.cache = false;
   CompileResult compiled = compile(kSource, "and_not", options);
   ASSERT_TRUE(compiled) << compiled.error;
   std::vector<uint8_t> a = {1, 1, 0, 0, 1, 1, 0, 1, 1};

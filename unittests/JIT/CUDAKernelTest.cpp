@@ -31,7 +31,7 @@ CompileOptions cudaOptions() {
   // PTX is JIT-compiled by the driver for whatever GPU runs the test, and
   // needs no ptxas here.
   options.format = GPUBinaryFormat::PTX;
-  options.useCache = false;
+  options.cache = false;
   return options;
 }
 

@@ -22,7 +22,7 @@ class EntryCallTest : public ::testing::Test {
 protected:
   static jit::Kernel compileEntry(const char *source, const char *entry) {
     jit::CompileOptions options;
-    options.useCache = false;
+    options.cache = false;
     jit::CompileResult result = jit::compile(source, entry, options);
     EXPECT_TRUE(result) << result.error;
     return *result.kernel;

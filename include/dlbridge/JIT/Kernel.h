@@ -10,6 +10,7 @@
 #ifndef DLBRIDGE_JIT_KERNEL_H
 #define DLBRIDGE_JIT_KERNEL_H
 
+#include "dlbridge/Pipelines/Options.h"
 #include "dlbridge/Runtime/dlrt.h"
 
 #include <cstdint>
@@ -20,25 +21,10 @@
 
 namespace dlbridge::jit {
 
-enum class Target { CPU, CUDA };
-
-/// What `--dlpack-cuda-pipeline` hands to the driver.
-enum class GPUBinaryFormat { PTX, Cubin, Fatbin };
-
-struct CompileOptions {
-  Target target = Target::CPU;
-  /// LLVM optimisation level of host code, 0 to 3.
-  unsigned optLevel = 3;
-  /// CUDA only: the chip (`sm_90`), the PTX ISA version (empty: derived from
-  /// the chip), the binary format, and the toolkit holding ptxas and
-  /// libdevice (empty: CUDA_HOME, CUDA_PATH, CUDA_ROOT, then PATH).
-  std::string chip = "sm_80";
-  std::string ptxVersion;
-  GPUBinaryFormat format = GPUBinaryFormat::Fatbin;
-  std::string toolkitPath;
-  /// Reuse and fill the in-memory and disk caches (see Cache.h).
-  bool useCache = true;
-};
+/// The options, their defaults and checks: Options.h.
+using dlbridge::CompileOptions;
+using dlbridge::GPUBinaryFormat;
+using dlbridge::Target;
 
 /// One parameter or result of a kernel, read from its signature record.
 struct ParamInfo {
@@ -105,8 +91,8 @@ struct CompileResult {
 
 /// Compiles the `dlpack.entry` function `entry` of `source` (tensor- or
 /// memref-level MLIR). With `entry` empty the module must have exactly one
-/// entry. Errors (parse, verification, pipeline, unknown entry) come back
-/// as text with MLIR's located diagnostics.
+/// entry. Errors (invalid options, parse, verification, pipeline, unknown
+/// entry) come back as text, with MLIR's located diagnostics.
 CompileResult compile(const std::string &source, const std::string &entry,
                       const CompileOptions &options = {});
 

@@ -7,6 +7,7 @@
 #ifndef DLBRIDGE_PIPELINES_PIPELINES_H
 #define DLBRIDGE_PIPELINES_PIPELINES_H
 
+#include "dlbridge/Pipelines/Options.h"
 #include "dlbridge/Transforms/GPU/CUDATarget.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -16,20 +17,16 @@ class OpPassManager;
 
 namespace dlbridge {
 
-/// Options of `--dlpack-cpu-pipeline`.
+/// Options of `--dlpack-cpu-pipeline`: names, descriptions and defaults
+/// from Options.h.
 struct CPUPipelineOptions
     : public mlir::PassPipelineOptions<CPUPipelineOptions> {
-  Option<bool> bufferize{
-      *this, "bufferize",
-      llvm::cl::desc("Bufferize tensor programs and insert deallocations; "
-                     "turn off for memref programs that free their own "
-                     "buffers (memref.dealloc)"),
-      llvm::cl::init(true)};
+  Option<bool> bufferize{*this, option::bufferize.name,
+                         llvm::cl::desc(option::bufferize.description),
+                         llvm::cl::init(CompileOptions().bufferize)};
   Option<bool> identityLayouts{
-      *this, "identity-layouts",
-      llvm::cl::desc("Give tensor arguments identity layouts instead of "
-                     "fully dynamic strides: the contiguous specialisation, "
-                     "which LLVM can vectorise, for compact inputs only"),
+      *this, option::identityLayouts.name,
+      llvm::cl::desc(option::identityLayouts.description),
       llvm::cl::init(false)};
 };
 
@@ -41,41 +38,28 @@ struct CPUPipelineOptions
 void buildDLPackCPUPipeline(mlir::OpPassManager &pm,
                             const CPUPipelineOptions &options);
 
-/// Options of `--dlpack-cuda-pipeline`.
+/// Options of `--dlpack-cuda-pipeline`: names, descriptions and defaults
+/// from Options.h.
 struct CUDAPipelineOptions
     : public mlir::PassPipelineOptions<CUDAPipelineOptions> {
-  Option<bool> bufferize{
-      *this, "bufferize",
-      llvm::cl::desc("Bufferize tensor programs and insert deallocations; "
-                     "turn off for memref programs that free their own "
-                     "buffers"),
-      llvm::cl::init(true)};
-  Option<std::string> chip{
-      *this, "chip",
-      llvm::cl::desc("GPU architecture: sm_75 ... sm_121a (see "
-                     "getCUDAMinimumPTXVersion)"),
-      llvm::cl::init("sm_80")};
-  Option<std::string> ptxVersion{
-      *this, "ptx-version",
-      llvm::cl::desc("PTX ISA version (ptx78, 78 or 7.8); empty: the "
-                     "chip's minimum"),
-      llvm::cl::init("")};
+  Option<bool> bufferize{*this, option::bufferize.name,
+                         llvm::cl::desc(option::bufferize.description),
+                         llvm::cl::init(CompileOptions().bufferize)};
+  Option<std::string> chip{*this, option::chip.name,
+                           llvm::cl::desc(option::chip.description),
+                           llvm::cl::init(CompileOptions().chip)};
+  Option<std::string> ptxVersion{*this, option::ptxVersion.name,
+                                 llvm::cl::desc(option::ptxVersion.description),
+                                 llvm::cl::init(CompileOptions().ptxVersion)};
   Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("What the gpu.binary holds: ptx (loaded by the driver's "
-                     "JIT), cubin or fatbin (assembled by the toolkit's "
-                     "ptxas)"),
-      llvm::cl::init("fatbin")};
-  Option<unsigned> optLevel{
-      *this, "opt-level",
-      llvm::cl::desc("Optimisation level of device code (0-3)"),
-      llvm::cl::init(2)};
-  Option<std::string> toolkit{
-      *this, "toolkit",
-      llvm::cl::desc("CUDA toolkit with bin/ptxas and "
-                     "nvvm/libdevice/libdevice.10.bc; empty: CUDA_HOME, "
-                     "CUDA_PATH, CUDA_ROOT, ptxas on PATH, /usr/local/cuda"),
-      llvm::cl::init("")};
+      *this, option::format.name, llvm::cl::desc(option::format.description),
+      llvm::cl::init(dlbridge::getName(CompileOptions().format))};
+  Option<unsigned> optLevel{*this, option::optLevel.name,
+                            llvm::cl::desc(option::optLevel.description),
+                            llvm::cl::init(CompileOptions().optLevel)};
+  Option<std::string> toolkit{*this, option::toolkit.name,
+                              llvm::cl::desc(option::toolkit.description),
+                              llvm::cl::init(CompileOptions().toolkit)};
 };
 
 /// Lowers `dlpack.entry` functions over tensors or memrefs to the LLVM

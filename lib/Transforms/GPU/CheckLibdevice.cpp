@@ -46,7 +46,7 @@ struct CheckLibdevicePass
       else
         diag << "libdevice is not at " << libdevice
              << (toolkit.empty() ? "" : " (toolkit option)");
-      diag << "; point the toolkit option (CompileOptions::toolkitPath) or "
+      diag << "; point the toolkit option (CompileOptions::toolkit) or "
               "CUDA_HOME at a CUDA toolkit with nvvm/libdevice/libdevice.10.bc";
       return signalPassFailure();
     }

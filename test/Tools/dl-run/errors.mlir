@@ -53,10 +53,7 @@
 // ARGS0: dl-run: @rows takes 3 arguments (x: float32[?, ?], y: float32[4, ?] (written), n: int32), but 0 inputs (-i) were given
 // RUN: not dl-run %t/missing.mlir -i %t/x.npy 2>&1 | FileCheck %s --check-prefix=KERNEL
 // KERNEL: dl-run: cannot read '{{.*}}missing.mlir': No such file or directory
-// RUN: not dl-run %s --entry scale --target cuda -i %t/x.npy -i 1 2>&1 | FileCheck %s --check-prefix=CUDA
-// CUDA: dl-run: --target cuda: dl-run runs kernels on the CPU only; use dl-opt --dlpack-cuda-pipeline to compile for CUDA
-// RUN: not dl-run %s --entry scale --target tpu 2>&1 | FileCheck %s --check-prefix=TARGET
-// TARGET: dl-run: --target: unknown target 'tpu' (expected cpu)
+// (Targets and the other compile options: options.mlir.)
 
 // Compile errors print MLIR's diagnostics, without operation dumps.
 // RUN: echo 'func.func @f(%%x: tensor<?xf32>) -> tensor<?xf32> attributes {dlpack.entry} { %%y = arith.addf %%x, %%x : tensor<?xi32> return %%y : tensor<?xf32> }' > %t/bad.mlir

@@ -21,7 +21,7 @@ module attributes {gpu.container_module} {
 // gpu.module, naming the functions and where libdevice was looked for.
 
 module attributes {gpu.container_module} {
-  // expected-error-re @+1 {{kernels call libdevice (__nv_expf, __nv_tanhf) but libdevice is not at {{.*}}empty-toolkit/nvvm/libdevice/libdevice.10.bc (toolkit option); point the toolkit option (CompileOptions::toolkitPath) or CUDA_HOME at a CUDA toolkit with nvvm/libdevice/libdevice.10.bc}}
+  // expected-error-re @+1 {{kernels call libdevice (__nv_expf, __nv_tanhf) but libdevice is not at {{.*}}empty-toolkit/nvvm/libdevice/libdevice.10.bc (toolkit option); point the toolkit option (CompileOptions::toolkit) or CUDA_HOME at a CUDA toolkit with nvvm/libdevice/libdevice.10.bc}}
   gpu.module @math {
     llvm.func @__nv_expf(f32) -> f32
     llvm.func @__nv_tanhf(f32) -> f32
