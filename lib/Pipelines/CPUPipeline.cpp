@@ -21,6 +21,8 @@ using namespace mlir;
 
 void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
                                       const CPUPipelineOptions &options) {
+  if (!options.entry.empty())
+    pm.addPass(dlpack::createDLPackSelectEntry({options.entry}));
   pm.addPass(createDecomposeAggregatedOps());
   // Shape relations between arguments, checked before any buffer exists
   // (and while named ops still have their names, for the messages).

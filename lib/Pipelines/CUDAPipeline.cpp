@@ -319,6 +319,9 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
     return;
   }
 
+  if (!options.entry.empty())
+    pm.addPass(dlpack::createDLPackSelectEntry({options.entry}));
+
   // Tensors to buffers, as on the CPU: fully dynamic layouts at the
   // boundary, so one kernel serves every DLPack layout.
   pm.addPass(createDecomposeAggregatedOps());

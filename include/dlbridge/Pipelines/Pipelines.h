@@ -18,11 +18,16 @@ namespace dlbridge {
 /// Options of `--dlpack-cpu-pipeline`.
 struct CPUPipelineOptions
     : public mlir::PassPipelineOptions<CPUPipelineOptions> {
+  Option<std::string> entry{
+      *this, "entry",
+      llvm::cl::desc("Compile only this dlpack.entry function and what it "
+                     "references (--dlpack-select-entry); empty: all"),
+      llvm::cl::init("")};
   Option<bool> bufferize{
       *this, "bufferize",
-      llvm::cl::desc("Bufferize tensor programs and insert deallocations; "
-                     "turn off for memref programs that free their own "
-                     "buffers (memref.dealloc)"),
+      llvm::cl::desc("Bufferize modules with tensor values and insert "
+                     "deallocations (--dlpack-bufferize; memref-level "
+                     "modules are left alone either way); false: never"),
       llvm::cl::init(true)};
   Option<bool> identityLayouts{
       *this, "identity-layouts",
@@ -43,11 +48,16 @@ void buildDLPackCPUPipeline(mlir::OpPassManager &pm,
 /// Options of `--dlpack-cuda-pipeline`.
 struct CUDAPipelineOptions
     : public mlir::PassPipelineOptions<CUDAPipelineOptions> {
+  Option<std::string> entry{
+      *this, "entry",
+      llvm::cl::desc("Compile only this dlpack.entry function and what it "
+                     "references (--dlpack-select-entry); empty: all"),
+      llvm::cl::init("")};
   Option<bool> bufferize{
       *this, "bufferize",
-      llvm::cl::desc("Bufferize tensor programs and insert deallocations; "
-                     "turn off for memref programs that free their own "
-                     "buffers"),
+      llvm::cl::desc("Bufferize modules with tensor values and insert "
+                     "deallocations (--dlpack-bufferize; memref-level "
+                     "modules are left alone either way); false: never"),
       llvm::cl::init(true)};
   Option<std::string> chip{
       *this, "chip",
