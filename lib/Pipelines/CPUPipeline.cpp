@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -41,6 +42,11 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   // ownership-based deallocation must not see.
   pm.addPass(dlpack::createDLPackExposeEntryPoints());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // The vector lowerings convert-vector-to-llvm does not apply itself:
+  // vector.mask regions (masked transfers become transfers with a mask
+  // operand, before they are unrolled below) and n-d reductions.
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   // n-d transfers to 1-d ones, which convert-vector-to-llvm lowers to
   // (masked) loads and stores. Fully unrolled: loops would go through a
   // stack buffer of vectors, and one of vectors of i1 is bits to LLVM but
