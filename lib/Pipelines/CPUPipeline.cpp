@@ -54,6 +54,7 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   VectorTransferToSCFOptions vectorOptions;
   vectorOptions.enableFullUnroll();
   pm.addPass(createConvertVectorToSCFPass(vectorOptions));
+  pm.addPass(createHoistLoopAllocas());
   // Complex arithmetic to real; f32 tanh, erf, exp, log to vectorisable
   // polynomials; integer powers to loops; then what LLVM has intrinsics for;
   // the rest (f64 tanh, erf, ...) calls libm.

@@ -57,6 +57,28 @@ def MatmulLoopOrder : Pass<"dlbridge-matmul-loop-order"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def HoistLoopAllocas : Pass<"dlbridge-hoist-loop-allocas"> {
+  let summary = "Allocate a loop's stack buffers once, before the loop";
+  let description = [{
+    A `memref.alloca` lives until its function (the closest
+    `AutomaticAllocationScope`) returns, so one inside a loop takes new
+    stack on every iteration: a scratch buffer per row of a large input
+    overflows the stack and crashes the process. Backends emit such loops
+    (and upstream lowerings keep them) expecting the buffer to be reused.
+
+    This pass moves each `memref.alloca` out of the `scf.for`, `scf.while`
+    and `affine.for` loops that enclose it (through `scf.if`, `affine.if`,
+    `scf.index_switch` and `scf.execute_region` in between), as far as its
+    size operands are defined outside them, so every iteration reuses one
+    buffer. A buffer that outlives its iteration is left in place: when it
+    or a view of it is yielded, carried into a region, returned from a
+    callee's result or stored as a value. Loops whose iterations may run at
+    the same time (`scf.parallel`, `scf.forall`, GPU launches) are never
+    crossed.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def BoolsAsBytes : Pass<"dlbridge-bools-as-bytes"> {
   let summary = "Read and write vectors of i1 in memory as one byte per bool";
   let description = [{
