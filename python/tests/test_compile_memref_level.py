@@ -5,6 +5,11 @@ target cannot compile."""
 
 from __future__ import annotations
 
+import ctypes
+import mmap
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -138,3 +143,51 @@ def test_other_entries_need_not_compile() -> None:
     assert "sum_squares" not in kernel.mlir["llvm"]
     with pytest.raises(ValueError, match=r"'gpu.launch' is GPU code: compile it with the CUDA target"):
         dlbridge.compile(MULTI, entry="fill_on_gpu")
+
+
+TAIL = """
+func.func @scale_tail(%a: memref<?xf32>, %b: memref<?xf32>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %pad = arith.constant 0.0 : f32
+  %three = arith.constant dense<3.0> : vector<8xf32>
+  %n = memref.dim %a, %c0 : memref<?xf32>
+  scf.for %i = %c0 to %n step %c8 {
+    %rem = arith.subi %n, %i : index
+    %m = vector.create_mask %rem : vector<8xi1>
+    %v = vector.transfer_read %a[%i], %pad : memref<?xf32>, vector<8xf32>
+    %w = arith.mulf %v, %three : vector<8xf32>
+    vector.transfer_write %w, %b[%i], %m {in_bounds = [true]} : vector<8xf32>, memref<?xf32>
+  }
+  return
+}
+"""
+
+
+def _guarded_array(values: np.ndarray) -> tuple[mmap.mmap, np.ndarray]:
+    """``values`` copied to the very end of a page followed by an inaccessible one."""
+    page = mmap.PAGESIZE
+    memory = mmap.mmap(-1, 2 * page)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    base = ctypes.addressof(ctypes.c_char.from_buffer(memory))
+    if libc.mprotect(base + page, page, 0) != 0:  # PROT_NONE
+        pytest.skip(f"mprotect failed: {os.strerror(ctypes.get_errno())}")
+    array = np.frombuffer(memory, values.dtype, values.size, page - values.nbytes)
+    array[...] = values
+    return memory, array
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mprotect guard pages")
+def test_vector_tails_stay_inside_the_buffers() -> None:
+    """Out-of-bounds and masked vector accesses at the end of a dynamic buffer
+    touch nothing past it: a guard page follows both buffers."""
+    scale_tail = dlbridge.compile(TAIL)
+    a = np.random.default_rng(10).standard_normal(13).astype(np.float32)
+    a_memory, a_guarded = _guarded_array(a)
+    b_memory, b_guarded = _guarded_array(np.zeros(13, np.float32))
+    scale_tail(a_guarded, b_guarded)
+    np.testing.assert_allclose(b_guarded, 3 * a, rtol=1e-6)
+    del a_guarded, b_guarded
+    a_memory.close()
+    b_memory.close()
