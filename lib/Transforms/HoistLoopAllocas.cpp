@@ -55,9 +55,8 @@ Operation *getHoistingTarget(memref::AllocaOp alloca) {
   Operation *target = nullptr;
   for (Operation *parent = alloca->getParentOp(); parent;
        parent = parent->getParentOp()) {
-    if (llvm::any_of(alloca->getOperands(), [&](Value size) {
-          return isDefinedInside(size, parent);
-        }))
+    if (llvm::any_of(alloca->getOperands(),
+                     [&](Value size) { return isDefinedInside(size, parent); }))
       break;
     if (isa<scf::ForOp, scf::WhileOp, affine::AffineForOp>(parent))
       target = parent;
