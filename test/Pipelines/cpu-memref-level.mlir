@@ -2,9 +2,11 @@
 // them over: its own allocations and frees, stack buffers in loops, views,
 // affine and scf loops. The pipelines leave such a module unbufferized (no
 // bufferize=false needed) and compile every function; dl-run runs each
-// entry of the whole file against NumPy.
+// entry of the whole file against NumPy. bufferize=false changes nothing
+// for them.
 // REQUIRES: numpy
 // RUN: dl-opt %s --split-input-file --dlpack-cpu-pipeline | FileCheck %s
+// RUN: dl-opt %s --split-input-file '--dlpack-cpu-pipeline=bufferize=false' | FileCheck %s
 // RUN: dl-opt %s --split-input-file --verify-diagnostics \
 // RUN:   '--dlpack-cuda-pipeline=chip=sm_90 format=cubin' | FileCheck %s --check-prefix=CUDA
 
