@@ -2,19 +2,27 @@
 // RUN:   --dlpack-select-entry=entry=scale | FileCheck %s
 // RUN: dl-opt %s --split-input-file --dlpack-select-entry | FileCheck %s --check-prefix=ALL
 
-// The entry, the helpers it calls (transitively) and the global one of them
-// reads stay; the other entry, the helper only it calls and the unused
-// declaration go.
+// The entry, the helpers it calls (transitively), the global one of them
+// reads and what a global constructor names stay; the other entry, the
+// helper only it calls and the unused declaration go.
 
 // CHECK-NOT: @other
 // CHECK-NOT: @unused
 // CHECK-NOT: @gpu_helper
+// CHECK-LABEL: llvm.func @init
+// CHECK-LABEL: llvm.mlir.global_ctors
 // CHECK-LABEL: memref.global "private" constant @factor
 // CHECK-LABEL: func.func private @times_factor
 // CHECK-LABEL: func.func private @twice
 // CHECK-LABEL: func.func @scale
 // CHECK-NOT: func.func
 // ALL-COUNT-6: func.func
+llvm.func @init() {
+  llvm.return
+}
+
+llvm.mlir.global_ctors ctors = [@init], priorities = [0 : i32], data = [#llvm.zero]
+
 memref.global "private" constant @factor : memref<f32> = dense<3.0>
 
 func.func private @times_factor(%x: f32) -> f32 {

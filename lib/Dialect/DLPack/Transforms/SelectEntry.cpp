@@ -46,10 +46,14 @@ struct DLPackSelectEntryPass
       return signalPassFailure();
     }
 
-    // Top-level symbols reachable from the entry through symbol references
-    // (calls, globals, GPU modules), transitively.
+    // Top-level symbols reachable through symbol references (calls,
+    // globals, GPU modules), transitively, from the entry and from the
+    // module's operations that are not symbols (llvm.mlir.global_ctors, ...).
     llvm::SetVector<Operation *> live;
     live.insert(chosen);
+    for (Operation &op : module.getBody()->getOperations())
+      if (!isa<SymbolOpInterface>(op))
+        live.insert(&op);
     for (size_t i = 0; i < live.size(); ++i) {
       std::optional<SymbolTable::UseRange> uses =
           SymbolTable::getSymbolUses(live[i]);

@@ -94,8 +94,9 @@ def DLPackSelectEntry : Pass<"dlpack-select-entry", "::mlir::ModuleOp"> {
     not lower). A caller compiling one entry should not have to care: this
     pass keeps the `dlpack.entry` function named by `entry` and every
     top-level symbol it references, transitively (helpers it calls, globals,
-    GPU modules it launches), and erases all other symbols of the module,
-    other entries included. It fails with the list of entries when none is
+    GPU modules it launches), as well as what top-level operations that are
+    not symbols reference (`llvm.mlir.global_ctors`), and erases all other
+    symbols of the module, other entries included. It fails with the list of entries when none is
     named `entry`. With an empty `entry` it does nothing.
 
     Both named pipelines run it first when their `entry` option is set; the
