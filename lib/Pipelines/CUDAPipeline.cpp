@@ -343,6 +343,9 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addPass(dlpack::createDLPackOffloadHostCode());
   pm.addPass(createGpuKernelOutliningPass());
+  // Vector code in kernels, to what convert-gpu-to-nvvm converts (loops and
+  // affine maps it leaves are lowered with the host's below).
+  pm.addNestedPass<gpu::GPUModuleOp>(createLowerVector());
   pm.addPass(dlpack::createDLPackLaunchOnContextStream());
 
   // Entry points after deallocation, as on the CPU.

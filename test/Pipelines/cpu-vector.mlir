@@ -3,12 +3,13 @@
 // of a dynamic buffer, vector.mask regions, gather/scatter, contract,
 // reduction, multi_reduction, broadcast, shape_cast, transpose,
 // extract/insert, fma and outerproduct. The CPU pipeline lowers them all
-// (dl-run checks the numbers against NumPy); on CUDA, vector code at the top
-// level of a function is host code, refused where it is.
+// (dl-run checks the numbers against NumPy). For CUDA, vector code in
+// parallel loops, or in loops the pipeline offloads whole, runs in kernels;
+// vector values host code uses are refused where they are.
 // REQUIRES: numpy
 // RUN: dl-opt %s --split-input-file --dlpack-cpu-pipeline | FileCheck %s
 // RUN: dl-opt %s --split-input-file --verify-diagnostics \
-// RUN:   '--dlpack-cuda-pipeline=chip=sm_90 format=cubin' -o /dev/null
+// RUN:   '--dlpack-cuda-pipeline=chip=sm_90 format=cubin' | FileCheck %s --check-prefix=CUDA
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np; r = np.random.default_rng(4); f = lambda *s: r.standard_normal(s).astype(np.float32); np.save('%t/a.npy', f(8, 16)); np.save('%t/b.npy', f(16, 8)); np.save('%t/c.npy', f(8, 8)); np.save('%t/v.npy', f(13)); np.save('%t/m.npy', f(4, 8)); np.save('%t/x.npy', f(4)); np.save('%t/t.npy', f(10, 4)); np.save('%t/idx.npy', np.array([5, 0, 9, 3, 3, 12, 1, 2], np.int32)); [np.save(f'%t/{n}.npy', np.zeros(s, np.float32)) for n, s in [('tail', 13), ('masked', 13), ('scattered', 13), ('rows', 4), ('cols', 8), ('tr', (8, 4)), ('outer', (4, 4)), ('fma', 4)]]"
@@ -33,6 +34,9 @@
 // RUN: %python %S/../Tools/dl-run/check.py %t/fma.npy "x * x + x" x=%t/x.npy --rtol 1e-5 | FileCheck %s --check-prefix=OK
 // RUN: dl-run %s --entry tensor_level -i %t/t.npy -o %t/tt.npy
 // RUN: %python %S/../Tools/dl-run/check.py %t/tt.npy "t.T" t=%t/t.npy | FileCheck %s --check-prefix=OK
+// RUN: %python -c "import numpy as np; np.save('%t/rows13.npy', np.random.default_rng(7).standard_normal((5, 13)).astype(np.float32)); np.save('%t/sums.npy', np.zeros(5, np.float32))"
+// RUN: dl-run %s --entry parallel_row_sums -i %t/rows13.npy -i %t/sums.npy --write-back
+// RUN: %python %S/../Tools/dl-run/check.py %t/sums.npy "a.sum(axis=1)" a=%t/rows13.npy --rtol 1e-5 | FileCheck %s --check-prefix=OK
 // OK: ok:
 
 // A transposed read and a contraction: C += A B.
@@ -68,6 +72,10 @@ func.func @contract(%a: memref<8x16xf32>, %b: memref<16x8xf32>, %c: memref<8x8xf
 // CHECK: llvm.intr.masked.store
 
 // CHECK-LABEL: llvm.func @scale_tail__dlpack(
+// CUDA-LABEL: llvm.func @scale_tail(
+// CUDA: gpu.launch_func {{.*}}@scale_tail_kernel::@scale_tail_kernel
+// CUDA-LABEL: llvm.func @scale_tail__dlpack(
+// CUDA: gpu.binary @scale_tail_kernel
 func.func @scale_tail(%a: memref<?xf32>, %b: memref<?xf32>) attributes {dlpack.entry} {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
@@ -75,10 +83,8 @@ func.func @scale_tail(%a: memref<?xf32>, %b: memref<?xf32>) attributes {dlpack.e
   %three = arith.constant dense<3.0> : vector<8xf32>
   %n = memref.dim %a, %c0 : memref<?xf32>
   scf.for %i = %c0 to %n step %c8 {
-    // expected-error @+1 {{'vector.transfer_read'}}
     %v = vector.transfer_read %a[%i], %pad : memref<?xf32>, vector<8xf32>
     %w = arith.mulf %v, %three : vector<8xf32>
-    // expected-error @+1 {{'vector.transfer_write'}}
     vector.transfer_write %w, %b[%i] : vector<8xf32>, memref<?xf32>
   }
   return
@@ -94,6 +100,10 @@ func.func @scale_tail(%a: memref<?xf32>, %b: memref<?xf32>) attributes {dlpack.e
 // CHECK: llvm.intr.masked.store
 
 // CHECK-LABEL: llvm.func @masked__dlpack(
+// CUDA-LABEL: llvm.func @masked(
+// CUDA: gpu.launch_func {{.*}}@masked_kernel::@masked_kernel
+// CUDA-LABEL: llvm.func @masked__dlpack(
+// CUDA: gpu.binary @masked_kernel
 func.func @masked(%a: memref<?xf32>, %b: memref<?xf32>) attributes {dlpack.entry} {
   %c0 = arith.constant 0 : index
   %c4 = arith.constant 4 : index
@@ -101,12 +111,9 @@ func.func @masked(%a: memref<?xf32>, %b: memref<?xf32>) attributes {dlpack.entry
   %n = memref.dim %a, %c0 : memref<?xf32>
   scf.for %i = %c0 to %n step %c4 {
     %rem = arith.subi %n, %i : index
-    // expected-error @+1 {{'vector.create_mask'}}
     %m = vector.create_mask %rem : vector<4xi1>
-    // expected-error @+1 {{'vector.transfer_read'}}
     %v = vector.transfer_read %a[%i], %pad, %m {in_bounds = [true]} : memref<?xf32>, vector<4xf32>
     %w = arith.addf %v, %v : vector<4xf32>
-    // expected-error @+1 {{'vector.transfer_write'}}
     vector.transfer_write %w, %b[%i], %m {in_bounds = [true]} : vector<4xf32>, memref<?xf32>
   }
   return
@@ -225,6 +232,10 @@ func.func @shuffles(%a: memref<4x8xf32>, %x: memref<4xf32>, %t: memref<8x4xf32>,
 // CHECK: llvm.intr.masked.store
 
 // CHECK-LABEL: llvm.func @tensor_level__dlpack(
+// CUDA-LABEL: llvm.func @tensor_level(
+// CUDA: gpu.launch_func {{.*}}@tensor_level_kernel::@tensor_level_kernel
+// CUDA-LABEL: llvm.func @tensor_level__dlpack(
+// CUDA: gpu.binary @tensor_level_kernel
 func.func @tensor_level(%a: tensor<?x4xf32>) -> tensor<4x?xf32> attributes {dlpack.entry} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -233,11 +244,42 @@ func.func @tensor_level(%a: tensor<?x4xf32>) -> tensor<4x?xf32> attributes {dlpa
   %n = tensor.dim %a, %c0 : tensor<?x4xf32>
   %init = tensor.empty(%n) : tensor<4x?xf32>
   %r = scf.for %i = %c0 to %n step %c4 iter_args(%acc = %init) -> tensor<4x?xf32> {
-    // expected-error @+1 {{'vector.transfer_read'}}
     %v = vector.transfer_read %a[%i, %c0], %pad {permutation_map = affine_map<(d0, d1) -> (d1, d0)>, in_bounds = [true, false]} : tensor<?x4xf32>, vector<4x4xf32>
-    // expected-error @+1 {{'vector.transfer_write'}}
     %w = vector.transfer_write %v, %acc[%c0, %i] {in_bounds = [true, false]} : vector<4x4xf32>, tensor<4x?xf32>
     scf.yield %w : tensor<4x?xf32>
   }
   return %r : tensor<4x?xf32>
+}
+
+// -----
+
+// Vector code inside a parallel loop, device code for CUDA. The sum of each
+// row in steps of 8 columns, the last step reading past the end of the row
+// (padding), on the CPU and in a CUDA kernel.
+
+// CHECK-LABEL: llvm.func @parallel_row_sums(
+// CHECK: llvm.intr.masked.load
+// CHECK: llvm.intr.vector.reduce.fadd
+// CHECK-LABEL: llvm.func @parallel_row_sums__dlpack(
+// CUDA-LABEL: llvm.func @parallel_row_sums(
+// CUDA: gpu.launch_func {{.*}}@parallel_row_sums_kernel::@parallel_row_sums_kernel
+// CUDA-LABEL: llvm.func @parallel_row_sums__dlpack(
+// CUDA: gpu.binary @parallel_row_sums_kernel
+func.func @parallel_row_sums(%a: memref<?x?xf32>, %out: memref<?xf32>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %rows = memref.dim %a, %c0 : memref<?x?xf32>
+  %cols = memref.dim %a, %c1 : memref<?x?xf32>
+  scf.parallel (%i) = (%c0) to (%rows) step (%c1) {
+    %s = scf.for %j = %c0 to %cols step %c8 iter_args(%acc = %zero) -> f32 {
+      %v = vector.transfer_read %a[%i, %j], %zero : memref<?x?xf32>, vector<8xf32>
+      %r = vector.reduction <add>, %v, %acc : vector<8xf32> into f32
+      scf.yield %r : f32
+    }
+    memref.store %s, %out[%i] : memref<?xf32>
+    scf.reduce
+  }
+  return
 }

@@ -10,10 +10,11 @@ func.func @copy4(%x: memref<?xf32>, %y: memref<?xf32>) attributes {dlpack.entry}
   %f = arith.constant 0.0 : f32
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
-    // expected-error @+1 {{'vector.transfer_read' was not lowered to the LLVM dialect by the CUDA pipeline}}
-    %v = vector.transfer_read %x[%c0], %f : memref<?xf32>, vector<4xf32>
-    // expected-error @+1 {{'vector.transfer_write' was not lowered to the LLVM dialect by the CUDA pipeline}}
-    vector.transfer_write %v, %y[%c0] : vector<4xf32>, memref<?xf32>
+    %v = vector.load %x[%c0] : memref<?xf32>, vector<4xf32>
+    %z = arith.constant dense<0.0> : vector<f32>
+    // expected-error @+1 {{'vector.scan' was not lowered to the LLVM dialect by the CUDA pipeline}}
+    %s, %t = vector.scan <add>, %v, %z {inclusive = true, reduction_dim = 0} : vector<4xf32>, vector<f32>
+    vector.store %s, %y[%c0] : memref<?xf32>, vector<4xf32>
     gpu.terminator
   }
   return
