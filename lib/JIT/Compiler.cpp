@@ -143,9 +143,9 @@ CompileResult compileError(std::string message) {
   return result;
 }
 
-/// Picks the entry to compile and strips `dlpack.entry` from the others, so
-/// only it gets a wrapper. Returns its name, or an empty string after
-/// writing why into `error`.
+/// Picks the entry to compile (the pipelines then drop the others and what
+/// only they use, --dlpack-select-entry). Returns its name, or an empty
+/// string after writing why into `error`.
 std::string selectEntry(ModuleOp module, const std::string &requested,
                         std::string &error) {
   SmallVector<func::FuncOp> entries;
@@ -173,9 +173,6 @@ std::string selectEntry(ModuleOp module, const std::string &requested,
   }
   if (!chosen)
     return {};
-  for (func::FuncOp func : entries)
-    if (func != chosen)
-      func->removeAttr(dlpack::DLPackDialect::kEntryAttrName);
   return chosen.getSymName().str();
 }
 
@@ -198,6 +195,7 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
     // Host code calls the mgpu* functions of libdlrt (registered with the
     // other runtime symbols); dlrt_call_begin selects the context's device.
     CUDAPipelineOptions pipelineOptions;
+    pipelineOptions.entry = function.str();
     pipelineOptions.bufferize = options.bufferize;
     pipelineOptions.chip = options.chip;
     pipelineOptions.ptxVersion = options.ptxVersion;
@@ -207,6 +205,7 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
     buildDLPackCUDAPipeline(pm, pipelineOptions);
   } else {
     CPUPipelineOptions pipelineOptions;
+    pipelineOptions.entry = function.str();
     pipelineOptions.bufferize = options.bufferize;
     pipelineOptions.identityLayouts = contiguous;
     buildDLPackCPUPipeline(pm, pipelineOptions);

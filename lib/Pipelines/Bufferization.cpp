@@ -7,9 +7,6 @@
 #include "Bufferization.h"
 
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
-#include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -20,12 +17,7 @@ void dlbridge::addBufferizationPasses(
     OpPassManager &pm, bufferization::LayoutMapOption boundaryLayout) {
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   pm.addPass(dlpack::createDLPackReadOnlyArguments());
-  bufferization::OneShotBufferizePassOptions options;
-  options.bufferizeFunctionBoundaries = true;
+  dlpack::DLPackBufferizeOptions options;
   options.functionBoundaryTypeConversion = boundaryLayout;
-  pm.addPass(bufferization::createOneShotBufferizePass(options));
-  bufferization::buildBufferDeallocationPipeline(pm);
-  // Deallocation returns copies (bufferization.clone) of what a function
-  // does not own: alloc and copy, which both targets lower.
-  pm.addPass(createConvertBufferizationToMemRefPass());
+  pm.addPass(dlpack::createDLPackBufferize(options));
 }

@@ -18,7 +18,7 @@ namespace dlbridge {
 /// Tensor programs to memrefs: elementwise chains fused (one loop nest or
 /// kernel per chain), entry arguments read-only unless marked writable,
 /// function boundaries bufferized with `boundaryLayout`, deallocations
-/// inserted.
+/// inserted; a memref-level module (no tensor values) is left as it is.
 void addBufferizationPasses(
     mlir::OpPassManager &pm,
     mlir::bufferization::LayoutMapOption boundaryLayout);

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -21,6 +22,8 @@ using namespace mlir;
 
 void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
                                       const CPUPipelineOptions &options) {
+  if (!options.entry.empty())
+    pm.addPass(dlpack::createDLPackSelectEntry({options.entry}));
   pm.addPass(createDecomposeAggregatedOps());
   // Shape relations between arguments, checked before any buffer exists
   // (and while named ops still have their names, for the messages).
@@ -39,6 +42,11 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   // ownership-based deallocation must not see.
   pm.addPass(dlpack::createDLPackExposeEntryPoints());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // The vector lowerings convert-vector-to-llvm does not apply itself:
+  // vector.mask regions (masked transfers become transfers with a mask
+  // operand, before they are unrolled below) and n-d reductions.
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   // n-d transfers to 1-d ones, which convert-vector-to-llvm lowers to
   // (masked) loads and stores. Fully unrolled: loops would go through a
   // stack buffer of vectors, and one of vectors of i1 is bits to LLVM but
@@ -46,6 +54,7 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   VectorTransferToSCFOptions vectorOptions;
   vectorOptions.enableFullUnroll();
   pm.addPass(createConvertVectorToSCFPass(vectorOptions));
+  pm.addPass(createHoistLoopAllocas());
   // Complex arithmetic to real; f32 tanh, erf, exp, log to vectorisable
   // polynomials; integer powers to loops; then what LLVM has intrinsics for;
   // the rest (f64 tanh, erf, ...) calls libm.

@@ -15,7 +15,6 @@
 #include "dlbridge/Transforms/GPU/Passes.h"
 #include "dlbridge/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -64,7 +63,9 @@ void buildLoopsToKernels(OpPassManager &pm) {
   pm.addPass(dlbridge::createSinkConstantGlobals());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<gpu::GPUModuleOp>(dlbridge::createCheckDeviceCalls());
-  pm.addNestedPass<gpu::GPUModuleOp>(createConvertVectorToSCFPass());
+  // Vector code in kernels, to what convert-gpu-to-nvvm converts (loops and
+  // affine maps it leaves are lowered with the host's below).
+  pm.addNestedPass<gpu::GPUModuleOp>(dlbridge::createLowerVector());
   pm.addPass(dlbridge::dlpack::createDLPackLaunchOnContextStream());
 }
 
@@ -176,6 +177,8 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   if (failed(target))
     return;
 
+  if (!options.entry.empty())
+    pm.addPass(dlbridge::dlpack::createDLPackSelectEntry({options.entry}));
   buildTensorToBuffers(pm, options);
   buildLoopsToKernels(pm);
   buildEntriesAndCommonLowering(pm, options, *target);

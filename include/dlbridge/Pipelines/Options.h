@@ -74,13 +74,16 @@ inline constexpr OptionInfo target{
     InDLRun | InPython | InCpp, false};
 inline constexpr OptionInfo entry{
     "entry", "the name of a dlpack.entry function",
-    "The dlpack.entry function to compile; may be omitted when the module "
-    "has exactly one",
-    InDLRun | InPython | InCpp, false};
+    "The dlpack.entry function to compile, with what it references "
+    "(--dlpack-select-entry); the module's other functions need not compile "
+    "for the target. May be omitted when the module has exactly one entry; "
+    "empty in a pipeline: every entry",
+    InEverything, false};
 inline constexpr OptionInfo bufferize{
     "bufferize", "true or false",
-    "Bufferize tensor programs and insert deallocations; false: leave the "
-    "module's buffers as they are (memref programs that free their own)",
+    "Bufferize modules with tensor values and insert deallocations "
+    "(--dlpack-bufferize; a memref-level module is left as it is either "
+    "way); false: never",
     InEverything, false};
 inline constexpr OptionInfo optLevel{
     "opt-level", "0, 1, 2 or 3",

@@ -21,6 +21,9 @@ namespace dlbridge {
 /// from Options.h.
 struct CPUPipelineOptions
     : public mlir::PassPipelineOptions<CPUPipelineOptions> {
+  Option<std::string> entry{*this, option::entry.name,
+                           llvm::cl::desc(option::entry.description),
+                           llvm::cl::init("")};
   Option<bool> bufferize{*this, option::bufferize.name,
                          llvm::cl::desc(option::bufferize.description),
                          llvm::cl::init(CompileOptions().bufferize)};
@@ -42,6 +45,9 @@ void buildDLPackCPUPipeline(mlir::OpPassManager &pm,
 /// from Options.h.
 struct CUDAPipelineOptions
     : public mlir::PassPipelineOptions<CUDAPipelineOptions> {
+  Option<std::string> entry{*this, option::entry.name,
+                           llvm::cl::desc(option::entry.description),
+                           llvm::cl::init("")};
   Option<bool> bufferize{*this, option::bufferize.name,
                          llvm::cl::desc(option::bufferize.description),
                          llvm::cl::init(CompileOptions().bufferize)};

@@ -57,6 +57,55 @@ def MatmulLoopOrder : Pass<"dlbridge-matmul-loop-order"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def HoistLoopAllocas : Pass<"dlbridge-hoist-loop-allocas"> {
+  let summary = "Allocate a loop's stack buffers once, before the loop";
+  let description = [{
+    A `memref.alloca` lives until its function (the closest
+    `AutomaticAllocationScope`) returns, so one inside a loop takes new
+    stack on every iteration: a scratch buffer per row of a large input
+    overflows the stack and crashes the process. Backends emit such loops
+    (and upstream lowerings keep them) expecting the buffer to be reused.
+
+    This pass moves each `memref.alloca` out of the `scf.for`, `scf.while`
+    and `affine.for` loops that enclose it (through `scf.if`, `affine.if`,
+    `scf.index_switch` and `scf.execute_region` in between), as far as its
+    size operands are defined outside them, so every iteration reuses one
+    buffer. A buffer that outlives its iteration is left in place: when it
+    or a view of it is yielded, carried into a region, returned from a
+    callee's result or stored as a value. Loops whose iterations may run at
+    the same time (`scf.parallel`, `scf.forall`, GPU launches) are never
+    crossed.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def LowerVector : Pass<"dlbridge-lower-vector"> {
+  let summary = "Lower vector ops to those a conversion to LLVM or NVVM takes";
+  let description = [{
+    `convert-vector-to-llvm` first rewrites, with patterns of its own, what
+    no conversion pattern takes: transfers (to loads, masked loads, stores,
+    broadcasts), masks, contractions, transposes, shape casts,
+    n-d reductions, gathers. `convert-gpu-to-nvvm` converts vector ops in
+    kernels but applies none of these rewrites, so a kernel reading a row
+    with `vector.transfer_read` failed to compile for CUDA.
+
+    This pass applies them wherever it runs: `vector.mask` regions around
+    transfers and gathers, `vector.multi_reduction`, n-d transfers unrolled
+    to 1-d ones (`convert-vector-to-scf{full-unroll}`), then the rewrites
+    `convert-vector-to-llvm` applies (1-d transfers to `vector.load`,
+    `vector.maskedload` and friends with materialised masks, contractions
+    to dot products, element-wise transposes). The CUDA pipeline runs it on
+    each `gpu.module` before converting kernels to NVVM; vector code in host
+    functions is left to be diagnosed under its own name.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def BoolsAsBytes : Pass<"dlbridge-bools-as-bytes"> {
   let summary = "Read and write vectors of i1 in memory as one byte per bool";
   let description = [{

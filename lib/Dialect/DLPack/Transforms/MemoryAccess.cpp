@@ -85,6 +85,11 @@ unsigned getDirectAccess(OpOperand &use) {
       continue;
     if (isa<MemoryEffects::Read>(instance.getEffect()))
       access |= bits(Access::Read);
+    // A free reaches an argument only through a call's results, which count
+    // as its aliases but are then buffers the callee allocated: deallocation
+    // frees only what a function owns.
+    else if (isa<MemoryEffects::Free>(instance.getEffect()))
+      continue;
     else if (!isa<MemoryEffects::Allocate>(instance.getEffect()) ||
              instance.getValue())
       access |= bits(Access::Write);

@@ -37,6 +37,77 @@ def DLPackReadOnlyArguments
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def DLPackBufferize : Pass<"dlpack-bufferize", "::mlir::ModuleOp"> {
+  let summary = "Bufferize tensor programs; leave memref-level modules alone";
+  let description = [{
+    A compiler backend hands dlbridge either tensor programs (linalg on
+    tensors) or code it has already bufferized itself: memrefs, its own
+    `memref.alloc`s and `memref.dealloc`s, private helpers that return views
+    of their arguments. The first need One-Shot Bufferize and deallocation;
+    the second must not go through them: ownership-based deallocation
+    rejects a `memref.dealloc` ("memory free side-effect on MemRef value not
+    supported!") and clones what a private helper returns, so writes
+    through a returned alias of an argument would be lost.
+
+    This pass looks at the module (after `--dlpack-select-entry`, only the
+    entry and what it calls): when any value, block argument or function
+    signature has a tensor type, it runs
+
+    ```
+    one-shot-bufferize{bufferize-function-boundaries
+                       function-boundary-type-conversion=<option>}
+    buffer-deallocation-pipeline
+    convert-bufferization-to-memref
+    ```
+
+    on it; otherwise it does nothing. A module with tensors that also frees
+    buffers itself (`memref.dealloc`) is diagnosed at the dealloc, since
+    deallocation would free them twice. Both named pipelines run it; their
+    `bufferize=false` option leaves it out altogether.
+  }];
+  let options = [
+    Option<"functionBoundaryTypeConversion",
+           "function-boundary-type-conversion",
+           "::mlir::bufferization::LayoutMapOption",
+           /*default=*/
+           "::mlir::bufferization::LayoutMapOption::FullyDynamicLayoutMap",
+           "Layout of the memrefs that tensor arguments and results become: "
+           "fully-dynamic-layout-map (any DLPack strides) or "
+           "identity-layout-map (compact row-major only)",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::bufferization::LayoutMapOption::IdentityLayoutMap,
+                        "identity-layout-map", "Compact row-major"),
+             clEnumValN(::mlir::bufferization::LayoutMapOption::FullyDynamicLayoutMap,
+                        "fully-dynamic-layout-map", "Any strides and offset"))}]>,
+  ];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def DLPackSelectEntry : Pass<"dlpack-select-entry", "::mlir::ModuleOp"> {
+  let summary = "Keep only one entry and what it references";
+  let description = [{
+    A module may hold several `dlpack.entry` functions and helpers, some of
+    which a target cannot compile (GPU code on the CPU, ops a pipeline does
+    not lower). A caller compiling one entry should not have to care: this
+    pass keeps the `dlpack.entry` function named by `entry` and every
+    top-level symbol it references, transitively (helpers it calls, globals,
+    GPU modules it launches), as well as what top-level operations that are
+    not symbols reference (`llvm.mlir.global_ctors`), and erases all other
+    symbols of the module, other entries included. It fails with the list of entries when none is
+    named `entry`. With an empty `entry` it does nothing.
+
+    Both named pipelines run it first when their `entry` option is set; the
+    JIT (`compile()`, `dl-run --entry`) sets it to the entry it compiles.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "Name of the dlpack.entry function to keep (without @)">,
+  ];
+}
+
 def DLPackOwnResults : Pass<"dlpack-own-results", "::mlir::ModuleOp"> {
   let summary = "Return fresh buffers for entry results the function does not own";
   let description = [{

@@ -1,0 +1,91 @@
+//===- Bufferize.cpp - Bufferize tensor programs, not memref-level ones ---===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
+
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace dlbridge::dlpack {
+#define GEN_PASS_DEF_DLPACKBUFFERIZE
+#include "dlbridge/Dialect/DLPack/Transforms/Passes.h.inc"
+} // namespace dlbridge::dlpack
+
+using namespace mlir;
+
+namespace {
+
+bool isTensor(Type type) { return isa<TensorType>(type); }
+
+/// Whether any value, block argument or function signature in `module` has a
+/// tensor type: what One-Shot Bufferize would have work to do on.
+bool containsTensors(ModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    if (auto function = dyn_cast<FunctionOpInterface>(op))
+      if (llvm::any_of(function.getArgumentTypes(), isTensor) ||
+          llvm::any_of(function.getResultTypes(), isTensor))
+        return WalkResult::interrupt();
+    if (llvm::any_of(op->getResultTypes(), isTensor))
+      return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        if (llvm::any_of(block.getArgumentTypes(), isTensor))
+          return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+struct DLPackBufferizePass
+    : public dlbridge::dlpack::impl::DLPackBufferizeBase<DLPackBufferizePass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildPipeline(pm);
+    pm.getDependentDialects(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (!containsTensors(module))
+      return;
+    // Ownership-based deallocation refuses frees it did not insert, with a
+    // message that says nothing of why.
+    WalkResult freed = module.walk([](memref::DeallocOp dealloc) {
+      dealloc.emitError()
+          << "'memref.dealloc' in a module with tensors: bufferization "
+             "inserts the deallocations of such a module itself; remove this "
+             "dealloc, or make the module memref-level (no tensor values), "
+             "which is not bufferized";
+      return WalkResult::interrupt();
+    });
+    if (freed.wasInterrupted())
+      return signalPassFailure();
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildPipeline(pm);
+    if (failed(runPipeline(pm, module)))
+      signalPassFailure();
+  }
+
+private:
+  void buildPipeline(OpPassManager &pm) const {
+    bufferization::OneShotBufferizePassOptions options;
+    options.bufferizeFunctionBoundaries = true;
+    options.functionBoundaryTypeConversion = functionBoundaryTypeConversion;
+    pm.addPass(bufferization::createOneShotBufferizePass(options));
+    bufferization::buildBufferDeallocationPipeline(pm);
+    // Deallocation returns copies (bufferization.clone) of what a function
+    // does not own: alloc and copy, which both targets lower.
+    pm.addPass(createConvertBufferizationToMemRefPass());
+  }
+};
+
+} // namespace
