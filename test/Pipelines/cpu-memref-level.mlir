@@ -121,7 +121,6 @@ func.func @first_above(%a: memref<?xf32>, %t: f32) -> i64 attributes {dlpack.ent
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %n = memref.dim %a, %c0 : memref<?xf32>
-  // expected-error @+1 {{'scf.while' op accesses tensor data in host code}}
   %r = scf.while (%i = %c0) : (index) -> index {
     %inside = arith.cmpi slt, %i, %n : index
     %go = scf.if %inside -> i1 {
@@ -138,7 +137,9 @@ func.func @first_above(%a: memref<?xf32>, %t: f32) -> i64 attributes {dlpack.ent
     %next = arith.addi %i, %c1 : index
     scf.yield %next : index
   }
+  // expected-error @+1 {{'arith.index_cast' op accesses tensor data in host code}}
   %r64 = arith.index_cast %r : index to i64
+  // expected-note @+1 {{the result is used here, by 'func.return'}}
   return %r64 : i64
 }
 

@@ -3,11 +3,13 @@
 // keywords and CompileOptions.
 // RUN: dl-opt --help | FileCheck %s --check-prefix=HELP
 // HELP: --dlpack-cpu-pipeline
-// HELP-NEXT: --bufferize {{.*}}- Bufferize tensor programs and insert deallocations; false: leave the module's buffers as they are
+// HELP-NEXT: --bufferize {{.*}}- Bufferize modules with tensor values and insert deallocations (--dlpack-bufferize; a memref-level module is left as it is either way); false: never
+// HELP-NEXT: --entry=<string> {{.*}}- The dlpack.entry function to compile
 // HELP-NEXT: --identity-layouts {{.*}}- Give tensor arguments identity layouts
 // HELP: --dlpack-cuda-pipeline
-// HELP-NEXT: --bufferize {{.*}}- Bufferize tensor programs
+// HELP-NEXT: --bufferize {{.*}}- Bufferize modules with tensor values
 // HELP-NEXT: --chip=<string> {{.*}}- The GPU architecture device code is compiled for
+// HELP-NEXT: --entry=<string> {{.*}}- The dlpack.entry function to compile
 // HELP-NEXT: --format=<string> {{.*}}- What the gpu.binary holds: ptx
 // HELP-NEXT: --opt-level=<uint> {{.*}}- LLVM optimisation level. CPU: of the host code the JIT compiles (dl-opt's CPU pipeline stops at the LLVM dialect and has none); CUDA: of device code
 // HELP-NEXT: --ptx-version=<string> {{.*}}- The PTX ISA version of device code
@@ -21,9 +23,9 @@
 
 // Bad values and options a pipeline does not take are errors naming them.
 // RUN: not dl-opt %s --dlpack-cuda-pipeline=opt-level=7 2>&1 | FileCheck %s --check-prefix=LEVEL
-// LEVEL: error: dlpack-cuda-pipeline: opt-level must be 0 to 3, not 7
+// LEVEL: error: opt-level must be 0 to 3, not 7
 // RUN: not dl-opt %s --dlpack-cuda-pipeline=format=elf 2>&1 | FileCheck %s --check-prefix=FORMAT
-// FORMAT: error: dlpack-cuda-pipeline: unknown format 'elf'; expected ptx, cubin or fatbin
+// FORMAT: error: unknown format 'elf'; expected ptx, cubin or fatbin
 // RUN: not dl-opt %s --dlpack-cpu-pipeline=opt-level=1 2>&1 | FileCheck %s --check-prefix=CPULEVEL
 // CPULEVEL: no such option opt-level
 // RUN: not dl-opt %s --dlpack-cpu-pipeline=chip=sm_90 2>&1 | FileCheck %s --check-prefix=CPUCHIP

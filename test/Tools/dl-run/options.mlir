@@ -15,7 +15,7 @@
 // RUN: not dl-run %s --entry double --target cuda --chip sm_70 --signature 2>&1 | FileCheck %s --check-prefix=CHIP
 // CHIP: dl-run: --chip: expected sm_75, sm_80, {{.*}}, got 'sm_70'
 // RUN: not dl-run %s --entry double --target cuda --ptx-version 6.0 --signature 2>&1 | FileCheck %s --check-prefix=PTX
-// PTX: dl-run: {{.*}}error: dlpack-cuda-pipeline: PTX 6.0 cannot target sm_80, which needs PTX 7.0 or newer
+// PTX: dl-run: {{.*}}error: PTX 6.0 cannot target sm_80, which needs PTX 7.0 or newer
 
 // CUDA-only options with the CPU target, and running on CUDA.
 // RUN: not dl-run %s --entry double --chip sm_90 -i %t/x.npy 2>&1 | FileCheck %s --check-prefix=CPUCHIP
