@@ -322,6 +322,9 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   // Tensors to buffers, as on the CPU: fully dynamic layouts at the
   // boundary, so one kernel serves every DLPack layout.
   pm.addPass(createDecomposeAggregatedOps());
+  // arith and math on whole tensors, as linalg.generic ops that bufferize.
+  pm.addPass(createConvertElementwiseToLinalgPass());
+  pm.addPass(createLowerPackUnpack());
   // Shape relations between arguments, checked in host code before any
   // kernel exists.
   pm.addPass(dlpack::createDLPackGenerateShapeChecks());
@@ -362,7 +365,11 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   pm.addPass(createGpuNVVMAttachTarget(targetOptions));
   pm.addPass(createConvertDLPackToLLVM());
 
-  // Kernels.
+  // 8-bit floats, which LLVM has no type for: through f32 and integers.
+  pm.addPass(createExpandSmallFloats());
+  // Kernels. Complex arithmetic to real first: convert-gpu-to-nvvm lowers
+  // only complex construction and access.
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertComplexToStandardPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   pm.addNestedPass<gpu::GPUModuleOp>(LLVM::createNVVMOptimizeForTargetPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
