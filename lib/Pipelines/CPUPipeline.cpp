@@ -22,7 +22,8 @@ using namespace mlir;
 void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
                                       const CPUPipelineOptions &options) {
   pm.addPass(createDecomposeAggregatedOps());
-  // arith and math on whole tensors, as linalg.generic ops that bufferize.
+  // arith and math on whole tensors, and linalg.pack/unpack, as linalg
+  // and tensor ops that bufferize.
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createLowerPackUnpack());
   // Shape relations between arguments, checked before any buffer exists

@@ -322,7 +322,8 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
   // Tensors to buffers, as on the CPU: fully dynamic layouts at the
   // boundary, so one kernel serves every DLPack layout.
   pm.addPass(createDecomposeAggregatedOps());
-  // arith and math on whole tensors, as linalg.generic ops that bufferize.
+  // arith and math on whole tensors, and linalg.pack/unpack, as linalg
+  // and tensor ops that bufferize.
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createLowerPackUnpack());
   // Shape relations between arguments, checked in host code before any

@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -272,6 +273,23 @@ struct ExpandSmallFloatsPass
     arith::populateEmulateUnsupportedFloatsLegality(target, converter);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(emulation))))
+      return signalPassFailure();
+
+    // Math functions on them too (f16 and bf16 keep theirs).
+    TypeConverter mathConverter;
+    SetVector<Type> supported;
+    for (Type type : {types.getF16Type(), types.getBF16Type(),
+                      types.getF32Type(), types.getF64Type()})
+      supported.insert(type);
+    math::populateExtendToSupportedTypesTypeConverter(
+        mathConverter, supported, types.getF32Type());
+    RewritePatternSet mathPatterns(context);
+    math::populateExtendToSupportedTypesPatterns(mathPatterns, mathConverter);
+    ConversionTarget mathTarget(*context);
+    math::populateExtendToSupportedTypesConversionTarget(mathTarget,
+                                                         mathConverter);
+    if (failed(applyPartialConversion(getOperation(), mathTarget,
+                                      std::move(mathPatterns))))
       return signalPassFailure();
 
     RewritePatternSet patterns(context);

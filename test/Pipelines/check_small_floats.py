@@ -2,14 +2,14 @@
 
     check_small_floats.py extend CODES.npy TYPE=VALUES.npy ...
     check_small_floats.py truncate SOURCE.npy TYPE=BITS.npy ...
-    check_small_floats.py muladd A.npy B.npy TYPE=BITS.npy
+    check_small_floats.py expmuladd A.npy B.npy TYPE=BITS.npy
 
 TYPE is an ml_dtypes name (float8_e4m3fn, ...). `extend`: VALUES holds the
 float32/float64 value of each int8 code in CODES read as TYPE. `truncate`:
 BITS holds, as int8, each SOURCE value rounded to TYPE. Both must match
-ml_dtypes bit for bit (any NaN matches any NaN). `muladd`: A and B hold
-TYPE bits; BITS must be those of a * b + a computed in TYPE (each step
-rounded, as ml_dtypes computes). Prints 'ok: TYPE' per
+ml_dtypes bit for bit (any NaN matches any NaN). `expmuladd`: A and B
+hold TYPE bits; BITS must be those of exp(a * b + a) computed in TYPE
+(each step rounded, as ml_dtypes computes). Prints 'ok: TYPE' per
 pair, or the first mismatches and exits 1.
 """
 
@@ -70,12 +70,14 @@ def check_truncate(source: np.ndarray, small: type, got: np.ndarray) -> list[str
 
 def main(argv: list[str]) -> None:
     mode = argv[1]
-    if mode == "muladd":
+    if mode == "expmuladd":
         a, b = np.load(argv[2]), np.load(argv[3])
         name, path = argv[4].split("=", 1)
         small = getattr(ml_dtypes, name)
         x, y = a.view(small), b.view(small)
-        source, pairs = (x * y + x).astype(np.float32), [argv[4]]
+        with np.errstate(over="ignore"):
+            source = np.exp(x * y + x).astype(np.float32)
+        pairs = [argv[4]]
         check = check_truncate
     else:
         source, pairs = np.load(argv[2]), argv[3:]

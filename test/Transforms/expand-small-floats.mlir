@@ -47,3 +47,13 @@ func.func @untouched(%x: f32) -> (f16, f8E4M3FN) {
   %z = arith.truncf %x toward_zero : f32 to f8E4M3FN
   return %h, %z : f16, f8E4M3FN
 }
+
+// Math functions on f8 run in f32 too; f16 keeps its own.
+// CHECK-LABEL: func.func @math
+// CHECK: math.exp %{{.*}} : f32
+// CHECK: math.exp %{{.*}} : f16
+func.func @math(%a: f8E5M2, %h: f16) -> (f8E5M2, f16) {
+  %e = math.exp %a : f8E5M2
+  %g = math.exp %h : f16
+  return %e, %g : f8E5M2, f16
+}

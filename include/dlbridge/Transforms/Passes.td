@@ -54,8 +54,9 @@ def ExpandSmallFloats : Pass<"dlbridge-expand-small-floats"> {
     and `arith.extf`/`arith.truncf` to or from them, or arithmetic on them,
     have no lowering (the pipelines would report the op as not lowered).
 
-    This pass computes arithmetic on such types in f32 (upstream's
-    `arith-emulate-unsupported-floats` patterns), then expands every
+    This pass computes arithmetic and math functions on such types in f32
+    (upstream's `arith-emulate-unsupported-floats` and
+    `math-extend-to-supported-types` patterns), then expands every
     `arith.extf` from and `arith.truncf` to them into integer operations
     on their bits: an extension is exact; a truncation rounds once to
     nearest, ties to even (from the bits of the f32 or f64 source; f16 and
