@@ -23,7 +23,7 @@ using namespace mlir;
 namespace {
 
 /// A float type LLVM has no type for and this pass expands: at most 8 bits,
-/// with a sign bit and a zero (not f8E8M0FNU).
+/// with a sign bit, a zero and a NaN (the f8E* types but f8E8M0FNU).
 bool isSmallFloat(Type type) {
   auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(type));
   if (!floatType || LLVM::isCompatibleFloatingPointType(floatType) ||
@@ -31,12 +31,14 @@ bool isSmallFloat(Type type) {
     return false;
   const llvm::fltSemantics &sem = floatType.getFloatSemantics();
   return llvm::APFloat::semanticsHasSignedRepr(sem) &&
-         llvm::APFloat::semanticsHasZero(sem);
+         llvm::APFloat::semanticsHasZero(sem) &&
+         llvm::APFloat::semanticsHasNaN(sem);
 }
 
 /// The bit-level facts of a float type, as unsigned integers.
 struct Layout {
-  explicit Layout(FloatType type) : sem(type.getFloatSemantics()) {
+  explicit Layout(FloatType type) {
+    const llvm::fltSemantics &sem = type.getFloatSemantics();
     width = type.getWidth();
     mantissaBits = llvm::APFloat::semanticsPrecision(sem) - 1;
     bias = 1 - llvm::APFloat::semanticsMinExponent(sem);
@@ -51,7 +53,6 @@ struct Layout {
   static uint64_t bits(const llvm::APFloat &value) {
     return value.bitcastToAPInt().getZExtValue();
   }
-  const llvm::fltSemantics &sem;
   unsigned width, mantissaBits;
   int64_t bias;
   uint64_t signMask, maxFinite, infinity, nan;
@@ -92,8 +93,7 @@ struct BitBuilder {
     Value half = op<arith::SubIOp>(
         op<arith::ShLIOp>(one, op<arith::SubIOp>(shift, one)), one);
     Value odd = op<arith::AndIOp>(op<arith::ShRUIOp>(value, shift), one);
-    Value rounded =
-        op<arith::AddIOp>(op<arith::AddIOp>(value, half), odd);
+    Value rounded = op<arith::AddIOp>(op<arith::AddIOp>(value, half), odd);
     return op<arith::ShRUIOp>(rounded, shift);
   }
   PatternRewriter &rewriter;
@@ -114,22 +114,22 @@ struct ExpandExtF : OpRewritePattern<arith::ExtFOp> {
     BitBuilder b(rewriter, op.getLoc(), sourceType);
     Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
     Type narrow = rewriter.getIntegerType(small.width);
-    Value bits = arith::BitcastOp::create(rewriter, op.getLoc(),
-                                          b.like(narrow), op.getIn());
+    Value bits = arith::BitcastOp::create(rewriter, op.getLoc(), b.like(narrow),
+                                          op.getIn());
     bits = arith::ExtUIOp::create(rewriter, op.getLoc(), b.like(i32), bits);
     auto c = [&](uint64_t value) { return b.constant(i32, value); };
     using P = arith::CmpIPredicate;
 
     Value magnitude = b.op<arith::AndIOp>(bits, c(small.signMask - 1));
-    Value sign = b.op<arith::ShLIOp>(b.op<arith::AndIOp>(bits, c(small.signMask)),
-                                     c(32 - small.width));
+    Value sign = b.op<arith::ShLIOp>(
+        b.op<arith::AndIOp>(bits, c(small.signMask)), c(32 - small.width));
     Value exponent = b.op<arith::ShRUIOp>(magnitude, c(small.mantissaBits));
     Value mantissa =
         b.op<arith::AndIOp>(magnitude, c((1u << small.mantissaBits) - 1));
     // Normal: rebias the exponent, widen the mantissa.
     Value normal = b.op<arith::OrIOp>(
-        b.op<arith::ShLIOp>(
-            b.op<arith::AddIOp>(exponent, c(127 - small.bias)), c(23)),
+        b.op<arith::ShLIOp>(b.op<arith::AddIOp>(exponent, c(127 - small.bias)),
+                            c(23)),
         b.op<arith::ShLIOp>(mantissa, c(23 - small.mantissaBits)));
     // Subnormal: mantissa * 2^(1 - bias - mantissaBits), normal in f32.
     Value scaled = arith::MulFOp::create(
@@ -139,8 +139,7 @@ struct ExpandExtF : OpRewritePattern<arith::ExtFOp> {
             std::ldexp(1.0f, 1 - small.bias - small.mantissaBits))));
     Value subnormal =
         arith::BitcastOp::create(rewriter, op.getLoc(), b.like(i32), scaled);
-    Value result =
-        b.select(b.cmp(P::eq, exponent, c(0)), subnormal, normal);
+    Value result = b.select(b.cmp(P::eq, exponent, c(0)), subnormal, normal);
 
     Value isNaN;
     if (small.hasInf) {
@@ -158,7 +157,8 @@ struct ExpandExtF : OpRewritePattern<arith::ExtFOp> {
         arith::BitcastOp::create(rewriter, op.getLoc(), b.like(f32), result);
 
     Type resultType = op.getType();
-    unsigned resultWidth = getElementTypeOrSelf(resultType).getIntOrFloatBitWidth();
+    unsigned resultWidth =
+        getElementTypeOrSelf(resultType).getIntOrFloatBitWidth();
     if (resultWidth > 32)
       value = arith::ExtFOp::create(rewriter, op.getLoc(), resultType, value);
     else if (getElementTypeOrSelf(resultType) != f32)
@@ -193,7 +193,8 @@ struct ExpandTruncF : OpRewritePattern<arith::TruncFOp> {
                !LLVM::isCompatibleFloatingPointType(inElement)) {
       return rewriter.notifyMatchFailure(op, "source wider than f64");
     }
-    Layout wide(inElement), small(cast<FloatType>(getElementTypeOrSelf(resultType)));
+    Layout wide(inElement),
+        small(cast<FloatType>(getElementTypeOrSelf(resultType)));
     Type intType = rewriter.getIntegerType(wide.width);
     auto c = [&](uint64_t value) { return b.constant(intType, value); };
     using P = arith::CmpIPredicate;
@@ -204,18 +205,19 @@ struct ExpandTruncF : OpRewritePattern<arith::TruncFOp> {
     unsigned shift = wide.mantissaBits - small.mantissaBits;
     uint64_t rebias = uint64_t(wide.bias - small.bias) << wide.mantissaBits;
     // Normal results: round off the extra mantissa bits, rebias.
-    Value normal = b.shiftRoundingToEven(b.op<arith::SubIOp>(magnitude, c(rebias)),
-                                         c(shift), intType);
+    Value normal = b.shiftRoundingToEven(
+        b.op<arith::SubIOp>(magnitude, c(rebias)), c(shift), intType);
     // Subnormal results: the significand (with its implicit one) shifted
     // right by how far the exponent is below the small type's minimum.
     Value exponent = b.op<arith::ShRUIOp>(magnitude, c(wide.mantissaBits));
     Value isWideNormal = b.cmp(P::ne, exponent, c(0));
     Value significand = b.op<arith::OrIOp>(
-        b.op<arith::AndIOp>(magnitude, c((uint64_t(1) << wide.mantissaBits) - 1)),
+        b.op<arith::AndIOp>(magnitude,
+                            c((uint64_t(1) << wide.mantissaBits) - 1)),
         b.select(isWideNormal, c(uint64_t(1) << wide.mantissaBits), c(0)));
-    Value distance = b.op<arith::SubIOp>(
-        c(shift + uint64_t(wide.bias - small.bias) + 1),
-        b.op<arith::MaxUIOp>(exponent, c(1)));
+    Value distance =
+        b.op<arith::SubIOp>(c(shift + uint64_t(wide.bias - small.bias) + 1),
+                            b.op<arith::MaxUIOp>(exponent, c(1)));
     // Beyond mantissaBits + 2 everything rounds to zero; below 1 this is
     // not the subnormal case.
     distance = b.op<arith::MinSIOp>(b.op<arith::MaxSIOp>(distance, c(1)),
@@ -223,8 +225,8 @@ struct ExpandTruncF : OpRewritePattern<arith::TruncFOp> {
     Value subnormal = b.shiftRoundingToEven(significand, distance, intType);
     uint64_t minNormal = uint64_t(wide.bias - small.bias + 1)
                          << wide.mantissaBits;
-    Value result = b.select(b.cmp(P::ult, magnitude, c(minNormal)), subnormal,
-                            normal);
+    Value result =
+        b.select(b.cmp(P::ult, magnitude, c(minNormal)), subnormal, normal);
 
     uint64_t smallMagnitudeMask = small.signMask - 1;
     Value overflows =
@@ -233,16 +235,16 @@ struct ExpandTruncF : OpRewritePattern<arith::TruncFOp> {
     uint64_t nanMagnitude = small.nan & smallMagnitudeMask;
     Value smallSign = b.op<arith::ShRUIOp>(sign, c(wide.width - small.width));
     if (small.hasNegativeZero) {
-      result = b.select(overflows,
-                        c(small.hasInf ? small.infinity : nanMagnitude), result);
+      result = b.select(
+          overflows, c(small.hasInf ? small.infinity : nanMagnitude), result);
       result = b.select(isNaN, c(nanMagnitude), result);
       result = b.op<arith::OrIOp>(smallSign, result);
     } else {
       // No -0, and the NaN is the pattern -0 would have.
       Value isZero = b.cmp(P::eq, result, c(0));
       result = b.select(isZero, c(0), b.op<arith::OrIOp>(smallSign, result));
-      result = b.select(b.op<arith::OrIOp>(overflows, isNaN), c(small.nan),
-                        result);
+      result =
+          b.select(b.op<arith::OrIOp>(overflows, isNaN), c(small.nan), result);
     }
     Type narrow = rewriter.getIntegerType(small.width);
     result = arith::TruncIOp::create(rewriter, loc, b.like(narrow), result);
@@ -256,17 +258,18 @@ struct ExpandSmallFloatsPass
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     mlir::Builder types(context);
-    SmallVector<Type> smallTypes = {
-        types.getType<Float8E5M2Type>(),     types.getType<Float8E4M3Type>(),
-        types.getType<Float8E4M3FNType>(),   types.getType<Float8E5M2FNUZType>(),
-        types.getType<Float8E4M3FNUZType>(), types.getType<Float8E4M3B11FNUZType>(),
-        types.getType<Float8E3M4Type>(),     types.getType<Float6E2M3FNType>(),
-        types.getType<Float6E3M2FNType>(),   types.getType<Float4E2M1FNType>()};
+    SmallVector<Type> smallTypes = {types.getType<Float8E5M2Type>(),
+                                    types.getType<Float8E4M3Type>(),
+                                    types.getType<Float8E4M3FNType>(),
+                                    types.getType<Float8E5M2FNUZType>(),
+                                    types.getType<Float8E4M3FNUZType>(),
+                                    types.getType<Float8E4M3B11FNUZType>(),
+                                    types.getType<Float8E3M4Type>()};
 
     // Arithmetic on small floats: in f32, between an extf and a truncf.
     TypeConverter converter;
-    arith::populateEmulateUnsupportedFloatsConversions(
-        converter, smallTypes, types.getF32Type());
+    arith::populateEmulateUnsupportedFloatsConversions(converter, smallTypes,
+                                                       types.getF32Type());
     RewritePatternSet emulation(context);
     arith::populateEmulateUnsupportedFloatsPatterns(emulation, converter);
     ConversionTarget target(*context);
@@ -281,8 +284,8 @@ struct ExpandSmallFloatsPass
     for (Type type : {types.getF16Type(), types.getBF16Type(),
                       types.getF32Type(), types.getF64Type()})
       supported.insert(type);
-    math::populateExtendToSupportedTypesTypeConverter(
-        mathConverter, supported, types.getF32Type());
+    math::populateExtendToSupportedTypesTypeConverter(mathConverter, supported,
+                                                      types.getF32Type());
     RewritePatternSet mathPatterns(context);
     math::populateExtendToSupportedTypesPatterns(mathPatterns, mathConverter);
     ConversionTarget mathTarget(*context);

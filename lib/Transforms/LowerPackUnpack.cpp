@@ -38,8 +38,8 @@ struct LowerPackUnpackPass
       rewriter.setInsertionPoint(op);
       LogicalResult lowered =
           pack ? LogicalResult(linalg::lowerPack(rewriter, pack))
-               : LogicalResult(linalg::lowerUnPack(
-                     rewriter, cast<linalg::UnPackOp>(op)));
+               : LogicalResult(
+                     linalg::lowerUnPack(rewriter, cast<linalg::UnPackOp>(op)));
       if (failed(lowered)) {
         op->emitOpError("cannot be lowered to tensor.pad, tensor reshapes "
                         "and linalg.transpose");
