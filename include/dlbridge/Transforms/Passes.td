@@ -46,13 +46,13 @@ def LowerPackUnpack : Pass<"dlbridge-lower-pack-unpack"> {
 }
 
 def ExpandSmallFloats : Pass<"dlbridge-expand-small-floats"> {
-  let summary = "Compute on 8-bit and smaller floats in f32, convert them with integer operations";
+  let summary = "Compute on 8-bit floats in f32, convert them with integer operations";
   let description = [{
     LLVM has no type for the 8-bit floats (f8E4M3FN, f8E5M2 and the other
     f8E* types with a sign, a zero and a NaN; not f8E8M0FNU): its type
-    converter stores them as integers of their width,
-    and `arith.extf`/`arith.truncf` to or from them, or arithmetic on them,
-    have no lowering (the pipelines would report the op as not lowered).
+    converter stores them as integers of their width, and
+    `arith.extf`/`arith.truncf` to or from them, or arithmetic on them, have
+    no lowering (the pipelines would report the op as not lowered).
 
     This pass computes arithmetic and math functions on such types in f32
     (upstream's `arith-emulate-unsupported-floats` and
