@@ -25,6 +25,10 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   if (!options.entry.empty())
     pm.addPass(dlpack::createDLPackSelectEntry({options.entry}));
   pm.addPass(createDecomposeAggregatedOps());
+  // arith and math on whole tensors, and linalg.pack/unpack, as linalg
+  // and tensor ops that bufferize.
+  pm.addPass(createConvertElementwiseToLinalgPass());
+  pm.addPass(createLowerPackUnpack());
   // Shape relations between arguments, checked before any buffer exists
   // (and while named ops still have their names, for the messages).
   pm.addPass(dlpack::createDLPackGenerateShapeChecks());
@@ -59,6 +63,8 @@ void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
   // polynomials; integer powers to loops; then what LLVM has intrinsics for;
   // the rest (f64 tanh, erf, ...) calls libm.
   pm.addNestedPass<func::FuncOp>(createConvertComplexToStandardPass());
+  // 8-bit floats, which LLVM has no type for: through f32 and integers.
+  pm.addPass(createExpandSmallFloats());
   pm.addNestedPass<func::FuncOp>(createApproximateMath());
   pm.addPass(createConvertMathToFuncs());
   pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());

@@ -29,13 +29,17 @@ using namespace mlir;
 
 namespace {
 
-/// Tensors to buffers, as on the CPU: fully dynamic layouts at the boundary,
-/// so one kernel serves every DLPack layout. Shape relations between
+/// Tensors to buffers, as on the CPU: arith and math on whole tensors and
+/// linalg.pack/unpack first become linalg and tensor ops that bufferize;
+/// fully dynamic layouts at the boundary, so one kernel serves every DLPack
+/// layout. Shape relations between
 /// arguments are checked in host code before any kernel exists; copies
 /// become linalg.copy so that they run as kernels too.
 void buildTensorToBuffers(OpPassManager &pm,
                           const dlbridge::CUDAPipelineOptions &options) {
   pm.addPass(dlbridge::createDecomposeAggregatedOps());
+  pm.addPass(createConvertElementwiseToLinalgPass());
+  pm.addPass(dlbridge::createLowerPackUnpack());
   pm.addPass(dlbridge::dlpack::createDLPackGenerateShapeChecks());
   if (options.bufferize)
     dlbridge::addBufferizationPasses(
@@ -95,15 +99,19 @@ void buildEntriesAndCommonLowering(OpPassManager &pm,
   pm.addPass(dlbridge::createConvertDLPackToLLVM());
 }
 
-/// Kernels to NVVM, each `gpu.module` on its own (upstream's GPU-module
-/// stage; vector operations, with the contractions, transposes and
+/// Kernels to NVVM. 8-bit floats, which LLVM has no type for, go through f32
+/// and integers first. Then each `gpu.module` on its own (upstream's
+/// GPU-module stage; complex arithmetic to real, as convert-gpu-to-nvvm
+/// lowers only complex construction and access; vector operations, with the contractions, transposes and
 /// reductions convert-gpu-to-nvvm cannot lower, go to LLVM first, and
 /// subgroup reductions become shuffles, which it lowers for every type),
 /// then checked: bools are bytes in memory, nothing is left unlowered, and
 /// math has a libdevice to link.
 void buildKernelsToNVVM(OpPassManager &pm,
                         const dlbridge::CUDAPipelineOptions &options) {
+  pm.addPass(dlbridge::createExpandSmallFloats());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertComplexToStandardPass());
   kernels.addPass(createConvertVectorToLLVMPass());
   kernels.addPass(dlbridge::createLowerSubgroupReduce());
   kernels.addPass(createConvertGpuOpsToNVVMOps());

@@ -26,6 +26,52 @@ def DecomposeAggregatedOps : Pass<"dlbridge-decompose-aggregated-ops"> {
   ];
 }
 
+def LowerPackUnpack : Pass<"dlbridge-lower-pack-unpack"> {
+  let summary = "Lower linalg.pack and linalg.unpack to pad, reshape and transpose";
+  let description = [{
+    Data-layout ops such as `linalg.pack` (tile a tensor, padding the last
+    tiles) and `linalg.unpack` (its inverse) have no bufferization and no
+    loop lowering: the pipelines would stop at them with "op was not
+    bufferized". Upstream lowers them only from the transform dialect
+    (`transform.structured.lower_pack`); this pass applies the same
+    rewrites to every such op: a pack becomes `tensor.pad` (when tiles do
+    not divide the source), `tensor.expand_shape` and `linalg.transpose`,
+    an unpack `linalg.transpose`, `tensor.collapse_shape` and
+    `tensor.extract_slice`, all of which both pipelines lower.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def ExpandSmallFloats : Pass<"dlbridge-expand-small-floats"> {
+  let summary = "Compute on 8-bit floats in f32, convert them with integer operations";
+  let description = [{
+    LLVM has no type for the 8-bit floats (f8E4M3FN, f8E5M2 and the other
+    f8E* types with a sign, a zero and a NaN; not f8E8M0FNU): its type
+    converter stores them as integers of their width, and
+    `arith.extf`/`arith.truncf` to or from them, or arithmetic on them, have
+    no lowering (the pipelines would report the op as not lowered).
+
+    This pass computes arithmetic and math functions on such types in f32
+    (upstream's `arith-emulate-unsupported-floats` and
+    `math-extend-to-supported-types` patterns), then expands every
+    `arith.extf` from and `arith.truncf` to them into integer operations
+    on their bits: an extension is exact; a truncation rounds once to
+    nearest, ties to even (from the bits of the f32 or f64 source; f16 and
+    bf16 extend to f32 first, exactly), handles subnormals, and maps
+    overflow to infinity, or to NaN for types without one, as the
+    constant folder (APFloat) does. Types without a negative zero (FNUZ)
+    get +0 and their single NaN. Scalars and vectors alike; truncations
+    with a rounding mode other than to-nearest-even are left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def ApproximateMath : Pass<"dlbridge-approximate-math"> {
   let summary = "Inline polynomial approximations of f32 math functions";
   let description = [{
