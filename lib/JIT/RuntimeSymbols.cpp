@@ -19,17 +19,12 @@ orc::SymbolMap dlbridge::jit::getRuntimeSymbols(MangleAndInterner interner) {
                                JITSymbolFlags::Exported |
                                    JITSymbolFlags::Callable};
   };
+  // Every libdlrt function generated code calls, from the table the
+  // emitters use, so none can be left unregistered.
+#define DLRT_FUNCTION(enumerator, name, result, params) add(#name, &name);
+#include "dlbridge/Conversion/DLPackToLLVM/RuntimeCalls.def"
+  // What upstream's memref and GPU lowerings call.
 #define DLBRIDGE_RUNTIME_SYMBOL(name) add(#name, &name)
-  DLBRIDGE_RUNTIME_SYMBOL(dlrt_check_tensor);
-  DLBRIDGE_RUNTIME_SYMBOL(dlrt_pack_result);
-  DLBRIDGE_RUNTIME_SYMBOL(dlrt_release_managed);
-  DLBRIDGE_RUNTIME_SYMBOL(dlrt_status);
-  DLBRIDGE_RUNTIME_SYMBOL(dlrt_set_error);
-  DLBRIDGE_RUNTIME_SYMBOL(dlrt_call_begin);
-  DLBRIDGE_RUNTIME_SYMBOL(dlrt_call_end);
-  DLBRIDGE_RUNTIME_SYMBOL(dlrt_call_stream);
-  DLBRIDGE_RUNTIME_SYMBOL(dlrt_check_failed);
-  DLBRIDGE_RUNTIME_SYMBOL(dlrt_call_status);
   DLBRIDGE_RUNTIME_SYMBOL(_mlir_memref_to_llvm_alloc);
   DLBRIDGE_RUNTIME_SYMBOL(_mlir_memref_to_llvm_aligned_alloc);
   DLBRIDGE_RUNTIME_SYMBOL(_mlir_memref_to_llvm_free);
