@@ -20,73 +20,95 @@
 
 using namespace mlir;
 
-void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
-                                      const CPUPipelineOptions &options) {
-  if (!options.entry.empty())
-    pm.addPass(dlpack::createDLPackSelectEntry({options.entry}));
-  pm.addPass(createDecomposeAggregatedOps());
-  // arith and math on whole tensors, and linalg.pack/unpack, as linalg
-  // and tensor ops that bufferize.
+namespace {
+
+/// Tensors to buffers: arith and math on whole tensors and linalg.pack/unpack
+/// first become linalg and tensor ops that bufferize; shape relations between
+/// arguments are checked before any buffer exists (and while named ops still
+/// have their names, for the messages). Tensor arguments become memrefs with
+/// fully dynamic strides, so one compiled function serves every layout a
+/// DLPack tensor can have; the contiguous specialisation takes identity
+/// layouts instead. A memref-level module is left as it is.
+void buildTensorToBuffers(OpPassManager &pm,
+                          const dlbridge::CPUPipelineOptions &options) {
+  pm.addPass(dlbridge::createDecomposeAggregatedOps());
   pm.addPass(createConvertElementwiseToLinalgPass());
-  pm.addPass(createLowerPackUnpack());
-  // Shape relations between arguments, checked before any buffer exists
-  // (and while named ops still have their names, for the messages).
-  pm.addPass(dlpack::createDLPackGenerateShapeChecks());
-  pm.addPass(createMatmulLoopOrder());
-  // Tensor arguments become memrefs with fully dynamic strides, so one
-  // compiled function serves every layout a DLPack tensor can have; the
-  // contiguous specialisation takes identity layouts instead.
+  pm.addPass(dlbridge::createLowerPackUnpack());
+  pm.addPass(dlbridge::dlpack::createDLPackGenerateShapeChecks());
+  pm.addPass(dlbridge::createMatmulLoopOrder());
   if (options.bufferize)
-    addBufferizationPasses(
+    dlbridge::addBufferizationPasses(
         pm, options.identityLayouts
                 ? bufferization::LayoutMapOption::IdentityLayoutMap
                 : bufferization::LayoutMapOption::FullyDynamicLayoutMap);
-  pm.addPass(dlpack::createDLPackOwnResults());
+  pm.addPass(dlbridge::dlpack::createDLPackOwnResults());
   // After deallocation: the wrappers hand buffers to dlpack.pack, which
   // ownership-based deallocation must not see.
-  pm.addPass(dlpack::createDLPackExposeEntryPoints());
+  pm.addPass(dlbridge::dlpack::createDLPackExposeEntryPoints());
+}
+
+/// Structured ops to loops, and vector code to what convert-vector-to-llvm
+/// converts: vector.mask regions (masked transfers become transfers with a
+/// mask operand, before they are unrolled) and n-d reductions, which it does
+/// not lower itself; n-d transfers to 1-d ones, which become (masked) loads
+/// and stores. Fully unrolled: loops would go through a stack buffer of
+/// vectors, and one of vectors of i1 is bits to LLVM but bytes to
+/// --dlbridge-bools-as-bytes. Stack buffers in loops are allocated once.
+void buildLoopsAndVectors(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  // The vector lowerings convert-vector-to-llvm does not apply itself:
-  // vector.mask regions (masked transfers become transfers with a mask
-  // operand, before they are unrolled below) and n-d reductions.
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
-  // n-d transfers to 1-d ones, which convert-vector-to-llvm lowers to
-  // (masked) loads and stores. Fully unrolled: loops would go through a
-  // stack buffer of vectors, and one of vectors of i1 is bits to LLVM but
-  // bytes to --dlbridge-bools-as-bytes.
   VectorTransferToSCFOptions vectorOptions;
   vectorOptions.enableFullUnroll();
   pm.addPass(createConvertVectorToSCFPass(vectorOptions));
-  pm.addPass(createHoistLoopAllocas());
-  // Complex arithmetic to real; f32 tanh, erf, exp, log to vectorisable
-  // polynomials; integer powers to loops; then what LLVM has intrinsics for;
-  // the rest (f64 tanh, erf, ...) calls libm.
+  pm.addPass(dlbridge::createHoistLoopAllocas());
+}
+
+/// Element arithmetic LLVM has no instruction for: complex to real; 8-bit
+/// floats, which LLVM has no type for, through f32 and integers; f32 tanh,
+/// erf, exp, log to vectorisable polynomials; integer powers to loops; then
+/// what LLVM has intrinsics for; the rest (f64 tanh, erf, ...) calls libm.
+void buildElementMath(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertComplexToStandardPass());
-  // 8-bit floats, which LLVM has no type for: through f32 and integers.
-  pm.addPass(createExpandSmallFloats());
-  pm.addNestedPass<func::FuncOp>(createApproximateMath());
+  pm.addPass(dlbridge::createExpandSmallFloats());
+  pm.addNestedPass<func::FuncOp>(dlbridge::createApproximateMath());
   pm.addPass(createConvertMathToFuncs());
   pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+}
+
+/// Control flow to a CFG, where failed checks return early, from loops too;
+/// then everything to the LLVM dialect (buffers come from libdlrt: 64-byte
+/// aligned, and from the call's allocator hooks when it has some), checked
+/// for anything left unlowered.
+void buildToLLVM(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  // Failed checks return early, from loops too, once control flow is a CFG.
-  pm.addPass(dlpack::createDLPackCheckAllocations());
-  pm.addPass(dlpack::createDLPackLowerAssertions());
+  pm.addPass(dlbridge::dlpack::createDLPackCheckAllocations());
+  pm.addPass(dlbridge::dlpack::createDLPackLowerAssertions());
   pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createConvertDLPackToLLVM());
-  // Buffers come from libdlrt: 64-byte aligned, and from the call's
-  // allocator hooks when it has some.
+  pm.addPass(dlbridge::createConvertDLPackToLLVM());
   FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
   memrefOptions.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createBoolsAsBytes());
+  pm.addPass(dlbridge::createBoolsAsBytes());
   pm.addPass(createCanonicalizerPass());
-  VerifyLoweredOptions verifyOptions;
+  dlbridge::VerifyLoweredOptions verifyOptions;
   verifyOptions.target = "cpu";
-  pm.addPass(createVerifyLowered(verifyOptions));
+  pm.addPass(dlbridge::createVerifyLowered(verifyOptions));
+}
+
+} // namespace
+
+void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
+                                      const CPUPipelineOptions &options) {
+  if (!options.entry.empty())
+    pm.addPass(dlpack::createDLPackSelectEntry({options.entry}));
+  buildTensorToBuffers(pm, options);
+  buildLoopsAndVectors(pm);
+  buildElementMath(pm);
+  buildToLLVM(pm);
 }
