@@ -7,6 +7,7 @@
 #include "Bufferization.h"
 
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
+#include "dlbridge/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -23,6 +24,7 @@ void dlbridge::addBufferizationPasses(
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
   options.functionBoundaryTypeConversion = boundaryLayout;
+  pm.addPass(createCheckBufferizable());
   pm.addPass(bufferization::createOneShotBufferizePass(options));
   bufferization::buildBufferDeallocationPipeline(pm);
   // Deallocation returns copies (bufferization.clone) of what a function

@@ -104,6 +104,19 @@ def RefuseGPUCode : Pass<"dlbridge-refuse-gpu-code"> {
   }];
 }
 
+def CheckBufferizable : Pass<"dlbridge-check-bufferizable"> {
+  let summary = "Refuse tensor operations that bufferization cannot lower";
+  let description = [{
+    One-shot bufferization rejects an operation on tensors that implements
+    no `BufferizableOpInterface` with "op was not bufferized", which names
+    neither the operation nor a way out. The pipelines run this pass just
+    before bufferizing: it fails, with one error at each such operation
+    (what is nested in it is part of it), naming it and saying what to
+    change, e.g. `'tosa.add' computes on tensors but has no
+    bufferization: ...`.
+  }];
+}
+
 def VerifyLowered : Pass<"dlbridge-verify-lowered"> {
   let summary = "Fail where a pipeline left an operation it did not lower";
   let description = [{
