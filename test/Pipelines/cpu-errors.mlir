@@ -110,3 +110,16 @@ func.func @pointer(%a: !llvm.ptr) attributes {dlpack.entry} {
 func.func @affine_layout(%a: memref<4x4xf32, affine_map<(i, j) -> (j, i)>>) attributes {dlpack.entry} {
   return
 }
+
+// -----
+
+func.func @foreign(%a: tensor<4xf32>) -> tensor<4xf32> attributes {dlpack.entry} {
+  // expected-error @+1 {{'tosa.add' computes on tensors but has no bufferization: express it with linalg ops}}
+  %r = tosa.add %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' @declared (dlpack.entry) is a declaration: give it a body}}
+func.func private @declared(memref<4xf32>) attributes {dlpack.entry}
