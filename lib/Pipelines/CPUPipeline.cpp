@@ -21,8 +21,8 @@ using namespace mlir;
 
 void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
                                       const CPUPipelineOptions &options) {
-  pm.addPass(createRefuseGPUCode());
   pm.addPass(createDecomposeAggregatedOps());
+  pm.addPass(createRefuseGPUCode());
   // Shape relations between arguments, checked before any buffer exists
   // (and while named ops still have their names, for the messages).
   pm.addPass(dlpack::createDLPackGenerateShapeChecks());

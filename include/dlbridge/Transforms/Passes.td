@@ -96,7 +96,7 @@ def RefuseGPUCode : Pass<"dlbridge-refuse-gpu-code"> {
     never runs, and a `gpu.launch_func` fails in a pass that knows nothing
     of GPUs ("ops with unknown memory side effects are not supported").
 
-    This pass is the first stage of `--dlpack-cpu-pipeline`: it fails, with
+    This pass runs at the start of `--dlpack-cpu-pipeline`: it fails, with
     one error at the location of each GPU operation (a `gpu.module` counts
     as one, whatever it holds), saying to compile for CUDA, e.g.
     `'gpu.launch' is GPU code: compile it with the CUDA target
