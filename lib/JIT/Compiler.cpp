@@ -8,6 +8,7 @@
 
 #include "CrashGuard.h"
 #include "DiskCache.h"
+#include "ExternalSymbols.h"
 #include "KernelImpl.h"
 #include "RuntimeSymbols.h"
 #include "SymbolNames.h"
@@ -304,6 +305,8 @@ CompileResult compileUnguarded(const std::string &source,
   std::string name = selectEntry(*module, requestedEntry, error);
   if (name.empty())
     return compileError(sourceName + ": " + error);
+  if (failed(verifyExternalFunctions(*module)))
+    return compileError(diagnostics);
   std::string function = makeSymbolsPortable(*module, name);
 
   stage = options.target == Target::CUDA ? "compiling for CUDA"

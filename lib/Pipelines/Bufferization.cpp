@@ -7,6 +7,7 @@
 #include "Bufferization.h"
 
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
+#include "dlbridge/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -19,5 +20,6 @@ void dlbridge::addBufferizationPasses(
   pm.addPass(dlpack::createDLPackReadOnlyArguments());
   dlpack::DLPackBufferizeOptions options;
   options.functionBoundaryTypeConversion = boundaryLayout;
+  pm.addPass(createCheckBufferizable());
   pm.addPass(dlpack::createDLPackBufferize(options));
 }

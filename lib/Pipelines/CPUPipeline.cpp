@@ -22,7 +22,8 @@ using namespace mlir;
 
 namespace {
 
-/// Tensors to buffers: arith and math on whole tensors and linalg.pack/unpack
+/// Tensors to buffers, after refusing GPU code (which needs the CUDA
+/// target): arith and math on whole tensors and linalg.pack/unpack
 /// first become linalg and tensor ops that bufferize; shape relations between
 /// arguments are checked before any buffer exists (and while named ops still
 /// have their names, for the messages). Tensor arguments become memrefs with
@@ -32,6 +33,7 @@ namespace {
 void buildTensorToBuffers(OpPassManager &pm,
                           const dlbridge::CPUPipelineOptions &options) {
   pm.addPass(dlbridge::createDecomposeAggregatedOps());
+  pm.addPass(dlbridge::createRefuseGPUCode());
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(dlbridge::createLowerPackUnpack());
   pm.addPass(dlbridge::dlpack::createDLPackGenerateShapeChecks());

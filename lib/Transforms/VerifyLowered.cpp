@@ -19,11 +19,6 @@ using namespace mlir;
 
 namespace {
 
-bool isGPUCode(Operation *op) {
-  StringRef dialect = op->getName().getDialectNamespace();
-  return dialect == "gpu" || dialect == "nvvm" || dialect == "rocdl";
-}
-
 struct VerifyLoweredPass
     : public dlbridge::impl::VerifyLoweredBase<VerifyLoweredPass> {
   using Base::Base;
@@ -109,9 +104,7 @@ private:
   void diagnose(Operation *op) {
     InFlightDiagnostic diag = op->emitError() << "'" << op->getName() << "' ";
     StringRef dialect = op->getName().getDialectNamespace();
-    if (target == "cpu" && isGPUCode(op)) {
-      diag << "is GPU code: compile it with the CUDA target (target=\"cuda\")";
-    } else if (dialect == "tensor" || dialect == "bufferization") {
+    if (dialect == "tensor" || dialect == "bufferization") {
       diag << "was left unbufferized: compile tensor programs with "
               "bufferization on (bufferize=true), or lower them to memrefs "
               "first";

@@ -13,13 +13,13 @@ llvm.func @lowered(%p: !llvm.ptr) -> i32 {
 
 // -----
 
-// GPU code on the host: the casts that connect it to its lowered
+// An operation the pipeline left: the casts that connect it to its lowered
 // neighbours are not mentioned.
 llvm.func @launch(%n: i64) {
   %c1 = llvm.mlir.constant(1 : index) : i64
   %one = builtin.unrealized_conversion_cast %c1 : i64 to index
   %size = builtin.unrealized_conversion_cast %n : i64 to index
-  // expected-error @+1 {{'gpu.launch' is GPU code: compile it with the CUDA target (target="cuda")}}
+  // expected-error @+1 {{'gpu.launch' was not lowered to the LLVM dialect by the CPU pipeline}}
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %one, %gy = %one, %gz = %one)
              threads(%tx, %ty, %tz) in (%sx = %size, %sy = %one, %sz = %one) {
     %t = builtin.unrealized_conversion_cast %tx : index to i64

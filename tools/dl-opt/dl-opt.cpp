@@ -6,7 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "dlbridge/InitAll.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -14,6 +16,14 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   dlbridge::registerAllDialects(registry);
   dlbridge::registerAllPasses();
+  // Errors are located messages, without upstream's generic-form dump of
+  // the operation after each ("see current operation: ..."), which names
+  // our lowering's intermediate IR, not the user's; that dump stays one
+  // flag away (--mlir-print-op-on-diagnostic).
+  mlir::registerMLIRContextCLOptions();
+  static_cast<llvm::cl::opt<bool> *>(
+      llvm::cl::getRegisteredOptions()["mlir-print-op-on-diagnostic"])
+      ->setInitialValue(false);
   // MLIR 22's parsers crash on some malformed input (a truncated
   // `dimensions = [1`): such a crash ends dl-opt with an error, as any
   // other bad input does, instead of a signal.

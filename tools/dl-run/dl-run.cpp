@@ -19,7 +19,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -282,28 +281,6 @@ std::string parseScalar(StringRef text, DLDataType dtype, void *storage) {
   }
 }
 
-/// MLIR's diagnostics without the operation dumps that pass failures attach
-/// ("note: see current operation: ..." and the whole op after it): each
-/// dump is cut at the next located diagnostic.
-std::string withoutOperationDumps(const std::string &diagnostics) {
-  static const Regex located("^[^ ].*:[0-9]+:[0-9]+: (error|warning|note|"
-                             "remark)");
-  std::string out;
-  bool skipping = false;
-  SmallVector<StringRef> lines;
-  StringRef(diagnostics).split(lines, '\n');
-  for (StringRef line : lines) {
-    if (skipping && !located.match(line))
-      continue;
-    skipping = line.contains("note: see current operation:");
-    out += line.str();
-    if (skipping)
-      out += " (omitted)";
-    out += '\n';
-  }
-  return out;
-}
-
 std::string readSource(const std::string &path) {
   auto buffer = MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
   if (!buffer)
@@ -412,7 +389,7 @@ int main(int argc, char **argv) {
           ? jit::compile(readSource(kernelPath), entryName, options)
           : jit::compileFile(kernelPath, entryName, options);
   if (!compiled) {
-    std::string error = withoutOperationDumps(compiled.error);
+    std::string error = compiled.error;
     while (!error.empty() && error.back() == '\n')
       error.pop_back();
     if (error.find('\n') != std::string::npos)

@@ -182,6 +182,36 @@ def BoolsAsBytes : Pass<"dlbridge-bools-as-bytes"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def RefuseGPUCode : Pass<"dlbridge-refuse-gpu-code"> {
+  let summary = "Refuse GPU dialect operations in a module compiled for the host";
+  let description = [{
+    The CPU pipeline has no lowering for `gpu`, `nvvm` or `rocdl`
+    operations. Left to it, a `gpu.launch` with a body fails at the end of
+    the pipeline, one without a body is folded away and the kernel silently
+    never runs, and a `gpu.launch_func` fails in a pass that knows nothing
+    of GPUs ("ops with unknown memory side effects are not supported").
+
+    This pass runs at the start of `--dlpack-cpu-pipeline`: it fails, with
+    one error at the location of each GPU operation (a `gpu.module` counts
+    as one, whatever it holds), saying to compile for CUDA, e.g.
+    `'gpu.launch' is GPU code: compile it with the CUDA target
+    (target="cuda", or --dlpack-cuda-pipeline)`.
+  }];
+}
+
+def CheckBufferizable : Pass<"dlbridge-check-bufferizable"> {
+  let summary = "Refuse tensor operations that bufferization cannot lower";
+  let description = [{
+    One-shot bufferization rejects an operation on tensors that implements
+    no `BufferizableOpInterface` with "op was not bufferized", which names
+    neither the operation nor a way out. The pipelines run this pass just
+    before bufferizing: it fails, with one error at each such operation
+    (what is nested in it is part of it), naming it and saying what to
+    change, e.g. `'tosa.add' computes on tensors but has no
+    bufferization: ...`.
+  }];
+}
+
 def VerifyLowered : Pass<"dlbridge-verify-lowered"> {
   let summary = "Fail where a pipeline left an operation it did not lower";
   let description = [{
@@ -199,9 +229,8 @@ def VerifyLowered : Pass<"dlbridge-verify-lowered"> {
     in the LLVM dialect (for the CUDA target also `gpu.binary` and
     `gpu.launch_func`, which translate with their kernels, and NVVM
     operations in kernels). The error names the operation and what
-    to change, e.g. for a `gpu.launch` compiled for the host:
-    `'gpu.launch' is GPU code: compile it with the CUDA target
-    (target="cuda")`. A cast left over without such an operation is
+    to change (GPU code on the host never gets here:
+    `--dlbridge-refuse-gpu-code` refused it first). A cast left over without such an operation is
     reported at the operation that produced its operand, by that
     operation's name.
   }];

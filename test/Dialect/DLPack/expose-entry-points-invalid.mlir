@@ -12,33 +12,6 @@ func.func @takes_tensor(%t: tensor<4xf32>) attributes {dlpack.entry} {
 
 // -----
 
-// expected-error @+1 {{'func.func' op result 0 of entry @returns_vector: has type 'vector<4xf32>'}}
-func.func @returns_vector() -> vector<4xf32> attributes {dlpack.entry} {
-  %v = arith.constant dense<1.0> : vector<4xf32>
-  return %v : vector<4xf32>
-}
-
-// -----
-
-// expected-error @+1 {{'func.func' op arg 0 of entry @index_elements: element type 'index' has no DLPack dtype}}
-func.func @index_elements(%m: memref<?xindex>) attributes {dlpack.entry} {
-  return
-}
-
-// -----
-
-// expected-error @+1 {{'func.func' op arg 0 of entry @affine_layout: layout affine_map<(d0, d1) -> (d1, d0)> cannot cross the DLPack boundary}}
-func.func @affine_layout(%m: memref<4x4xf32, affine_map<(d0, d1) -> (d1, d0)>>) attributes {dlpack.entry} {
-  return
-}
-
-// -----
-
-// expected-error @+1 {{'func.func' op is marked 'dlpack.entry' but has no body to call}}
-func.func private @declaration(%m: memref<?xf32>) attributes {dlpack.entry}
-
-// -----
-
 func.func @returns_argument(%m: memref<?xf32>) -> memref<?xf32> attributes {dlpack.entry} {
   // expected-error @+1 {{'func.return' op returns result 0 of entry @returns_argument, which is argument 0; entry results must be buffers the function allocates}}
   return %m : memref<?xf32>

@@ -284,3 +284,98 @@ func.func @assert_unknown_status(%ok: i1) {
   dlpack.assert %ok, rank_mismatch, "message"
   return
 }
+
+// -----
+
+// What a dlpack.entry function may take and return: each refusal is at the
+// parameter and says what to use instead.
+
+// expected-error @+1 {{'func.func' @declaration (dlpack.entry) is a declaration: give it a body}}
+func.func private @declaration(%m: memref<?xf32>) attributes {dlpack.entry}
+
+// -----
+
+// expected-error @+1 {{'func.func' @index_elements (dlpack.entry) argument 0: element type 'index' has no DLPack dtype: use i64 or i32 (index has no fixed width)}}
+func.func @index_elements(%m: memref<?xindex>) attributes {dlpack.entry} {
+  return
+}
+
+// -----
+
+func.func @f128_scalar(
+    // expected-error @+1 {{'func.func' @f128_scalar (dlpack.entry) argument 1: scalar type 'f128' has no DLPack dtype: use f16, bf16, f32, f64 or an f8 type}}
+    %m: tensor<?xf32>, %x: f128) attributes {dlpack.entry} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' @i128_elements (dlpack.entry) argument 0: element type 'i128' has no DLPack dtype: use i1 (bool) or an integer of 8, 16, 32 or 64 bits}}
+func.func @i128_elements(%m: tensor<4xi128>) attributes {dlpack.entry} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' @sub_byte (dlpack.entry) argument 0: sub-byte element type 'f4E2M1FN' cannot cross the DLPack boundary: pass the packed data as i8 and unpack it in the function}}
+func.func @sub_byte(%m: memref<8xf4E2M1FN>) attributes {dlpack.entry} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' @unranked (dlpack.entry) argument 0: unranked type 'tensor<*xf32>' cannot cross the DLPack boundary: give it a rank (sizes may be dynamic, e.g. tensor<?x?xf32>)}}
+func.func @unranked(%t: tensor<*xf32>) attributes {dlpack.entry} {
+  return
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
+// expected-error @+1 {{'func.func' @sparse (dlpack.entry) argument 0: tensor type 'tensor<4x4xf32, #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>>' has an encoding, which DLPack cannot describe: DLPack tensors are dense}}
+func.func @sparse(%t: tensor<4x4xf32, #CSR>) attributes {dlpack.entry} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' @affine_layout (dlpack.entry) argument 0: layout affine_map<(d0, d1) -> (d1, d0)> cannot cross the DLPack boundary: expected the identity or a strided layout; take a strided memref and apply the map in the function's indexing}}
+func.func @affine_layout(%m: memref<4x4xf32, affine_map<(d0, d1) -> (d1, d0)>>) attributes {dlpack.entry} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' @memory_space (dlpack.entry) argument 0: memory space 3 : i64 cannot cross the DLPack boundary: remove it}}
+func.func @memory_space(%m: memref<4xf32, 3>) attributes {dlpack.entry} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' @tuple (dlpack.entry) argument 0: type 'tuple<f32, f32>' cannot cross the DLPack boundary, which takes ranked tensors, memrefs and integer, float or index scalars: pass each element of the tuple as its own value}}
+func.func @tuple(%t: tuple<f32, f32>) attributes {dlpack.entry} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' @pointer (dlpack.entry) argument 0: type '!llvm.ptr' cannot cross the DLPack boundary, which takes ranked tensors, memrefs and integer, float or index scalars: pass the buffer as a memref}}
+func.func @pointer(%p: !llvm.ptr) attributes {dlpack.entry} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' @returns_vector (dlpack.entry) result 0: type 'vector<4xf32>' cannot cross the DLPack boundary, which takes ranked tensors, memrefs and integer, float or index scalars: pass a tensor or memref of the vector's shape and read it with vector.transfer_read}}
+func.func @returns_vector() -> vector<4xf32> attributes {dlpack.entry} {
+  %v = arith.constant dense<1.0> : vector<4xf32>
+  return %v : vector<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' @complex_scalar (dlpack.entry) argument 0: type 'complex<f32>' cannot cross the DLPack boundary, which takes ranked tensors, memrefs and integer, float or index scalars: pass a 0-d tensor or memref of 'complex<f32>'}}
+func.func @complex_scalar(%c: complex<f32>) attributes {dlpack.entry} {
+  return
+}

@@ -36,6 +36,37 @@ void DLPackDialect::registerTypes() {
       >();
 }
 
+/// Checks that every parameter and result of the `dlpack.entry` function
+/// `function` can cross the DLPack boundary, and that it has a body. Errors
+/// about a parameter are at its location in the source.
+static LogicalResult verifyEntrySignature(FunctionOpInterface function) {
+  auto describe = [&](Location loc) {
+    return emitError(loc) << "'" << function->getName() << "' @"
+                          << function.getName() << " ("
+                          << DLPackDialect::kEntryAttrName << ") ";
+  };
+  if (function.isExternal())
+    return describe(function.getLoc())
+           << "is a declaration: give it a body (only a function defined in "
+              "the module can be an entry)";
+  for (auto [index, type] : llvm::enumerate(function.getArgumentTypes())) {
+    Location loc = function.getArgument(index).getLoc();
+    if (failed(verifyBoundaryType(
+            [&] { return describe(loc) << "argument " << index << ": "; },
+            type)))
+      return failure();
+  }
+  for (auto [index, type] : llvm::enumerate(function.getResultTypes()))
+    if (failed(verifyBoundaryType(
+            [&] {
+              return describe(function.getLoc())
+                     << "result " << index << ": ";
+            },
+            type)))
+      return failure();
+  return success();
+}
+
 LogicalResult DLPackDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
   if (attr.getName() != kEntryAttrName)
@@ -45,10 +76,11 @@ LogicalResult DLPackDialect::verifyOperationAttribute(Operation *op,
   if (!isa<UnitAttr>(attr.getValue()))
     return op->emitError() << "'" << kEntryAttrName
                            << "' must be a unit attribute";
-  if (!isa<FunctionOpInterface>(op))
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  if (!function)
     return op->emitError() << "'" << kEntryAttrName
                            << "' applies to functions only";
-  return success();
+  return verifyEntrySignature(function);
 }
 
 /// Verifies `dlpack.name` and `dlpack.dtype` on a value of type `type`;

@@ -6,6 +6,7 @@
 
 #include "dlbridge/Dialect/DLPack/IR/DTypeMapping.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -131,33 +132,110 @@ bool dlbridge::dlpack::isCompatible(DTypeAttr dtype, Type type) {
          dtype.getLanes() == natural.getLanes();
 }
 
-LogicalResult dlbridge::dlpack::verifyBoundaryMemRefType(
-    function_ref<InFlightDiagnostic()> emitError, MemRefType type,
-    DTypeAttr dtype) {
-  Type elementType = type.getElementType();
+/// What to use instead of `type`, an element type with no DLPack dtype.
+static StringRef getElementTypeAdvice(Type type) {
+  if (type.isIndex())
+    return "use i64 or i32 (index has no fixed width)";
+  if (isa<FloatType>(type))
+    return "use f16, bf16, f32, f64 or an f8 type";
+  if (isa<IntegerType>(type))
+    return "use i1 (bool) or an integer of 8, 16, 32 or 64 bits";
+  if (isa<ComplexType>(type))
+    return "use complex<f16>, complex<f32> or complex<f64>";
+  return "use an integer, float, complex or bool element type";
+}
+
+/// Checks that `elementType` has a whole-byte dtype compatible with `dtype`
+/// (null: its default).
+static LogicalResult
+verifyBoundaryElementType(function_ref<InFlightDiagnostic()> emitError,
+                          Type elementType, DTypeAttr dtype) {
   DTypeAttr natural = getDefaultDType(elementType);
   if (!natural) {
-    if (auto vectorType = dyn_cast<VectorType>(elementType);
-        vectorType && vectorType.getRank() != 1)
-      return emitError() << "vector element type " << elementType
-                         << " has no DLPack dtype: DLPack lanes are "
-                            "one-dimensional";
+    if (auto vectorType = dyn_cast<VectorType>(elementType)) {
+      if (vectorType.getRank() != 1)
+        return emitError() << "vector element type " << elementType
+                           << " has no DLPack dtype: DLPack lanes are "
+                              "one-dimensional; use a 1-d vector element "
+                              "type or fold the other dims into the shape";
+      elementType = vectorType.getElementType();
+    }
     return emitError() << "element type " << elementType
-                       << " has no DLPack dtype";
+                       << " has no DLPack dtype: "
+                       << getElementTypeAdvice(elementType);
   }
   if (natural.getBits() % 8 != 0)
     return emitError() << "sub-byte element type " << elementType
-                       << " cannot cross the DLPack boundary";
+                       << " cannot cross the DLPack boundary: pass the "
+                          "packed data as i8 and unpack it in the function";
   if (dtype && !isCompatible(dtype, elementType))
     return emitError() << "dtype " << dtype
                        << " does not describe element type " << elementType;
+  return success();
+}
+
+LogicalResult dlbridge::dlpack::verifyBoundaryMemRefType(
+    function_ref<InFlightDiagnostic()> emitError, MemRefType type,
+    DTypeAttr dtype) {
+  if (failed(verifyBoundaryElementType(emitError, type.getElementType(),
+                                       dtype)))
+    return failure();
   if (!type.getLayout().isIdentity() &&
       !isa<StridedLayoutAttr>(type.getLayout()))
     return emitError() << "layout " << type.getLayout()
                        << " cannot cross the DLPack boundary: expected the "
-                          "identity or a strided layout";
+                          "identity or a strided layout; take a strided "
+                          "memref and apply the map in the function's "
+                          "indexing";
   if (type.getMemorySpace())
     return emitError() << "memory space " << type.getMemorySpace()
-                       << " cannot cross the DLPack boundary";
+                       << " cannot cross the DLPack boundary: remove it (a "
+                          "DLPack tensor's device says where its memory is; "
+                          "compile for CUDA for GPU memory)";
   return success();
+}
+
+LogicalResult
+dlbridge::dlpack::verifyBoundaryType(function_ref<InFlightDiagnostic()> emitError,
+                                     Type type) {
+  if (auto memrefType = dyn_cast<MemRefType>(type))
+    return verifyBoundaryMemRefType(emitError, memrefType, /*dtype=*/nullptr);
+  if (auto tensorType = dyn_cast<RankedTensorType>(type)) {
+    if (tensorType.getEncoding())
+      return emitError() << "tensor type " << type
+                         << " has an encoding, which DLPack cannot describe: "
+                            "DLPack tensors are dense; pass dense tensors "
+                            "(a sparse tensor's storage arrays, one each)";
+    return verifyBoundaryElementType(emitError, tensorType.getElementType(),
+                                     /*dtype=*/nullptr);
+  }
+  if (isa<UnrankedTensorType, UnrankedMemRefType>(type))
+    return emitError() << "unranked type " << type
+                       << " cannot cross the DLPack boundary: give it a "
+                          "rank (sizes may be dynamic, e.g. tensor<?x?xf32>)";
+  if (type.isIndex())
+    return success();
+  if (isa<IntegerType, FloatType>(type)) {
+    if (!getDefaultDType(type))
+      return emitError() << "scalar type " << type << " has no DLPack dtype: "
+                         << getElementTypeAdvice(type);
+    return success();
+  }
+  InFlightDiagnostic diag = emitError()
+                            << "type " << type
+                            << " cannot cross the DLPack boundary, which "
+                               "takes ranked tensors, memrefs and integer, "
+                               "float or index scalars: ";
+  if (auto vectorType = dyn_cast<VectorType>(type))
+    diag << "pass a tensor or memref of the vector's shape and read it with "
+            "vector.transfer_read";
+  else if (isa<TupleType>(type))
+    diag << "pass each element of the tuple as its own value";
+  else if (isa<LLVM::LLVMPointerType>(type))
+    diag << "pass the buffer as a memref";
+  else if (isa<ComplexType>(type))
+    diag << "pass a 0-d tensor or memref of " << type;
+  else
+    diag << "pass it as one of those";
+  return diag;
 }

@@ -32,7 +32,13 @@ def DLPack_Dialect : Dialect {
     dialect to the LLVM dialect and calls into `libdlrt`.
 
     Discardable attributes understood by the dialect:
-    - `dlpack.entry` (unit, on `func.func`): expose this function.
+    - `dlpack.entry` (unit, on `func.func`): expose this function. The
+      verifier checks that it has a body and that each parameter and result
+      can cross the DLPack boundary: ranked tensors (without an encoding)
+      and memrefs of an element type with a whole-byte DLPack dtype (memrefs
+      with an identity or strided layout and no memory space), and integer,
+      float or index scalars with a dtype; an error at the parameter says
+      what to use instead.
     - `dlpack.name` (string, on arguments and results): the name used in
       error messages and signature records.
     - `dlpack.dtype` (`#dlpack.dtype`, on memref arguments and results): the

@@ -36,6 +36,15 @@ mlir::LogicalResult
 verifyBoundaryMemRefType(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
                          mlir::MemRefType type, DTypeAttr dtype);
 
+/// Checks that values of `type` can be a parameter or result of a
+/// `dlpack.entry` function: ranked tensors (without an encoding) and memrefs
+/// whose element type has a whole-byte dtype, memrefs with an identity or
+/// strided layout and no memory space, index and scalars with a dtype.
+/// Emits through `emitError`, saying what to use instead, otherwise.
+mlir::LogicalResult
+verifyBoundaryType(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+                   mlir::Type type);
+
 } // namespace dlbridge::dlpack
 
 #endif // DLBRIDGE_DIALECT_DLPACK_IR_DTYPEMAPPING_H
