@@ -3,22 +3,22 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: split-file %s %t
 
-// RUN: not dl-run --no-cache %t/external.mlir 2>&1 | FileCheck %s --check-prefix=EXTERNAL \
+// RUN: not dl-run --cache=false %t/external.mlir 2>&1 | FileCheck %s --check-prefix=EXTERNAL \
 // RUN:   --implicit-check-not="see current operation" --implicit-check-not=unrealized_conversion_cast \
 // RUN:   --implicit-check-not="Symbols not found"
 // EXTERNAL: dl-run: cannot compile '{{.*}}external.mlir':
 // EXTERNAL-NEXT: {{.*}}external.mlir:5:8: error: 'func.call' uses @not_defined_anywhere, which the module declares but does not define, and which neither libdlrt nor this process exports: define @not_defined_anywhere in the module
 
-// RUN: not dl-run --no-cache %t/gpu.mlir 2>&1 | FileCheck %s --check-prefix=GPU \
+// RUN: not dl-run --cache=false %t/gpu.mlir 2>&1 | FileCheck %s --check-prefix=GPU \
 // RUN:   --implicit-check-not="see current operation" --implicit-check-not=unrealized_conversion_cast
 // GPU: {{.*}}gpu.mlir:3:3: error: 'gpu.launch' is GPU code: compile it with the CUDA target
 
-// RUN: not dl-run --no-cache %t/tensors.mlir 2>&1 | FileCheck %s --check-prefix=TENSORS \
+// RUN: not dl-run --cache=false %t/tensors.mlir 2>&1 | FileCheck %s --check-prefix=TENSORS \
 // RUN:   --implicit-check-not="see current operation" --implicit-check-not=unrealized_conversion_cast
 // TENSORS: {{.*}}tensors.mlir:2:8: error: 'tosa.add' computes on tensors but has no bufferization
 
 // A libm function the module declares links.
-// RUN: dl-run --no-cache %t/libm.mlir -i 0 --print | FileCheck %s --check-prefix=LIBM
+// RUN: dl-run --cache=false %t/libm.mlir -i 0 --print | FileCheck %s --check-prefix=LIBM
 // LIBM: 1.
 
 //--- external.mlir
