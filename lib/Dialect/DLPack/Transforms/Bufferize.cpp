@@ -80,6 +80,11 @@ private:
     bufferization::OneShotBufferizePassOptions options;
     options.bufferizeFunctionBoundaries = true;
     options.functionBoundaryTypeConversion = functionBoundaryTypeConversion;
+    // A loop carrying a tensor it recomputes (`scf.for ... iter_args`, each
+    // iteration yielding a new tensor) yields a fresh buffer; without this
+    // one-shot-bufferize refuses it ("Yield operand #0 is not equivalent").
+    // The deallocation pipeline frees the buffers of earlier iterations.
+    options.allowReturnAllocsFromLoops = true;
     pm.addPass(bufferization::createOneShotBufferizePass(options));
     bufferization::buildBufferDeallocationPipeline(pm);
     // Deallocation returns copies (bufferization.clone) of what a function
