@@ -1,6 +1,6 @@
 // RUN: rm -rf %t && split-file %s %t
 // RUN: dl-opt %t/programs.mlir --split-input-file --verify-diagnostics \
-// RUN:   --dlpack-cuda-pipeline="format=ptx bufferize=false"
+// RUN:   --dlpack-cuda-pipeline="format=ptx"
 // RUN: dl-opt %t/options.mlir --verify-diagnostics \
 // RUN:   --dlpack-cuda-pipeline="chip=sm_90 ptx-version=ptx60"
 // RUN: not dl-opt %t/options.mlir --dlpack-cuda-pipeline="chip=sm_70" 2>&1 \

@@ -1,9 +1,9 @@
 // REQUIRES: ptxas
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=ptx bufferize=false" \
+// RUN: dl-opt %s --dlpack-cuda-pipeline="format=ptx" \
 // RUN:   | FileCheck %s
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=cubin chip=sm_80 bufferize=false" \
+// RUN: dl-opt %s --dlpack-cuda-pipeline="format=cubin chip=sm_80" \
 // RUN:   -o /dev/null
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=cubin chip=sm_90 bufferize=false" \
+// RUN: dl-opt %s --dlpack-cuda-pipeline="format=cubin chip=sm_90" \
 // RUN:   -o /dev/null
 
 // Hand-written GPU code through the CUDA pipeline: every launch, generated
