@@ -2,14 +2,12 @@
 // recomputes every iteration (iter_args), and a loop updating slices of its
 // carried tensor in place. The CPU pipeline runs them against NumPy (the
 // argument is left untouched, earlier iterations' buffers are freed), the
-// CUDA pipeline compiles the in-place one through ptxas. (The other is
-// refused for CUDA today: the deallocation of buffers a loop yields keeps
-// its ownership flags in host memory, which the CUDA pipeline takes for
-// device data.)
+// CUDA pipeline compiles them through ptxas (the ownership flags that free
+// the buffers a loop yields stay in host memory).
 // REQUIRES: numpy
 // RUN: dl-opt %s --dlpack-cpu-pipeline | FileCheck %s
-// RUN: dl-opt %s --dlpack-cuda-pipeline="entry=prefix_rows chip=sm_80 format=cubin" -o /dev/null
-// RUN: dl-opt %s --dlpack-cuda-pipeline="entry=prefix_rows chip=sm_90 format=cubin" -o /dev/null
+// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_80 format=cubin" -o /dev/null
+// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_90 format=cubin" -o /dev/null
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np; a = np.arange(12, dtype=np.float32).reshape(3, 4); np.save('%t/a.npy', a); np.save('%t/af.npy', np.asfortranarray(a))"
 // RUN: dl-run %s --entry repeated_double -i %t/af.npy -i 3 -o %t/double.npy

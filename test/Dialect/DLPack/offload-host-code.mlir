@@ -101,3 +101,42 @@ func.func @copy(%a: memref<4xf32>, %b: memref<4xf32>) {
   memref.copy %a, %b : memref<4xf32> to memref<4xf32>
   return
 }
+
+// -----
+
+// The ownership flags and addresses lower-deallocations keeps for its
+// dealloc_helper are host memory: allocated, written and read on the host;
+// the buffer they decide to free is a device buffer.
+
+func.func private @dealloc_helper(memref<?xindex>, memref<?xi1>)
+
+// CHECK-LABEL: func.func @bookkeeping(
+// CHECK: %[[BUF:.*]] = gpu.alloc
+// CHECK: %[[FLAGS:.*]] = memref.alloc() : memref<1xi1>
+// CHECK-NOT: gpu.launch
+// CHECK: memref.store %{{.*}}, %[[FLAGS]]
+// CHECK: call @dealloc_helper
+// CHECK: %[[OWNED:.*]] = memref.load %[[FLAGS]]
+// CHECK: scf.if %[[OWNED]]
+// CHECK-NEXT: gpu.dealloc %[[BUF]]
+// CHECK: memref.dealloc %[[FLAGS]]
+func.func @bookkeeping(%n: index) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %true = arith.constant true
+  %buf = memref.alloc(%n) : memref<?xf32>
+  %addrs = memref.alloc() : memref<1xindex>
+  %flags = memref.alloc() : memref<1xi1>
+  %p = memref.extract_aligned_pointer_as_index %buf : memref<?xf32> -> index
+  memref.store %p, %addrs[%c0] : memref<1xindex>
+  memref.store %true, %flags[%c0] : memref<1xi1>
+  %a = memref.cast %addrs : memref<1xindex> to memref<?xindex>
+  %f = memref.cast %flags : memref<1xi1> to memref<?xi1>
+  call @dealloc_helper(%a, %f) : (memref<?xindex>, memref<?xi1>) -> ()
+  %owned = memref.load %flags[%c0] : memref<1xi1>
+  scf.if %owned {
+    memref.dealloc %buf : memref<?xf32>
+  }
+  memref.dealloc %addrs : memref<1xindex>
+  memref.dealloc %flags : memref<1xi1>
+  return
+}

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -26,9 +27,46 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `memref` is deallocation bookkeeping: a buffer in host code that
+/// lower-deallocations fills with buffer addresses and ownership flags for
+/// its `dealloc_helper` and reads back to decide what to free (e.g. after a
+/// loop that yields a fresh tensor each iteration). It is host memory that
+/// no kernel sees, not tensor data.
+bool isDeallocationBookkeeping(Value memref) {
+  if (!isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
+          memref.getDefiningOp()))
+    return false;
+  bool passedToHelper = false;
+  SmallVector<Value> aliases{memref};
+  while (!aliases.empty()) {
+    for (Operation *user : aliases.pop_back_val().getUsers()) {
+      if (auto cast = dyn_cast<memref::CastOp>(user)) {
+        aliases.push_back(cast.getResult());
+        continue;
+      }
+      if (auto call = dyn_cast<func::CallOp>(user)) {
+        if (!call.getCallee().starts_with("dealloc_helper"))
+          return false;
+        passedToHelper = true;
+        continue;
+      }
+      if (!isa<memref::LoadOp, memref::StoreOp, memref::DeallocOp>(user))
+        return false;
+    }
+  }
+  return passedToHelper;
+}
+
 /// Whether `op` itself reads or writes memory through a memref (or, without
-/// precise effects, might). Allocation and deallocation do not count.
+/// precise effects, might). Allocation and deallocation do not count, nor do
+/// accesses to deallocation bookkeeping.
 bool accessesData(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    if (isDeallocationBookkeeping(load.getMemRef()))
+      return false;
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    if (isDeallocationBookkeeping(store.getMemRef()))
+      return false;
   // Copies are diagnosed below: a kernel could not lower them either.
   if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
           memref::CopyOp, gpu::AllocOp, gpu::DeallocOp>(op))
@@ -161,12 +199,19 @@ LogicalResult offloadBlock(Block &block) {
   return flush();
 }
 
-/// Device buffers for host code: gpu.alloc / gpu.dealloc.
+/// Device buffers for host code: gpu.alloc / gpu.dealloc. Deallocation
+/// bookkeeping stays in host memory.
 LogicalResult allocateOnDevice(func::FuncOp func) {
   SmallVector<Operation *> rewrites;
   WalkResult walk = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<gpu::LaunchOp>(op))
       return WalkResult::skip();
+    if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
+        isDeallocationBookkeeping(op->getResult(0)))
+      return WalkResult::advance();
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
+      if (isDeallocationBookkeeping(dealloc.getMemref()))
+        return WalkResult::advance();
     if (isa<memref::AllocaOp>(op)) {
       op->emitOpError() << "allocates on the host stack in host code; the "
                            "CUDA pipeline needs heap buffers (memref.alloc)";
