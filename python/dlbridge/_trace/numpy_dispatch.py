@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import inplace, ops
+from . import inplace, ops, registry
 from .tracer import unsupported
 
 _BINARY = {
@@ -153,7 +153,11 @@ def array_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     """Implementation of ``TracedArray.__array_function__``."""
     mod = getattr(func, "__module__", "") or ""
     name = getattr(func, "__name__", repr(func))
-    impl = _FUNCTIONS.get(name) if mod == "numpy" or mod.startswith("numpy._core") else None
+    impl = None
+    if mod == "numpy" or mod.startswith("numpy."):
+        impl = _FUNCTIONS.get(name)
+        declared = registry.lookup_numpy(name) if impl is None else None
+        impl = declared.impl if declared is not None else impl
     if impl is None:
         raise unsupported(f"{mod}.{name}" if mod else name)
     return impl(*args, **kwargs)
