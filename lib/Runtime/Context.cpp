@@ -63,6 +63,8 @@ const char *dlrt_status_name(int32_t status) {
     return "invalid stream";
   case DLRT_ERR_SHAPE_MISMATCH:
     return "incompatible shapes";
+  case DLRT_ERR_INDEX:
+    return "index out of range";
   default:
     return "unknown status";
   }

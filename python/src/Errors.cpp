@@ -25,6 +25,9 @@ void dlbridge::python::raiseStatus(int32_t status, const std::string &message) {
   case DLRT_ERR_OUT_OF_MEMORY:
     type = PyExc_MemoryError;
     break;
+  case DLRT_ERR_INDEX:
+    type = PyExc_IndexError;
+    break;
   case DLRT_ERR_NO_CUDA_DRIVER:
   case DLRT_ERR_CUDA:
   case DLRT_ERR_UNSUPPORTED:

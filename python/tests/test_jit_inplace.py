@@ -377,24 +377,14 @@ def _trace_error(fn, *args) -> str:
     return msg
 
 
-def test_indexed_assignment_that_is_not_the_whole_array():
+def test_assignment_through_index_arrays_is_refused_and_leaves_the_array():
     c = np.zeros((3, 4), np.float32)
-
-    def one(c):
-        c[0] = 1
-
-    def step(c):
-        c[::2] = 1
-
-    def column(c):
-        c[:, 0] = 1
 
     def fancy(c):
         c[[0, 2]] = 1
 
-    for fn, key in ((one, "0"), (step, "slice(None, None, 2)"), (column, "0"), (fancy, "[0, 2]")):
-        msg = _trace_error(fn, c)
-        assert "item assignment" in msg and key in msg, msg
+    msg = _trace_error(fancy, c)
+    assert "item assignment" in msg and "index arrays" in msg, msg
     np.testing.assert_array_equal(c, 0)
 
 

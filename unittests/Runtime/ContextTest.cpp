@@ -128,12 +128,13 @@ TEST(ContextTest, StatusNames) {
   EXPECT_STREQ(dlrt_status_name(DLRT_ERR_STREAM), "invalid stream");
   EXPECT_STREQ(dlrt_status_name(DLRT_ERR_SHAPE_MISMATCH),
                "incompatible shapes");
-  EXPECT_STREQ(dlrt_status_name(17), "unknown status");
+  EXPECT_STREQ(dlrt_status_name(DLRT_ERR_INDEX), "index out of range");
+  EXPECT_STREQ(dlrt_status_name(18), "unknown status");
   EXPECT_STREQ(dlrt_status_name(-1), "unknown status");
   std::set<std::string> distinct;
-  for (int32_t status = DLRT_OK; status <= DLRT_ERR_SHAPE_MISMATCH; ++status)
+  for (int32_t status = DLRT_OK; status <= DLRT_ERR_INDEX; ++status)
     distinct.insert(dlrt_status_name(status));
-  EXPECT_EQ(distinct.size(), size_t(DLRT_ERR_SHAPE_MISMATCH + 1));
+  EXPECT_EQ(distinct.size(), size_t(DLRT_ERR_INDEX + 1));
 }
 
 } // namespace

@@ -45,6 +45,8 @@ typedef enum dlrt_status_code {
   DLRT_ERR_STREAM = 15,          ///< a DLPack stream value invalid for a device.
   DLRT_ERR_SHAPE_MISMATCH = 16,  ///< shapes of arguments do not fit together
                                  ///< (checked by generated code).
+  DLRT_ERR_INDEX = 17,           ///< an index out of range for its dimension
+                                 ///< (checked by generated code).
 } dlrt_status_code;
 
 /// Returns a static, human-readable name for `status` ("rank mismatch", ...).

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import dtypes as D
-from . import ops
+from . import indexing, ops
 from .emitter import Block, affine_map
 from .tracer import (
     TraceContext,
@@ -32,7 +32,7 @@ from .tracer import (
     user_location,
 )
 
-__all__ = ["assign", "ufunc", "getitem", "setitem", "copyto"]
+__all__ = ["assign", "ufunc", "setitem", "copyto"]
 
 _AUGMENTED = {
     "add": "+=",
@@ -57,7 +57,7 @@ def _shape(dims: tuple[int | None, ...]) -> str:
 def _check_target(target: TracedArray, op: str) -> None:
     """``target`` can be updated: an array, or a view that is a permutation of one (the update
     goes to that array, as in NumPy)."""
-    if target._base is not None and target._perm is None:
+    if target._base is not None and target._perm is None and target._region is None:
         raise unsupported(
             op,
             f"writing through a view made by {target._view_op}: whether NumPy's {target._view_op} "
@@ -147,6 +147,14 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
         target._value = new
         _updated(target)
         return target
+    if target._region is not None:
+        contents = TracedArray(ctx, new, target._dtype, target._dims)
+        contents._dim_ssa = dict(target._dim_ssa)
+        root._value = indexing.insert(root, target._region, contents)
+        _updated(root)
+        target._value = new
+        target._base_version = root._version
+        return target
     # through a view: its new contents, permuted back, are the new contents of the array
     inverse = [0] * len(target._perm)  # type: ignore[arg-type]
     for i, p in enumerate(target._perm):  # type: ignore[arg-type]
@@ -179,49 +187,64 @@ def ufunc(name: str, target: TracedArray, other: Any) -> Any:
     return assign(target, result, op=op, casting="same_kind", ufunc_name=name)
 
 
-def _whole_array_key(key: Any, ndim: int) -> bool:
-    """Whether ``x[key]`` is all of ``x``: ``...``, ``()``, ``:`` or a tuple of them; raises
-    IndexError for more indices than dims, as NumPy does."""
-    parts = key if isinstance(key, tuple) else (key,)
-    full = [p for p in parts if isinstance(p, slice)]
-    if not all(p is Ellipsis or (isinstance(p, slice) and p == slice(None)) for p in parts):
-        return False
-    if sum(p is Ellipsis for p in parts) > 1:
-        raise trace_error("an index can only have a single ellipsis ('...')", IndexError)
-    if len(full) > ndim:
-        raise trace_error(
-            f"too many indices for array: array is {ndim}-dimensional, but {len(full)} were indexed",
-            IndexError,
-        )
-    return True
-
-
-def getitem(x: TracedArray, key: Any) -> TracedArray:
-    """``x[key]`` for a ``key`` that selects the whole array: a view of ``x``, as in NumPy (so
-    that ``x[...] += v`` and ``x[:] *= 2`` update ``x``)."""
-    if x._is_scalar or not _whole_array_key(key, x.ndim):
-        raise unsupported("indexing", f"x[{key!r}]")
-    ops._lift(x._ctx, x, "indexing")
-    view = make_view(x, x._value, x._dims, "indexing", tuple(range(x.ndim)))
-    view._dim_ssa = dict(x._dim_ssa)
-    return view
-
-
 def setitem(target: TracedArray, key: Any, value: Any) -> None:
-    """``target[key] = value`` for a ``key`` that selects the whole array (NumPy's unsafe casting:
-    ``int_array[...] = 2.7`` stores 2)."""
-    if target._is_scalar or not _whole_array_key(key, target.ndim):
-        raise unsupported(
-            "item assignment",
-            f"x[{key!r}] = ...: only the whole array can be assigned (x[...] = v, x[:] = v)",
-        )
+    """``target[key] = value`` (NumPy's unsafe casting: ``int_array[...] = 2.7`` stores 2): a basic
+    key stores into the region it selects; a traced boolean mask selects where ``value`` (a
+    scalar) replaces the contents."""
+    if target._is_scalar:
+        raise trace_error("'TracedArray' scalar does not support item assignment", TypeError)
     op = "item assignment"
     ctx = ops._ctx_of(target, value)
-    _check_target(target, op)
-    if isinstance(value, float) and (target._dtype.is_int):
+    parts = indexing.normalize_key(key, target.ndim)
+    if isinstance(value, float) and target._dtype.is_int:
         # NumPy converts the Python float, then casts it like an array (truncating)
         value = TracedArray(ctx, ctx.top.const(value, "f64"), D.FLOAT64, (), is_scalar=True)
-    assign(target, value, op=op, casting="unsafe")
+    if indexing.is_basic_key(parts):
+        view = indexing.getitem(target, key)
+        assign(view, value, op=op, casting="unsafe")
+        return
+    mask = [p for p in parts if not (isinstance(p, slice) and p == slice(None))]
+    if len(mask) == 1 and isinstance(mask[0], TracedArray) and mask[0]._dtype.is_bool and parts[0] is mask[0]:
+        _masked_store(target, mask[0], value)
+        return
+    raise unsupported(
+        op,
+        "assignment through index arrays; assign through a slice or a boolean mask "
+        "(x[mask] = v), or build the array with numpy.where",
+    )
+
+
+def _masked_store(target: TracedArray, mask: TracedArray, value: Any) -> None:
+    """``target[mask] = value`` for a traced boolean ``mask`` over the leading dims of ``target``
+    and a scalar ``value``: ``where(mask, value, target)`` stored into ``target``."""
+    op = "item assignment"
+    if mask.ndim > target.ndim:
+        raise trace_error(
+            f"too many indices for array: array is {target.ndim}-dimensional, but {mask.ndim} were indexed",
+            IndexError,
+        )
+    if ops._is_tensor(value) and value.ndim > 0:
+        raise unsupported(
+            op, "x[mask] = array: the values are taken in order of the True elements; use "
+            "x[...] = numpy.where(mask, values, x) with values of x's shape",
+        )
+    ctx = target._ctx
+    for k in range(mask.ndim):
+        t, m = target._dims[k], mask._dims[k]
+        if t is not None and m is not None and t != m:
+            raise trace_error(
+                f"boolean index did not match indexed array along axis {k}; size of axis is {t} "
+                f"but size of corresponding boolean axis is {m}",
+                IndexError,
+            )
+    wide = ops._expand_units(ctx, mask, list(range(mask.ndim, target.ndim)))
+    if not isinstance(value, TracedArray):
+        value = ops._lift(ctx, value, op)
+    if isinstance(value, TracedArray) and value._dtype != target._dtype:
+        value = ops.astype(value, target._dtype.name)
+    elif not isinstance(value, TracedArray):
+        value = TracedArray(ctx, ops._py_const(ctx.top, value, target._dtype), target._dtype, (), is_scalar=True)
+    assign(target, ops.where(wide, value, target), op=op, casting="unsafe")
 
 
 def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:

@@ -336,7 +336,8 @@ class TracedArray:
 
     __slots__ = (
         "_ctx", "_value", "_dtype", "_dims", "_weak", "_is_scalar", "_dim_ssa", "_alias",
-        "_base", "_base_version", "_view_op", "_perm", "_version", "_updated_at", "_arg",
+        "_base", "_base_version", "_view_op", "_perm", "_region", "_version", "_updated_at",
+        "_arg",
     )
     __array_priority__ = 1000.0
 
@@ -366,6 +367,8 @@ class TracedArray:
         self._base_version = 0
         self._view_op = ""
         self._perm: tuple[int, ...] | None = None
+        # for a view made by basic indexing: the region of the base it shows (indexing.Region)
+        self._region: Any = None
         # in-place updates of this array so far, and the user's line of the last one
         self._version = 0
         self._updated_at = ""
@@ -446,9 +449,9 @@ class TracedArray:
         raise unsupported("complex(array)")
 
     def __getitem__(self, key: Any) -> Any:
-        from . import inplace
+        from . import indexing
 
-        return inplace.getitem(self, key)
+        return indexing.getitem(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         from . import inplace
@@ -758,18 +761,37 @@ def make_view(
     dims: Sequence[int | None],
     op: str,
     perm: Sequence[int] | None = None,
+    region: Any = None,
 ) -> TracedArray:
     """A NumPy view of ``x`` (``op`` made it) whose current contents are ``value``; ``perm`` when
-    it is ``x`` with its dims permuted (``view dim i`` is ``x`` dim ``perm[i]``)."""
+    it is ``x`` with its dims permuted (``view dim i`` is ``x`` dim ``perm[i]``), ``region``
+    (an ``indexing.Region`` of ``x``) when basic indexing made it.
+
+    The view records how it maps to the array that owns the storage (its base), as a
+    permutation or as a region of the base, when it can: writes through it then update the base.
+    """
     root = x._base if x._base is not None else x
     view = TracedArray(x._ctx, value, x._dtype, dims, alias=x._alias)
     view._base = root
     view._base_version = root._version
     view._view_op = op
     outer = x._perm if x._base is not None else tuple(range(root.ndim))
-    if perm is not None and outer is not None:
+    x_is_whole = outer is not None and list(outer) == list(range(root.ndim))
+    if region is not None:
+        if x._base is None or (x_is_whole and x._region is None):
+            view._region = region
+        elif x._region is not None:
+            view._region = region_hooks["compose"](x._ctx, x._region, region)
+    elif perm is not None and outer is not None:
         view._perm = tuple(outer[p] for p in perm)
+    elif perm is not None and x._region is not None and list(perm) == list(range(len(perm))):
+        view._region = x._region
     return view
+
+
+#: Set by the indexing module (which imports this one): ``compose(outer, inner)`` is the region
+#: of a view's region ``inner`` in the view's base, ``extract(base, region)`` its contents.
+region_hooks: dict[str, Callable[..., Any]] = {}
 
 
 def sync_view(x: TracedArray) -> None:
@@ -778,6 +800,12 @@ def sync_view(x: TracedArray) -> None:
     array (whether NumPy's reshape made a view depends on the memory layout)."""
     base = x._base
     if base is None or base._version == x._base_version:
+        return
+    if x._region is not None:
+        fresh_value = region_hooks["extract"](base, x._region)
+        x._value = fresh_value._value
+        x._dim_ssa = dict(fresh_value._dim_ssa)
+        x._base_version = base._version
         return
     if x._perm is None:
         raise unsupported(

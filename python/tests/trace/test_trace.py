@@ -410,10 +410,10 @@ def test_error_len_and_index():
         return len(x)
 
     def f2(x):
-        return x[0]
+        return x[x > 0]
 
     _raises_at(f1, "len(array)")
-    _raises_at(f2, "indexing")
+    _raises_at(f2, "boolean mask indexing")
 
 
 def test_error_np_asarray_and_constant_array():

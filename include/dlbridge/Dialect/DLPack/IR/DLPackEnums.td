@@ -71,6 +71,7 @@ def DLPack_FailureStatus : I32EnumAttr<"FailureStatus",
     I32EnumAttrCase<"InvalidArgument", 1, "invalid_argument">,
     I32EnumAttrCase<"OutOfMemory", 11, "out_of_memory">,
     I32EnumAttrCase<"ShapeMismatch", 16, "shape_mismatch">,
+    I32EnumAttrCase<"IndexOutOfRange", 17, "index_out_of_range">,
   ]> {
   let cppNamespace = "::dlbridge::dlpack";
 }

@@ -1,0 +1,548 @@
+"""NumPy indexing of traced arrays: ``x[key]`` and ``x[key] = v``.
+
+Basic indexing (integers, slices with any step, ``None``, ``...``) selects a strided region of
+the array: ``tensor.extract_slice`` reads it (a view once bufferized, never a copy) and
+``tensor.insert_slice`` writes it.  Indices and slice bounds may be Python ints, dynamic sizes
+(:class:`SymbolicDim`) or traced integer scalars; bounds are normalised and clamped as NumPy
+does, and an integer index out of range is an IndexError (at trace time when the size is static,
+else when the function runs).
+
+Advanced indexing takes integer index arrays (lists, NumPy arrays, traced integer arrays) and
+concrete boolean masks, whose result shape does not depend on the data; a traced boolean mask can
+be written through (``x[x < 0] = 0`` is a select) but not read (the result's size would depend on
+the data).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import dtypes as D
+from . import ops
+from .emitter import affine_map, tensor_type
+from .tracer import (
+    SymbolicDim,
+    TraceContext,
+    TracedArray,
+    format_location,
+    make_view,
+    region_hooks,
+    trace_error,
+    unsupported,
+    user_location,
+)
+
+__all__ = ["Region", "basic_region", "getitem", "is_basic_key", "normalize_key"]
+
+#: A size, offset or stride: a Python int when known while tracing, else an ``index`` SSA value.
+Idx = int | str
+
+
+# --------------------------------------------------------------------------------------------------
+# index arithmetic, folded when both sides are known
+
+
+def _const(ctx: TraceContext, v: Idx) -> str:
+    return ctx.top.const(v, "index") if isinstance(v, int) else v
+
+
+def _binop(ctx: TraceContext, op: str, a: Idx, b: Idx) -> Idx:
+    if isinstance(a, int) and isinstance(b, int):
+        if op == "addi":
+            return a + b
+        if op == "subi":
+            return a - b
+        if op == "muli":
+            return a * b
+        if op == "minsi":
+            return min(a, b)
+        if op == "maxsi":
+            return max(a, b)
+        if op == "ceildivsi":
+            return -(-a // b)
+        raise AssertionError(op)
+    if op == "ceildivsi" and b == 1:
+        return a
+    if op == "muli" and (a == 1 or b == 1):
+        return b if a == 1 else a
+    if op in ("addi", "subi") and b == 0:
+        return a
+    return ctx.top.op("idx", f"arith.{op} {_const(ctx, a)}, {_const(ctx, b)} : index")
+
+
+def _select_negative(ctx: TraceContext, v: Idx, if_negative: Idx, otherwise: Idx) -> Idx:
+    """``if_negative if v < 0 else otherwise``."""
+    if isinstance(v, int):
+        return if_negative if v < 0 else otherwise
+    zero = ctx.top.const(0, "index")
+    neg = ctx.top.op("neg", f"arith.cmpi slt, {v}, {zero} : index")
+    return ctx.top.op(
+        "idx", f"arith.select {neg}, {_const(ctx, if_negative)}, {_const(ctx, otherwise)} : index"
+    )
+
+
+def index_value(ctx: TraceContext, v: Any, what: str) -> Idx:
+    """``v`` as an index: a Python int, or the SSA value of a dynamic size or traced integer."""
+    if isinstance(v, (bool, np.bool_)):
+        raise trace_error(f"{what}: a boolean is not an integer index", IndexError)
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "iu":
+        return int(v)
+    if isinstance(v, SymbolicDim):
+        return v._value
+    if isinstance(v, TracedArray) and v.ndim == 0 and (v._dtype.is_int):
+        if v._is_scalar:
+            scalar = v._value
+        else:
+            scalar = ctx.top.op("elem", f"tensor.extract {v._value}[] : {v.mlir_type}")
+        cast = "index_castui" if v._dtype.is_unsigned else "index_cast"
+        return ctx.top.op("i", f"arith.{cast} {scalar} : {v._dtype.mlir} to index")
+    raise trace_error(
+        f"{what}: only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+        f"integer or boolean arrays are valid indices, not {type(v).__name__}",
+        IndexError,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# keys
+
+
+@dataclass
+class Region:
+    """A strided region of an array of rank ``len(offsets)``, and how the view of it is shaped.
+
+    ``offsets``/``sizes``/``strides`` are per dim of the array; ``kept`` lists, per dim of the
+    view, the array dim it shows, or None for an axis ``None`` inserted; array dims not in
+    ``kept`` were indexed by an integer (size 1, dropped)."""
+
+    offsets: list[Idx]
+    sizes: list[Idx]
+    strides: list[Idx]
+    kept: list[int | None]
+
+
+def _is_advanced(part: Any) -> bool:
+    if isinstance(part, TracedArray):
+        return part.ndim > 0 or part._dtype.is_bool
+    return isinstance(part, (list, np.ndarray)) and not (
+        isinstance(part, np.ndarray) and part.ndim == 0 and part.dtype != np.bool_
+    )
+
+
+def normalize_key(key: Any, ndim: int) -> list[Any]:
+    """The parts of ``key`` with the ellipsis expanded into full slices; IndexError for two
+    ellipses or more indices than dims, as NumPy."""
+    parts = list(key) if isinstance(key, tuple) else [key]
+    if sum(p is Ellipsis for p in parts) > 1:
+        raise trace_error("an index can only have a single ellipsis ('...')", IndexError)
+    used = sum(
+        1 if p is not None and p is not Ellipsis and not _is_bool_array(p) else
+        (_bool_ndim(p) if _is_bool_array(p) else 0)
+        for p in parts
+    )
+    if used > ndim:
+        raise trace_error(
+            f"too many indices for array: array is {ndim}-dimensional, but {used} were indexed",
+            IndexError,
+        )
+    if Ellipsis in [p for p in parts if not isinstance(p, (np.ndarray, TracedArray, list))]:
+        i = next(j for j, p in enumerate(parts) if p is Ellipsis and not isinstance(p, (np.ndarray, list)))
+        parts[i : i + 1] = [slice(None)] * (ndim - used)
+    else:
+        parts += [slice(None)] * (ndim - used)
+    return parts
+
+
+def _is_bool_array(p: Any) -> bool:
+    if isinstance(p, TracedArray):
+        return p._dtype.is_bool and p.ndim > 0
+    if isinstance(p, list):
+        return len(p) > 0 and all(isinstance(v, (bool, np.bool_)) for v in p)
+    return isinstance(p, np.ndarray) and p.dtype == np.bool_
+
+
+def _bool_ndim(p: Any) -> int:
+    return p.ndim if isinstance(p, (TracedArray, np.ndarray)) else 1
+
+
+def is_basic_key(parts: Sequence[Any]) -> bool:
+    """Whether every part is a basic index (no index or mask array)."""
+    return not any(_is_advanced(p) for p in parts)
+
+
+def _slice_bounds(ctx: TraceContext, s: slice, n: Idx, axis: int) -> tuple[Idx, Idx, Idx]:
+    """Offset, length and step of ``s`` on a dim of size ``n`` (NumPy's clamping)."""
+    if s.step is None:
+        step = 1
+    else:
+        step_v = index_value(ctx, s.step, "slice step")
+        if not isinstance(step_v, int):
+            raise unsupported("slicing", "a slice step must be known while tracing (a Python int)")
+        step = step_v
+    if step == 0:
+        raise trace_error("slice step cannot be zero", ValueError)
+    start = None if s.start is None else index_value(ctx, s.start, "slice start")
+    stop = None if s.stop is None else index_value(ctx, s.stop, "slice stop")
+    if start is None and stop is None and step == 1:
+        return 0, n, 1
+    if isinstance(n, int) and isinstance(start, (int, type(None))) and isinstance(stop, (int, type(None))):
+        r = range(*slice(start, stop, step).indices(n))
+        return (r.start, len(r), step) if len(r) else (0, 0, 1)
+
+    def clamp(v: Idx, low: Idx, high: Idx) -> Idx:
+        wrapped = _select_negative(ctx, v, _binop(ctx, "addi", v, n), v)
+        return _binop(ctx, "minsi", _binop(ctx, "maxsi", wrapped, low), high)
+
+    if step > 0:
+        lo = 0 if start is None else clamp(start, 0, n)
+        hi = n if stop is None else clamp(stop, 0, n)
+        length = _binop(ctx, "ceildivsi", _binop(ctx, "subi", hi, lo), step)
+    else:
+        last = _binop(ctx, "subi", n, 1)
+        lo = last if start is None else clamp(start, -1, last)
+        hi = -1 if stop is None else clamp(stop, -1, last)
+        length = _binop(ctx, "ceildivsi", _binop(ctx, "subi", lo, hi), -step)
+        lo = _binop(ctx, "maxsi", lo, 0)
+    return lo, _binop(ctx, "maxsi", length, 0), step
+
+
+def _int_index(ctx: TraceContext, v: Any, n: Idx, axis: int) -> Idx:
+    """The offset of integer index ``v`` on a dim of size ``n``: NumPy's IndexError when it is
+    out of range, at trace time when both are known, else when the function runs."""
+    i = index_value(ctx, v, f"index on axis {axis}")
+    if isinstance(i, int) and isinstance(n, int):
+        if not -n <= i < n:
+            raise trace_error(f"index {i} is out of bounds for axis {axis} with size {n}", IndexError)
+        return i + n if i < 0 else i
+    offset = _select_negative(ctx, i, _binop(ctx, "addi", i, n), i)
+    zero = ctx.top.const(0, "index")
+    off = _const(ctx, offset)
+    size = _const(ctx, n)
+    low = ctx.top.op("in_range", f"arith.cmpi sge, {off}, {zero} : index")
+    high = ctx.top.op("in_range", f"arith.cmpi slt, {off}, {size} : index")
+    ok = ctx.top.op("in_range", f"arith.andi {low}, {high} : i1")
+    message = _assert_message(f"index {{0}} is out of bounds for axis {axis} with size {{1}}")
+    ctx.top.raw(
+        f'dlpack.assert {ok}, index_out_of_range, "{message}" '
+        f"({_const(ctx, i)}, {size} : index, index)"
+    )
+    return offset
+
+
+def basic_region(x: TracedArray, parts: Sequence[Any]) -> Region:
+    """The region of ``x`` that the basic key ``parts`` (from :func:`normalize_key`) selects."""
+    ctx = x._ctx
+    offsets: list[Idx] = []
+    sizes: list[Idx] = []
+    strides: list[Idx] = []
+    kept: list[int | None] = []
+    axis = 0
+    for part in parts:
+        if part is None:
+            kept.append(None)
+            continue
+        d = x._dims[axis]
+        n: Idx = d if d is not None else ctx.dim(x, axis)
+        if isinstance(part, slice):
+            off, length, step = _slice_bounds(ctx, part, n, axis)
+            offsets.append(off)
+            sizes.append(length)
+            strides.append(step)
+            kept.append(axis)
+        else:
+            offsets.append(_int_index(ctx, part, n, axis))
+            sizes.append(1)
+            strides.append(1)
+        axis += 1
+    return Region(offsets, sizes, strides, kept)
+
+
+def _assert_message(text: str) -> str:
+    """A ``dlpack.assert`` message: ``text`` (whose ``{i}`` are the assert's values) and the
+    user's line."""
+    where = format_location(user_location())
+    return text.replace("\\", "\\\\").replace('"', '\\"') + (
+        ops._message_literal(f" at {where}") if where else ""
+    )
+
+
+def _constant_array(ctx: TraceContext, arr: np.ndarray) -> TracedArray:
+    """A constant ``i64`` array with the values of ``arr``."""
+    ty = tensor_type(arr.shape, D.INT64)
+    if arr.size == 0:
+        value = ctx.top.op("cst_idx", f"tensor.empty() : {ty}")
+    else:
+        flat = ", ".join(str(int(v)) for v in arr.reshape(-1))
+        dense = f"dense<[{flat}]>" if arr.ndim else f"dense<{flat}>"
+        value = ctx.top.op("cst_idx", f"arith.constant {dense} : tensor<{arr.size}xi64>")
+        if arr.ndim != 1:
+            shape = ", ".join(str(d) for d in arr.shape)
+            value = ctx.top.op(
+                "cst_idx",
+                f"tensor.expand_shape {value} [[{', '.join(str(i) for i in range(arr.ndim))}]] "
+                f"output_shape [{shape}] : tensor<{arr.size}xi64> into {ty}",
+            )
+    return TracedArray(ctx, value, D.INT64, arr.shape)
+
+
+def _lists(ctx: TraceContext, values: Sequence[Idx]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _region_dims(region: Region) -> tuple[list[int | None], list[int | None]]:
+    """The dims of the extracted slice (array dims kept) and of the view (with new axes)."""
+    sliced = [
+        region.sizes[a] if isinstance(region.sizes[a], int) else None
+        for a in region.kept
+        if a is not None
+    ]
+    view = [
+        1 if a is None else (region.sizes[a] if isinstance(region.sizes[a], int) else None)
+        for a in region.kept
+    ]
+    return sliced, view  # type: ignore[return-value]
+
+
+def extract(x: TracedArray, region: Region) -> TracedArray:
+    """The contents of ``region`` of ``x`` (new axes included)."""
+    ctx = x._ctx
+    sliced_dims, _ = _region_dims(region)
+    ty = tensor_type(sliced_dims, x._dtype)
+    if all(o == 0 for o in region.offsets) and all(s == 1 for s in region.strides) and all(
+        isinstance(z, int) and z == d for z, d in zip(region.sizes, x._dims)
+    ):
+        value = x._value
+    else:
+        value = ctx.top.op(
+            "slice",
+            f"tensor.extract_slice {x._value}{_lists(ctx, region.offsets)}"
+            f"{_lists(ctx, region.sizes)}{_lists(ctx, region.strides)} : {x.mlir_type} to {ty}",
+        )
+    out = TracedArray(ctx, value, x._dtype, sliced_dims, alias=x._alias)
+    kept_axes = [a for a in region.kept if a is not None]
+    for j, a in enumerate(kept_axes):
+        if sliced_dims[j] is None:
+            out._dim_ssa[j] = region.sizes[a]  # type: ignore[assignment]
+    new_axes = [j for j, a in enumerate(region.kept) if a is None]
+    return ops._expand_units(ctx, out, new_axes)
+
+
+def insert(x: TracedArray, region: Region, contents: TracedArray) -> str:
+    """The value of ``x`` with ``region`` replaced by ``contents`` (shaped as the view)."""
+    ctx = x._ctx
+    new_axes = [j for j, a in enumerate(region.kept) if a is None]
+    inner = ops._collapse_units(ctx, contents, new_axes)
+    if inner._value == x._value and inner.mlir_type == x.mlir_type:
+        return x._value
+    return ctx.top.op(
+        "inserted",
+        f"tensor.insert_slice {inner._value} into {x._value}{_lists(ctx, region.offsets)}"
+        f"{_lists(ctx, region.sizes)}{_lists(ctx, region.strides)} : {inner.mlir_type} into "
+        f"{x.mlir_type}",
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# advanced indexing
+
+
+def _index_array(ctx: TraceContext, part: Any, axis: int, n: Idx) -> tuple[TracedArray, bool]:
+    """An advanced index as an integer array, and whether it was checked while tracing (a
+    constant: lists and NumPy arrays; a concrete boolean mask becomes the indices it selects)."""
+    if isinstance(part, TracedArray):
+        if part._dtype.is_bool:
+            raise unsupported(
+                "boolean mask indexing",
+                "the result's size depends on the mask's values; use numpy.where(mask, x, other) "
+                "to keep the shape, or assign through the mask (x[mask] = v)",
+            )
+        if not part._dtype.is_int:
+            raise trace_error("arrays used as indices must be of integer (or boolean) type", IndexError)
+        return part, False
+    arr = np.asarray(part)
+    if arr.dtype == np.bool_:
+        if arr.ndim != 1:
+            raise unsupported("indexing", "a multi-dimensional boolean mask (use one 1-D mask per axis)")
+        text = (
+            f"boolean index did not match indexed array along axis {axis}; size of axis is "
+            f"{{0}} but size of corresponding boolean axis is {arr.shape[0]}"
+        )
+        if isinstance(n, int) and arr.shape[0] != n:
+            raise trace_error(text.replace("{0}", str(n)), IndexError)
+        if not isinstance(n, int):
+            same = ctx.top.op("mask_fits", f"arith.cmpi eq, {n}, {_const(ctx, arr.shape[0])} : index")
+            ctx.top.raw(f'dlpack.assert {same}, index_out_of_range, "{_assert_message(text)}" ({n} : index)')
+        (arr,) = np.nonzero(arr)
+    if arr.size == 0:
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iu":
+        raise trace_error("arrays used as indices must be of integer (or boolean) type", IndexError)
+    if isinstance(n, int) and arr.size and not (-n <= arr.min() and arr.max() < n):
+        bad = int(arr[(arr < -n) | (arr >= n)].flat[0])
+        raise trace_error(f"index {bad} is out of bounds for axis {axis} with size {n}", IndexError)
+    return _constant_array(ctx, arr.astype(np.int64)), isinstance(n, int)
+
+
+def _check_indices(arr: TracedArray, size: str, axis: int) -> None:
+    """Run-time check that every value of index array ``arr`` is in ``[-size, size)``."""
+    ctx = arr._ctx
+    i1 = D.dtype("bool")
+    init = ctx.top.op("all_in", f"tensor.empty() : tensor<i1>")
+    true = ctx.top.const(True, "i1")
+    init = ctx.top.op("all_in", f"linalg.fill ins({true} : i1) outs({init} : tensor<i1>) -> tensor<i1>")
+    neg = _binop(ctx, "subi", 0, size)
+    r = arr.ndim
+
+    def body(b: Any, args: list[str], out: str) -> str:
+        idx = b.op("i", f"arith.index_cast {args[0]} : {arr._dtype.mlir} to index")
+        lo = b.op("lo", f"arith.cmpi sge, {idx}, {neg} : index")
+        hi = b.op("hi", f"arith.cmpi slt, {idx}, {size} : index")
+        ok = b.op("ok", f"arith.andi {lo}, {hi} : i1")
+        return b.op("all", f"arith.andi {out}, {ok} : i1")
+
+    done = ops._emit_generic(
+        ctx, "all_in", [arr], [affine_map(r, [f"d{k}" for k in range(r)])], init, "tensor<i1>",
+        i1, affine_map(r, []), ["reduction"] * r, body,
+    )
+    ok = ctx.top.op("all_in", f"tensor.extract {done}[] : tensor<i1>")
+    message = _assert_message(f"an index is out of bounds for axis {axis} with size {{0}}")
+    ctx.top.raw(f'dlpack.assert {ok}, index_out_of_range, "{message}" ({size} : index)')
+
+
+def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
+    """``x[parts]`` with at least one index array: the basic parts select a strided view, and one
+    ``linalg.generic`` over the result reads it with ``tensor.extract`` at the indexed
+    positions. The result's dims are NumPy's: the broadcast index dims replace the indexed dims
+    when those are adjacent, else they come first."""
+    ctx = x._ctx
+    if any(p is None for p in parts):
+        raise unsupported("indexing", "numpy.newaxis combined with index arrays")
+    basic = [slice(None) if _is_advanced(p) else p for p in parts]
+    region = basic_region(x, basic)
+    view = extract(x, region)
+    view_axes = [a for a in region.kept if a is not None]
+    adv: list[int] = []  # dims of the view that index arrays index
+    arrays: list[TracedArray] = []
+    for axis, part in enumerate(parts):
+        if not _is_advanced(part):
+            continue
+        j = view_axes.index(axis)
+        extent = view._dims[j] if view._dims[j] is not None else ctx.dim(view, j)
+        arr, checked = _index_array(ctx, part, axis, extent)
+        if not checked and arr.ndim:
+            _check_indices(arr, _const(ctx, extent), axis)
+        adv.append(j)
+        arrays.append(arr)
+    bdims, bsrcs = ops._broadcast(arrays)
+    B = len(bdims)
+    others = [j for j in range(view.ndim) if j not in adv]
+    adjacent = adv == list(range(adv[0], adv[0] + len(adv)))
+    before = [j for j in others if adjacent and j < adv[0]]
+    after = [j for j in others if j not in before]
+    bstart = len(before)
+    position = {j: i for i, j in enumerate(before)}
+    position.update({j: bstart + B + i for i, j in enumerate(after)})
+    R = len(before) + B + len(after)
+    dims: list[int | None] = [view._dims[j] for j in before] + list(bdims) + [view._dims[j] for j in after]
+    sizes: list[str | None] = [None] * R
+    for j, i in position.items():
+        if view._dims[j] is None:
+            sizes[i] = ctx.dim(view, j)
+    for k, src in enumerate(bsrcs):
+        if bdims[k] is None and src is not None:
+            sizes[bstart + k] = ctx.dim(src[0], src[1])
+    extents = {
+        j: _const(ctx, view._dims[j] if view._dims[j] is not None else ctx.dim(view, j)) for j in adv
+    }
+    in_maps = [
+        affine_map(R, ["0" if a._dims[k] == 1 else f"d{bstart + B - a.ndim + k}" for k in range(a.ndim)])
+        for a in arrays
+    ]
+
+    def body(b: Any, args: list[str], _out: str) -> str:
+        coords: list[str] = []
+        for j in range(view.ndim):
+            if j in adv:
+                n = adv.index(j)
+                idx = b.op("i", f"arith.index_cast {args[n]} : {arrays[n]._dtype.mlir} to index")
+                zero = b.const(0, "index")
+                neg = b.op("neg", f"arith.cmpi slt, {idx}, {zero} : index")
+                wrapped = b.op("w", f"arith.addi {idx}, {extents[j]} : index")
+                coords.append(b.op("i", f"arith.select {neg}, {wrapped}, {idx} : index"))
+            else:
+                coords.append(b.op("d", f"linalg.index {position[j]} : index"))
+        return b.op("g", f"tensor.extract {view._value}[{', '.join(coords)}] : {view.mlir_type}")
+
+    ty = tensor_type(dims, x._dtype)
+    out = ops._emit_generic(
+        ctx, "gathered", arrays, in_maps, ops._empty(ctx, dims, x._dtype, sizes), ty, x._dtype,
+        affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body,
+    )
+    result = TracedArray(ctx, out, x._dtype, dims)
+    for i, size in enumerate(sizes):
+        if size is not None:
+            result._dim_ssa[i] = size
+    return result
+
+
+# --------------------------------------------------------------------------------------------------
+# reads
+
+
+def getitem(x: TracedArray, key: Any) -> TracedArray:
+    """``x[key]``: a view of ``x`` for a basic key (NumPy's view semantics: writes through it
+    update ``x``), a new array for index arrays."""
+    if x._is_scalar:
+        raise trace_error("invalid index to scalar variable", IndexError)
+    ops._lift(x._ctx, x, "indexing")
+    x._ctx.begin_op()
+    parts = normalize_key(key, x.ndim)
+    if not is_basic_key(parts):
+        return _gather(x, parts)
+    region = basic_region(x, parts)
+    contents = extract(x, region)
+    _, view_dims = _region_dims(region)
+    perm = tuple(range(x.ndim)) if _is_identity(x, region) else None
+    view = make_view(x, contents._value, view_dims, "indexing", perm, None if perm else region)
+    view._dim_ssa = dict(contents._dim_ssa)
+    return view
+
+
+def _is_identity(x: TracedArray, region: Region) -> bool:
+    """Whether ``region`` is all of ``x`` with its dims in order (``x[...]``, ``x[:, :]``)."""
+    ctx = x._ctx
+    return (
+        region.kept == list(range(x.ndim))
+        and all(o == 0 for o in region.offsets)
+        and all(s == 1 for s in region.strides)
+        and all(
+            z == (d if d is not None else ctx.dim(x, a))
+            for a, (z, d) in enumerate(zip(region.sizes, x._dims))
+        )
+    )
+
+
+def compose(ctx: TraceContext, outer: Region, inner: Region) -> Region | None:
+    """The region of an array that ``inner`` (a region of the view ``outer`` shows) is, or None
+    when it is not one (a slice of an inserted axis that is not all of it)."""
+    offsets, sizes, strides = list(outer.offsets), list(outer.sizes), list(outer.strides)
+    for j, a in enumerate(outer.kept):
+        o, z, s = inner.offsets[j], inner.sizes[j], inner.strides[j]
+        if a is None:
+            if o != 0 or z != 1:
+                return None
+            continue
+        offsets[a] = _binop(ctx, "addi", outer.offsets[a], _binop(ctx, "muli", outer.strides[a], o))
+        strides[a] = _binop(ctx, "muli", outer.strides[a], s)
+        sizes[a] = z
+    kept = [None if k is None else outer.kept[k] for k in inner.kept]
+    return Region(offsets, sizes, strides, kept)
+
+
+region_hooks["compose"] = compose
+region_hooks["extract"] = extract

@@ -1,0 +1,234 @@
+"""``x[key]`` and ``x[key] = v`` inside ``@dlbridge.jit`` give NumPy's values, views and errors."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import dlbridge
+
+
+def _layouts(base: np.ndarray) -> dict[str, np.ndarray]:
+    """``base``'s values in C order, Fortran order, strided and reversed storage."""
+    wide = np.zeros(tuple(2 * d for d in base.shape), base.dtype)
+    strided = wide[tuple(slice(None, None, 2) for _ in base.shape)]
+    strided[...] = base
+    reversed_ = np.flip(np.flip(base).copy())
+    return {
+        "c": base.copy(),
+        "f": np.asfortranarray(base),
+        "strided": strided,
+        "reversed": reversed_,
+    }
+
+
+READ_KEYS: list[Any] = [
+    1,
+    -1,
+    (2, 3),
+    (-4, -6),
+    slice(1, 3),
+    slice(None, None, -1),
+    slice(None, None, 2),
+    slice(-2, None),
+    slice(10, 20),
+    slice(3, 1),
+    slice(3, 0, -2),
+    slice(-100, 100, 3),
+    (slice(None), 2),
+    (Ellipsis, -1),
+    (None, 1),
+    (slice(None, None, -2), None, slice(1, -1)),
+    (1, Ellipsis, None),
+    Ellipsis,
+    (),
+    [0, 2, 3],
+    ([3, -1],),
+    (slice(None), [5, 0, 0]),
+    (slice(1, None), [[0, 1], [2, 3]]),
+    ([0, 1, 2], [1, 2, 3]),
+    np.array([True, False, True, True]),
+    (slice(None), np.arange(6) % 2 == 0),
+    (np.array(1),),
+]
+
+
+@pytest.mark.parametrize("layout", ["c", "f", "strided", "reversed"])
+@pytest.mark.parametrize("key", READ_KEYS, ids=repr)
+def test_read_matches_numpy(key: Any, layout: str) -> None:
+    x = _layouts(np.arange(24, dtype=np.float32).reshape(4, 6))[layout]
+    got = dlbridge.jit(lambda x: x[key] * 1)(x)
+    np.testing.assert_array_equal(np.asarray(got), x[key] * 1)
+    assert np.asarray(got).shape == x[key].shape
+
+
+@pytest.mark.parametrize("i", [0, 3, -1, -4])
+def test_integer_argument_indexes(i: int) -> None:
+    x = np.arange(20.0).reshape(4, 5)
+    f = dlbridge.jit(lambda x, i: x[i, ::-1] + x[-1 - i])
+    np.testing.assert_array_equal(np.asarray(f(x, i)), x[i, ::-1] + x[-1 - i])
+
+
+@pytest.mark.parametrize("i", [4, -5, 100])
+def test_integer_argument_out_of_range_is_index_error(i: int) -> None:
+    f = dlbridge.jit(lambda x, i: x[i])
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 4"):
+        f(np.zeros((4, 2)), i)
+
+
+def test_static_index_out_of_range_fails_while_tracing() -> None:
+    def f(x: Any) -> Any:
+        return x[:, 7]
+
+    with pytest.raises(IndexError, match=r"index 7 is out of bounds for axis 1 with size 3 at .*x\[:, 7\]"):
+        dlbridge.jit(f)(np.zeros((2, 3)) if False else np.zeros((1, 3)))
+
+
+def test_dynamic_slices_clamp_like_numpy() -> None:
+    f = dlbridge.jit(lambda x: (x[2:], x[:-3], x[-2::-2], x[5:1:-1]))
+    for n in (0, 1, 2, 3, 7):
+        x = np.arange(float(n))
+        for got, want in zip(f(x), (x[2:], x[:-3], x[-2::-2], x[5:1:-1])):
+            np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_traced_index_array_gathers_and_is_checked() -> None:
+    f = dlbridge.jit(lambda x, idx: x[idx])
+    x = np.arange(10.0) * 3
+    idx = np.array([[9, 0], [-1, 4]])
+    np.testing.assert_array_equal(np.asarray(f(x, idx)), x[idx])
+    np.testing.assert_array_equal(np.asarray(f(x, np.zeros(0, np.int64))), x[np.zeros(0, np.int64)])
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 10"):
+        f(x, np.array([1, 10]))
+
+
+def test_traced_boolean_mask_read_is_a_trace_error() -> None:
+    f = dlbridge.jit(lambda x: x[x > 0])
+    with pytest.raises(dlbridge.TraceError, match=r"boolean mask indexing.*numpy.where.*x\[x > 0\]"):
+        f(np.ones(3))
+
+
+def test_scalar_from_index_and_0d() -> None:
+    f = dlbridge.jit(lambda x: x[1, 2] + x[0, 0])
+    x = np.arange(12.0).reshape(3, 4)
+    assert float(np.asarray(f(x))) == x[1, 2] + x[0, 0]
+
+
+# --------------------------------------------------------------------------------------------------
+# writes
+
+
+def _run_in_place(fn: Callable[..., Any], *arrays: np.ndarray) -> None:
+    """Runs ``fn`` under jit and NumPy on copies; the jitted copies must end equal to NumPy's."""
+    ours = [a.copy() for a in arrays]
+    theirs = [a.copy() for a in arrays]
+    got = dlbridge.jit(fn)(*ours)
+    want = fn(*theirs)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_array_equal(a, b)
+    if want is not None:
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+WRITES: list[Callable[..., Any]] = [
+    lambda x: x.__setitem__((1, slice(2, 5)), 7.0),
+    lambda x: x.__setitem__((slice(None), -1), x[:, 0]),
+    lambda x: x.__setitem__((slice(None, None, -1), slice(None, None, 2)), 1.5),
+    lambda x: x.__setitem__((2,), np.float32(3)),
+    lambda x: x.__setitem__((Ellipsis, 0), x[..., 1] * 2),
+    lambda x: x.__setitem__(x > 10, 0.0),
+    lambda x: x.__setitem__(x[:, 0] > 5, -1.0),
+]
+
+
+@pytest.mark.parametrize("layout", ["c", "f", "strided", "reversed"])
+@pytest.mark.parametrize("n", range(len(WRITES)))
+def test_setitem_on_arguments_updates_the_caller(n: int, layout: str) -> None:
+    x = _layouts(np.arange(24, dtype=np.float32).reshape(4, 6))[layout]
+    _run_in_place(WRITES[n], x)
+
+
+def test_augmented_assignment_into_slices() -> None:
+    def f(x: Any) -> None:
+        x[1:-1] *= 2
+        x[0, ::2] += 10
+        x[..., -1] -= x[..., 0]
+
+    _run_in_place(f, np.arange(20.0).reshape(4, 5))
+
+
+def test_write_through_a_view_updates_its_base() -> None:
+    def f(x: Any) -> Any:
+        head = x[:2]
+        row = head[1]
+        row[::2] = -5.0
+        return x.sum() + head.sum()
+
+    _run_in_place(f, np.arange(12.0).reshape(3, 4))
+
+
+def test_view_taken_before_an_update_sees_it() -> None:
+    def f(x: Any) -> Any:
+        tail = x[1:]
+        x[...] = 0.0
+        x[2] = 4.0
+        return tail * 1
+
+    _run_in_place(f, np.arange(5.0))
+
+
+def test_local_array_slice_writes() -> None:
+    def f(x: Any) -> Any:
+        y = x * 1
+        y[1:, :] = y[:-1, :] + 1
+        return y
+
+    _run_in_place(f, np.arange(12.0).reshape(3, 4))
+
+
+def test_ufunc_out_into_a_slice() -> None:
+    def f(x: Any, y: Any) -> None:
+        np.add(x[:2], y, out=x[2:])
+
+    _run_in_place(f, np.arange(8.0).reshape(4, 2), np.ones(2))
+
+
+def test_unwritten_argument_stays_untouched() -> None:
+    def f(x: Any, y: Any) -> None:
+        x[::2] = y[1:]
+
+    x, y = np.zeros(6), np.arange(4.0)
+    before = y.copy()
+    dlbridge.jit(f)(x, y)
+    np.testing.assert_array_equal(y, before)
+    np.testing.assert_array_equal(x, [1, 0, 2, 0, 3, 0])
+
+
+def test_shape_mismatch_in_slice_assignment_is_value_error() -> None:
+    def f(x: Any, y: Any) -> None:
+        x[1:] = y
+
+    with pytest.raises(ValueError, match="broadcast"):
+        dlbridge.jit(f)(np.zeros(4), np.ones(2))
+
+
+def test_read_only_argument_written_through_a_slice_is_buffer_error() -> None:
+    x = np.zeros(4)
+    x.flags.writeable = False
+
+    def f(x: Any) -> None:
+        x[1:] = 1.0
+
+    with pytest.raises(BufferError):
+        dlbridge.jit(f)(x)
+    assert not x.any()
+
+
+def test_assignment_through_index_arrays_is_a_trace_error() -> None:
+    def f(x: Any) -> None:
+        x[[0, 1]] = 1.0
+
+    with pytest.raises(dlbridge.TraceError, match="index arrays"):
+        dlbridge.jit(f)(np.zeros(3))
