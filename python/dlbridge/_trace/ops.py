@@ -76,7 +76,9 @@ def _lift(ctx: TraceContext, x: Any, opname: str = "operand") -> Any:
         v = _py_const(ctx.top, item, dt)
         return TracedArray(ctx, v, dt, (), is_scalar=True)
     if isinstance(x, SymbolicDim):
-        raise unsupported(opname, "a dynamic shape entry cannot be used as a value")
+        if x._ctx is not ctx:
+            raise TraceError("dlbridge.jit: a shape entry from another trace was used")
+        return x.as_array()
     raise unsupported(opname, f"an operand of type {type(x).__name__}")
 
 

@@ -12,6 +12,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from . import registry
 from .dtypes import DType, dtype as _as_dtype, int_range
 from .emitter import Block, NameTable, dims_str, tensor_type
 
@@ -284,10 +285,15 @@ def current_context() -> TraceContext | None:
 
 
 class SymbolicDim:
-    """A dynamic dimension size of a traced array.
+    """A dynamic size: a dim of a traced array, or integer arithmetic on such sizes.
 
-    It can be passed back to ``reshape`` but not used as a Python int (the size is unknown until
-    the function runs)."""
+    @jit specialises on dtypes, ranks and size-1 dims only, so one kernel serves every size and
+    compiles stay rare; the price is that other sizes are unknown while tracing.  A SymbolicDim
+    stands for one: ``+ - * // %``, unary ``-``/``abs`` with ints and other SymbolicDims give
+    SymbolicDims (``index`` arithmetic in the generated code), ``/`` and array arithmetic treat it
+    as a weak Python int, and it is accepted wherever NumPy takes a size or an index (reshape,
+    slicing, creation functions).  Comparisons and ``int()`` would need the value while tracing:
+    they raise a TraceError (data-dependent control flow)."""
 
     __slots__ = ("_ctx", "_value", "_desc")
 
@@ -295,6 +301,11 @@ class SymbolicDim:
         self._ctx = ctx
         self._value = value
         self._desc = desc
+
+    @property
+    def value(self) -> str:
+        """The ``index`` SSA value of the size."""
+        return self._value
 
     def _fail(self, what: str) -> TraceError:
         return unsupported(what, f"{self._desc} is a dynamic size, unknown while tracing")
@@ -321,11 +332,100 @@ class SymbolicDim:
     def __repr__(self) -> str:
         return f"<dynamic size {self._desc}>"
 
-    def _arith(self, *_: object) -> Any:
-        raise self._fail("arithmetic on a shape entry")
+    # ---- integer arithmetic
 
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _arith
-    __floordiv__ = __rfloordiv__ = __truediv__ = __rtruediv__ = __mod__ = _arith
+    def _operand(self, other: object) -> tuple[str, str] | None:
+        """``other``'s SSA value and description, or None when it is not an integer size."""
+        if isinstance(other, SymbolicDim):
+            if other._ctx is not self._ctx:
+                raise TraceError("dlbridge.jit: a shape entry from another trace was used")
+            return other._value, other._desc
+        if isinstance(other, int) and not isinstance(other, bool):
+            return self._ctx.top.const(other, "index"), str(other)
+        return None
+
+    def _binary(self, op: str, symbol: str, other: object, reflected: bool) -> Any:
+        rhs = self._operand(other)
+        if rhs is None:
+            return NotImplemented
+        (a, da), (b, db) = ((self._value, self._desc), rhs)
+        if reflected:
+            (a, da), (b, db) = (b, db), (a, da)
+        if op in ("floordivsi", "remsi"):
+            if isinstance(other, int) and not reflected and other == 0:
+                raise trace_error("integer division or modulo by zero", ZeroDivisionError)
+            if not isinstance(other, int) or reflected:
+                zero = self._ctx.top.const(0, "index")
+                nonzero = self._ctx.top.op("nonzero", f"arith.cmpi ne, {b}, {zero} : index")
+                self._ctx.top.raw(
+                    f'dlpack.assert {nonzero}, invalid_argument, "integer division or modulo by '
+                    f'zero ({db})"'
+                )
+        top = self._ctx.top
+        if op == "remsi":  # Python's modulo takes the divisor's sign
+            q = top.op("q", f"arith.floordivsi {a}, {b} : index")
+            qb = top.op("qb", f"arith.muli {q}, {b} : index")
+            value = top.op("mod", f"arith.subi {a}, {qb} : index")
+        else:
+            value = top.op("size", f"arith.{op} {a}, {b} : index")
+        return SymbolicDim(self._ctx, value, f"({da} {symbol} {db})")
+
+    def __add__(self, o: object) -> Any:
+        return self._binary("addi", "+", o, False)
+
+    def __radd__(self, o: object) -> Any:
+        return self._binary("addi", "+", o, True)
+
+    def __sub__(self, o: object) -> Any:
+        return self._binary("subi", "-", o, False)
+
+    def __rsub__(self, o: object) -> Any:
+        return self._binary("subi", "-", o, True)
+
+    def __mul__(self, o: object) -> Any:
+        return self._binary("muli", "*", o, False)
+
+    def __rmul__(self, o: object) -> Any:
+        return self._binary("muli", "*", o, True)
+
+    def __floordiv__(self, o: object) -> Any:
+        return self._binary("floordivsi", "//", o, False)
+
+    def __rfloordiv__(self, o: object) -> Any:
+        return self._binary("floordivsi", "//", o, True)
+
+    def __mod__(self, o: object) -> Any:
+        return self._binary("remsi", "%", o, False)
+
+    def __rmod__(self, o: object) -> Any:
+        return self._binary("remsi", "%", o, True)
+
+    def __neg__(self) -> "SymbolicDim":
+        return 0 - self  # type: ignore[no-any-return]
+
+    def __pos__(self) -> "SymbolicDim":
+        return self
+
+    def __abs__(self) -> "SymbolicDim":
+        top = self._ctx.top
+        zero = top.const(0, "index")
+        neg = top.op("neg", f"arith.subi {zero}, {self._value} : index")
+        value = top.op("abs", f"arith.maxsi {self._value}, {neg} : index")
+        return SymbolicDim(self._ctx, value, f"abs({self._desc})")
+
+    def as_array(self) -> "TracedArray":
+        """The size as a traced weak Python int (``int64``), for array arithmetic."""
+        value = self._ctx.top.op("n", f"arith.index_cast {self._value} : index to i64")
+        return TracedArray(self._ctx, value, _as_dtype("int64"), (), weak="int", is_scalar=True)
+
+    def __truediv__(self, o: object) -> Any:
+        return self.as_array().__truediv__(o.as_array() if isinstance(o, SymbolicDim) else o)
+
+    def __rtruediv__(self, o: object) -> Any:
+        return self.as_array().__rtruediv__(o)
+
+    def __pow__(self, o: object) -> Any:
+        return self.as_array().__pow__(o.as_array() if isinstance(o, SymbolicDim) else o)
 
 
 class TracedArray:
@@ -403,6 +503,14 @@ class TracedArray:
             else:
                 out.append(SymbolicDim(self._ctx, self._ctx.dim(self, k), f"dim {k}"))
         return tuple(out)
+
+    @property
+    def size(self) -> Any:
+        """The number of elements: an int, or a SymbolicDim when a dim is dynamic."""
+        total: Any = 1
+        for d in self.shape:
+            total = d * total if isinstance(d, SymbolicDim) else total * d
+        return total
 
     @property
     def T(self) -> "TracedArray":
@@ -723,6 +831,10 @@ class TracedArray:
         ops._no_out(out, "ndarray.min")
         return ops.reduce("min", self, axis=axis, keepdims=keepdims)
 
+    def copy(self, order: str = "C") -> Any:
+        """A new array with this array's contents."""
+        return registry.lookup("copy").impl(self, order)  # type: ignore[union-attr]
+
     def astype(self, dtype: Any, copy: bool = True) -> Any:
         from . import ops
 
@@ -948,6 +1060,7 @@ def trace(
         ValueError: for shapes that cannot broadcast, bad axes...
     """
     from . import ops
+    from .numpy_proxy import with_numpy_proxy
 
     if _current.get() is not None:
         raise TraceError("dlbridge.jit: trace() called while another trace is running")
@@ -990,7 +1103,7 @@ def trace(
 
     token = _current.set(ctx)
     try:
-        out = fn(*call_args)
+        out = with_numpy_proxy(fn)(*call_args)
         returns_tuple = isinstance(out, (tuple, list))
         outs = list(out) if returns_tuple else ([] if out is None else [out])
         finals = ops.finalize_outputs(ctx, outs)

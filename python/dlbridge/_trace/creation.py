@@ -1,0 +1,510 @@
+"""Array creation inside a traced function: ``zeros``/``ones``/``empty``/``full`` and their
+``_like``, ``arange``, ``linspace``, ``eye``/``identity``, ``copy``, and joining
+(``concatenate``/``stack``/``hstack``/``vstack``).
+
+Sizes may be Python ints, dynamic sizes (:class:`SymbolicDim`, e.g. ``x.shape[0]``) or traced
+integers; a negative size is NumPy's ValueError, while tracing when it is known, else when the
+function runs.  Each function is declared in the op table under its NumPy name, so ``np.zeros``
+reaches it through the NumPy proxy (``numpy_proxy``) and ``np.concatenate`` of traced arrays
+through ``__array_function__``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import dtypes as D
+from . import ops
+from .dtypes import DType
+from .emitter import Block, affine_map, tensor_type
+from .indexing import index_value
+from .registry import op
+from .tracer import SymbolicDim, TraceContext, TracedArray, current_context, trace_error, unsupported
+
+__all__ = [
+    "arange", "concatenate", "copy", "empty", "empty_like", "eye", "full", "full_like",
+    "hstack", "identity", "linspace", "ones", "ones_like", "stack", "vstack", "zeros",
+    "zeros_like",
+]
+
+
+def _context(*xs: Any) -> TraceContext:
+    for x in xs:
+        if isinstance(x, (TracedArray, SymbolicDim)):
+            return x._ctx
+    ctx = current_context()
+    if ctx is None or ctx.finished:
+        raise TypeError("dlbridge: array creation outside of a traced function")
+    return ctx
+
+
+def _shape(ctx: TraceContext, shape: Any, what: str) -> tuple[list[int | None], list[str | None]]:
+    """Static dims (None: dynamic) and the SSA sizes of the dynamic ones, for a NumPy ``shape``
+    argument; negative sizes are a ValueError (checked at run time when dynamic)."""
+    parts = list(shape) if isinstance(shape, (tuple, list)) else [shape]
+    dims: list[int | None] = []
+    sizes: list[str | None] = []
+    for part in parts:
+        if isinstance(part, float) or (isinstance(part, np.ndarray) and part.dtype.kind == "f"):
+            raise trace_error(f"{what}: 'float' object cannot be interpreted as an integer", TypeError)
+        v = index_value(ctx, part, what)
+        if isinstance(v, int):
+            if v < 0:
+                raise trace_error(f"{what}: negative dimensions are not allowed", ValueError)
+            dims.append(v)
+            sizes.append(None)
+            continue
+        zero = ctx.top.const(0, "index")
+        ok = ctx.top.op("size_ok", f"arith.cmpi sge, {v}, {zero} : index")
+        ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{what}: negative dimensions are not allowed"')
+        dims.append(None)
+        sizes.append(v)
+    return dims, sizes
+
+
+def _filled(ctx: TraceContext, dims: Sequence[int | None], sizes: Sequence[str | None], dt: DType,
+            value: Any) -> TracedArray:
+    """A new array of ``dt`` holding ``value`` (a Python scalar or traced scalar) everywhere;
+    ``value`` None leaves it uninitialised (``empty``)."""
+    ctx.begin_op()
+    init = ops._empty(ctx, dims, dt, sizes)
+    if value is not None:
+        if isinstance(value, TracedArray) and not value._is_scalar:
+            if value.ndim != 0:
+                raise trace_error("full: fill_value must be a scalar here", ValueError)
+            value = TracedArray(
+                ctx, ctx.top.op("fill", f"tensor.extract {value._value}[] : {value.mlir_type}"),
+                value._dtype, (), is_scalar=True,
+            )
+        scalar = ops._scalar_value(ctx, value, dt)
+        ty = tensor_type(dims, dt)
+        init = ctx.top.op("filled", f"linalg.fill ins({scalar} : {dt.mlir}) outs({init} : {ty}) -> {ty}")
+    out = TracedArray(ctx, init, dt, dims)
+    for k, s in enumerate(sizes):
+        if s is not None:
+            out._dim_ssa[k] = s
+    return out
+
+
+def _dtype_or(dtype: Any, default: DType) -> DType:
+    if dtype is None:
+        return default
+    try:
+        return D.dtype(dtype)
+    except TypeError as e:
+        raise unsupported("array creation", str(e)) from None
+
+
+def _check_order(order: str, name: str) -> None:
+    if order not in ("C", "K", "A"):
+        raise unsupported(f"numpy.{name}", f"order={order!r}: traced arrays have no memory order")
+
+
+def _fill_dtype(value: Any) -> DType:
+    if isinstance(value, TracedArray):
+        return value._dtype if value._weak is None else D.default_dtype_of_kind(value._weak)
+    if isinstance(value, (np.generic, np.ndarray)):
+        return D.dtype(value.dtype)
+    return D.default_dtype_of_kind(D.scalar_kind_of(value))
+
+
+# --------------------------------------------------------------------------------------------------
+# filled arrays
+
+
+@op("zeros")
+def zeros(shape: Any, dtype: Any = float, order: str = "C", *, like: Any = None) -> TracedArray:
+    """A new array of zeros."""
+    _check_order(order, "zeros")
+    ctx = _context(shape, *(shape if isinstance(shape, (tuple, list)) else ()))
+    dims, sizes = _shape(ctx, shape, "zeros")
+    return _filled(ctx, dims, sizes, _dtype_or(dtype, D.FLOAT64), 0)
+
+
+@op("ones")
+def ones(shape: Any, dtype: Any = None, order: str = "C", *, like: Any = None) -> TracedArray:
+    """A new array of ones."""
+    _check_order(order, "ones")
+    ctx = _context(shape, *(shape if isinstance(shape, (tuple, list)) else ()))
+    dims, sizes = _shape(ctx, shape, "ones")
+    return _filled(ctx, dims, sizes, _dtype_or(dtype, D.FLOAT64), 1)
+
+
+@op("empty")
+def empty(shape: Any, dtype: Any = float, order: str = "C", *, like: Any = None) -> TracedArray:
+    """A new uninitialised array."""
+    _check_order(order, "empty")
+    ctx = _context(shape, *(shape if isinstance(shape, (tuple, list)) else ()))
+    dims, sizes = _shape(ctx, shape, "empty")
+    return _filled(ctx, dims, sizes, _dtype_or(dtype, D.FLOAT64), None)
+
+
+@op("full")
+def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", *, like: Any = None) -> TracedArray:
+    """A new array filled with ``fill_value``."""
+    _check_order(order, "full")
+    ctx = _context(shape, fill_value, *(shape if isinstance(shape, (tuple, list)) else ()))
+    dims, sizes = _shape(ctx, shape, "full")
+    if isinstance(fill_value, SymbolicDim):
+        fill_value = fill_value.as_array()
+    return _filled(ctx, dims, sizes, _dtype_or(dtype, _fill_dtype(fill_value)), fill_value)
+
+
+def _like(a: Any, dtype: Any, shape: Any, name: str) -> tuple[TraceContext, list[int | None], list[str | None], DType]:
+    ctx = _context(a)
+    if shape is not None:
+        dims, sizes = _shape(ctx, shape, name)
+    elif isinstance(a, TracedArray):
+        dims = list(a._dims)
+        sizes = [None if d is not None else ctx.dim(a, k) for k, d in enumerate(a._dims)]
+    else:
+        arr = np.asarray(a)
+        dims, sizes = list(arr.shape), [None] * arr.ndim
+    base = _fill_dtype(a) if isinstance(a, TracedArray) else D.dtype(np.asarray(a).dtype)
+    return ctx, dims, sizes, _dtype_or(dtype, base)
+
+
+@op("zeros_like")
+def zeros_like(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None) -> TracedArray:
+    """A new array of zeros with the shape and dtype of ``a``."""
+    ctx, dims, sizes, dt = _like(a, dtype, shape, "zeros_like")
+    return _filled(ctx, dims, sizes, dt, 0)
+
+
+@op("ones_like")
+def ones_like(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None) -> TracedArray:
+    """A new array of ones with the shape and dtype of ``a``."""
+    ctx, dims, sizes, dt = _like(a, dtype, shape, "ones_like")
+    return _filled(ctx, dims, sizes, dt, 1)
+
+
+@op("empty_like")
+def empty_like(a: Any, dtype: Any = None, order: str = "K", subok: bool = True, shape: Any = None) -> TracedArray:
+    """A new uninitialised array with the shape and dtype of ``a``."""
+    ctx, dims, sizes, dt = _like(a, dtype, shape, "empty_like")
+    return _filled(ctx, dims, sizes, dt, None)
+
+
+@op("full_like")
+def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subok: bool = True,
+              shape: Any = None) -> TracedArray:
+    """A new array with the shape and dtype of ``a`` filled with ``fill_value``."""
+    ctx, dims, sizes, dt = _like(a, dtype, shape, "full_like")
+    if isinstance(fill_value, SymbolicDim):
+        fill_value = fill_value.as_array()
+    if isinstance(fill_value, float) and dt.is_int:
+        fill_value = int(fill_value)  # NumPy casts the fill value to the array's dtype
+    return _filled(ctx, dims, sizes, dt, fill_value)
+
+
+@op("copy", method="copy")
+def copy(a: Any, order: str = "K", subok: bool = False) -> TracedArray:
+    """A new array with the contents of ``a``."""
+    ctx = _context(a)
+    x = ops._lift(ctx, a, "copy")
+    if not isinstance(x, TracedArray):
+        return ops._to_tensor(ctx, x)
+    return ops._copy(ops._to_tensor(ctx, x))
+
+
+# --------------------------------------------------------------------------------------------------
+# ranges
+
+
+def _iota(ctx: TraceContext, length: int | str, dt: DType, value: Any) -> TracedArray:
+    """A 1-D array whose element ``i`` is ``value(block, i_as_f64_or_i64)``."""
+    dims: list[int | None] = [length if isinstance(length, int) else None]
+    sizes: list[str | None] = [None if isinstance(length, int) else length]
+    init = ops._empty(ctx, dims, dt, sizes)
+
+    def body(b: Block, _args: list[str], _out: str) -> str:
+        i = b.op("i", "linalg.index 0 : index")
+        return value(b, i)
+
+    out = ops._emit_generic(
+        ctx, "range", [], [], init, tensor_type(dims, dt), dt, affine_map(1, ["d0"]), ["parallel"], body
+    )
+    arr = TracedArray(ctx, out, dt, dims)
+    if sizes[0] is not None:
+        arr._dim_ssa[0] = sizes[0]
+    return arr
+
+
+def _is_int_like(v: Any) -> bool:
+    if isinstance(v, SymbolicDim):
+        return True
+    if isinstance(v, TracedArray):
+        return v._dtype.is_int or v._dtype.is_bool
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+@op("arange")
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *, like: Any = None) -> TracedArray:
+    """Evenly spaced values in ``[start, stop)``: NumPy's length ``ceil((stop - start) / step)``."""
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+    ctx = _context(start, stop, step)
+    ctx.begin_op()
+    ints = all(_is_int_like(v) for v in (start, stop, step))
+    if ints:
+        if not isinstance(step, (int, np.integer)):
+            raise unsupported("numpy.arange", "a step that is not known while tracing")
+        if step == 0:
+            raise trace_error("arange: Maximum allowed size exceeded", ValueError)
+        lo = index_value(ctx, start, "arange start")
+        hi = index_value(ctx, stop, "arange stop")
+        if isinstance(lo, int) and isinstance(hi, int):
+            length: int | str = max(0, -(-(hi - lo) // int(step)))
+        else:
+            lo_v = ctx.top.const(lo, "index") if isinstance(lo, int) else lo
+            hi_v = ctx.top.const(hi, "index") if isinstance(hi, int) else hi
+            diff = ctx.top.op("span", f"arith.subi {hi_v}, {lo_v} : index")
+            n = ctx.top.op("n", f"arith.ceildivsi {diff}, {ctx.top.const(int(step), 'index')} : index")
+            length = ctx.top.op("n", f"arith.maxsi {n}, {ctx.top.const(0, 'index')} : index")
+        dt = _dtype_or(dtype, D.INT64)
+        first = ctx.top.const(lo, "index") if isinstance(lo, int) else lo
+
+        def value(b: Block, i: str) -> str:
+            k = b.op("k", f"arith.muli {i}, {b.const(int(step), 'index')} : index")
+            v = b.op("v", f"arith.addi {first}, {k} : index")
+            as_i64 = b.op("v", f"arith.index_cast {v} : index to i64")
+            return ops.convert(b, as_i64, D.INT64, dt)
+
+        return _iota(ctx, length, dt, value)
+    if any(isinstance(v, (TracedArray, SymbolicDim)) for v in (start, stop, step)):
+        raise unsupported("numpy.arange", "float bounds that are not known while tracing (use linspace)")
+    length = max(0, math.ceil((float(stop) - float(start)) / float(step)))
+    dt = _dtype_or(dtype, D.dtype(np.result_type(start, stop, step, 1.0)))
+
+    def fvalue(b: Block, i: str) -> str:
+        as_i64 = b.op("i", f"arith.index_cast {i} : index to i64")
+        f = b.op("f", f"arith.sitofp {as_i64} : i64 to f64")
+        k = b.op("k", f"arith.mulf {f}, {b.const(float(step), 'f64')} : f64")
+        v = b.op("v", f"arith.addf {b.const(float(start), 'f64')}, {k} : f64")
+        return ops.convert(b, v, D.FLOAT64, dt)
+
+    return _iota(ctx, length, dt, fvalue)
+
+
+def _f64(ctx: TraceContext, v: Any, what: str) -> str:
+    """A scalar as an ``f64`` SSA value."""
+    if isinstance(v, SymbolicDim):
+        v = v.as_array()
+    if isinstance(v, TracedArray):
+        if not v._is_scalar:
+            if v.ndim:
+                raise unsupported("numpy.linspace", f"an array {what}")
+            v = TracedArray(ctx, ctx.top.op("s", f"tensor.extract {v._value}[] : {v.mlir_type}"), v._dtype, (), is_scalar=True)
+        return ops.convert(ctx.top, v._value, v._dtype, D.FLOAT64)
+    return ctx.top.const(float(v), "f64")
+
+
+@op("linspace")
+def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retstep: bool = False,
+             dtype: Any = None, axis: int = 0) -> Any:
+    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    ctx = _context(start, stop, num)
+    ctx.begin_op()
+    if axis != 0:
+        raise unsupported("numpy.linspace", "axis")
+    n = index_value(ctx, num, "linspace num")
+    if isinstance(n, int) and n < 0:
+        raise trace_error(f"Number of samples, {n}, must be non-negative.", ValueError)
+    lo = _f64(ctx, start, "start")
+    hi = _f64(ctx, stop, "stop")
+    top = ctx.top
+    n_v = top.const(n, "index") if isinstance(n, int) else n
+    div_i = top.op("div", f"arith.subi {n_v}, {top.const(1, 'index')} : index") if endpoint else n_v
+    div_i64 = top.op("div", f"arith.index_cast {div_i} : index to i64")
+    div = top.op("div", f"arith.sitofp {div_i64} : i64 to f64")
+    span = top.op("span", f"arith.subf {hi}, {lo} : f64")
+    # one sample (div == 0): NumPy's step is NaN and the sample is start
+    zero = top.const(0.0, "f64")
+    single = top.op("single", f"arith.cmpf oeq, {div}, {zero} : f64")
+    quotient = top.op("step", f"arith.divf {span}, {div} : f64")
+    step = top.op("step", f"arith.select {single}, {span}, {quotient} : f64")
+    results = [start, stop] if not isinstance(start, TracedArray) and not isinstance(stop, TracedArray) else []
+    base = D.dtype(np.result_type(*results, 1.0)) if results else D.FLOAT64
+    dt = _dtype_or(dtype, base)
+
+    def value(b: Block, i: str) -> str:
+        as_i64 = b.op("i", f"arith.index_cast {i} : index to i64")
+        f = b.op("f", f"arith.sitofp {as_i64} : i64 to f64")
+        k = b.op("k", f"arith.mulf {f}, {step} : f64")
+        v = b.op("v", f"arith.addf {lo}, {k} : f64")
+        if endpoint:  # the last of several values is exactly stop, as NumPy
+            at_end = b.op("last", f"arith.cmpi eq, {i}, {div_i} : index")
+            several = b.op("last", f"arith.cmpi sgt, {div_i}, {b.const(0, 'index')} : index")
+            last = b.op("last", f"arith.andi {at_end}, {several} : i1")
+            v = b.op("v", f"arith.select {last}, {hi}, {v} : f64")
+        if dt.is_int:
+            v = b.op("v", f"math.floor {v} : f64")
+        return ops.convert(b, v, D.FLOAT64, dt)
+
+    out = _iota(ctx, n, dt, value)
+    if retstep:
+        nan = ctx.top.const(float("nan"), "f64")
+        step = ctx.top.op("step", f"arith.select {single}, {nan}, {step} : f64")
+        return out, TracedArray(ctx, step, D.FLOAT64, (), is_scalar=True)
+    return out
+
+
+@op("eye")
+def eye(N: Any, M: Any = None, k: int = 0, dtype: Any = float, order: str = "C", *, like: Any = None) -> TracedArray:
+    """A 2-D array with ones on diagonal ``k`` and zeros elsewhere."""
+    _check_order(order, "eye")
+    ctx = _context(N, M)
+    dims, sizes = _shape(ctx, (N, N if M is None else M), "eye")
+    dt = _dtype_or(dtype, D.FLOAT64)
+    ctx.begin_op()
+    init = ops._empty(ctx, dims, dt, sizes)
+    offset = int(k)
+
+    def body(b: Block, _args: list[str], _out: str) -> str:
+        i = b.op("i", "linalg.index 0 : index")
+        j = b.op("j", "linalg.index 1 : index")
+        ik = b.op("ik", f"arith.addi {i}, {b.const(offset, 'index')} : index")
+        on = b.op("on", f"arith.cmpi eq, {ik}, {j} : index")
+        return b.op("e", f"arith.select {on}, {ops._py_const(b, 1, dt)}, {ops._py_const(b, 0, dt)} : {dt.mlir}")
+
+    out = ops._emit_generic(
+        ctx, "eye", [], [], init, tensor_type(dims, dt), dt, affine_map(2, ["d0", "d1"]),
+        ["parallel", "parallel"], body,
+    )
+    arr = TracedArray(ctx, out, dt, dims)
+    for j, s in enumerate(sizes):
+        if s is not None:
+            arr._dim_ssa[j] = s
+    return arr
+
+
+@op("identity")
+def identity(n: Any, dtype: Any = None, *, like: Any = None) -> TracedArray:
+    """The ``n`` x ``n`` identity matrix."""
+    return eye(n, dtype=float if dtype is None else dtype)
+
+
+# --------------------------------------------------------------------------------------------------
+# joining
+
+
+def _arrays(ctx: TraceContext, arrays: Any, name: str) -> list[TracedArray]:
+    if isinstance(arrays, TracedArray) or not isinstance(arrays, (list, tuple)):
+        raise unsupported(f"numpy.{name}", "the arrays must be given as a list or tuple")
+    if not arrays:
+        raise trace_error("need at least one array to concatenate", ValueError)
+    return [ops._to_tensor(ctx, ops._lift(ctx, a, name)) for a in arrays]
+
+
+def _check_equal(ctx: TraceContext, sizes: list[str], message: str) -> None:
+    first = sizes[0]
+    for s in sizes[1:]:
+        ok = ctx.top.op("same", f"arith.cmpi eq, {first}, {s} : index")
+        ctx.top.raw(f'dlpack.assert {ok}, shape_mismatch, "{ops._message_literal(message)}"')
+
+
+@op("concatenate")
+def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
+    """The arrays joined along ``axis`` (``None``: flattened first)."""
+    ops._no_out(out, "numpy.concatenate")
+    ctx = _context(*(arrays if isinstance(arrays, (list, tuple)) else [arrays]))
+    xs = _arrays(ctx, arrays, "concatenate")
+    if axis is None:
+        xs = [ops.reshape(x, -1) for x in xs]
+        axis = 0
+    rank = xs[0].ndim
+    if rank == 0:
+        raise trace_error("zero-dimensional arrays cannot be concatenated", ValueError)
+    for x in xs:
+        if x.ndim != rank:
+            raise trace_error(
+                "all the input array dimensions except for the concatenation axis must match "
+                f"exactly, but along dimension 0, the array at index 0 has {rank} dimension(s) and "
+                f"another has {x.ndim} dimension(s)",
+                ValueError,
+            )
+    ax = int(axis)
+    if not -rank <= ax < rank:
+        raise trace_error(f"axis {ax} is out of bounds for array of dimension {rank}", np.exceptions.AxisError)
+    ax %= rank
+    dt = _dtype_or(dtype, ops._promote(xs)[0])
+    xs = [ops.astype(x, dt.name) if x._dtype != dt else x for x in xs]
+    ctx.begin_op()
+    dims: list[int | None] = []
+    sizes: list[str | None] = []
+    for k in range(rank):
+        if k == ax:
+            statics = [x._dims[k] for x in xs]
+            if all(d is not None for d in statics):
+                dims.append(sum(statics))  # type: ignore[arg-type]
+                sizes.append(None)
+            else:
+                total = ctx.top.const(0, "index")
+                for x in xs:
+                    total = ctx.top.op("len", f"arith.addi {total}, {ctx.dim(x, k)} : index")
+                dims.append(None)
+                sizes.append(total)
+            continue
+        statics = {x._dims[k] for x in xs if x._dims[k] is not None}
+        if len(statics) > 1:
+            raise trace_error(
+                "all the input array dimensions except for the concatenation axis must match "
+                f"exactly, but along dimension {k} the sizes are {sorted(statics)}",
+                ValueError,
+            )
+        message = (
+            "all the input array dimensions except for the concatenation axis must match "
+            f"exactly (dimension {k})"
+        )
+        _check_equal(ctx, [ctx.dim(x, k) for x in xs], message)
+        dims.append(statics.pop() if statics else None)
+        sizes.append(None if dims[-1] is not None else ctx.dim(xs[0], k))
+    value = ctx.top.op(
+        "concat",
+        f"tensor.concat dim({ax}) {', '.join(x._value for x in xs)} : "
+        f"({', '.join(x.mlir_type for x in xs)}) -> {tensor_type(dims, dt)}",
+    )
+    out_arr = TracedArray(ctx, value, dt, dims)
+    for k, s in enumerate(sizes):
+        if s is not None:
+            out_arr._dim_ssa[k] = s
+    return out_arr
+
+
+@op("stack")
+def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
+    """The arrays (all of one shape) joined along a new axis."""
+    ops._no_out(out, "numpy.stack")
+    ctx = _context(*(arrays if isinstance(arrays, (list, tuple)) else [arrays]))
+    xs = _arrays(ctx, arrays, "stack")
+    rank = xs[0].ndim
+    if any(x.ndim != rank for x in xs):
+        raise trace_error("all input arrays must have the same shape", ValueError)
+    ax = int(axis)
+    if not -(rank + 1) <= ax <= rank:
+        raise trace_error(f"axis {ax} is out of bounds for array of dimension {rank + 1}", np.exceptions.AxisError)
+    ax %= rank + 1
+    return concatenate([ops._expand_units(ctx, x, [ax]) for x in xs], axis=ax, dtype=dtype)
+
+
+@op("hstack")
+def hstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
+    """The arrays joined column-wise (along axis 0 for 1-D arrays, else axis 1)."""
+    ctx = _context(*(tup if isinstance(tup, (list, tuple)) else [tup]))
+    xs = _arrays(ctx, tup, "hstack")
+    xs = [ops._expand_units(ctx, x, [0]) if x.ndim == 0 else x for x in xs]
+    return concatenate(xs, axis=0 if xs[0].ndim == 1 else 1, dtype=dtype)
+
+
+@op("vstack")
+def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
+    """The arrays joined row-wise (1-D arrays become rows)."""
+    ctx = _context(*(tup if isinstance(tup, (list, tuple)) else [tup]))
+    xs = _arrays(ctx, tup, "vstack")
+    xs = [ops._expand_units(ctx, x, list(range(2 - x.ndim))) if x.ndim < 2 else x for x in xs]
+    return concatenate(xs, axis=0, dtype=dtype)

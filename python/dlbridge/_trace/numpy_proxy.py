@@ -1,0 +1,104 @@
+"""What the traced function sees as ``numpy``: NumPy, except for the operations of the op table.
+
+NumPy functions called without a traced argument (``np.zeros((n, m))``, ``np.arange(n)``) never
+reach ``__array_function__``, and dynamic sizes cannot become the Python ints NumPy wants.  So
+:func:`with_numpy_proxy` calls the user's function with :data:`numpy_proxy` in place of the
+``numpy`` module in its globals and closure, NumPy functions it imported by name replaced by
+their traced implementations, and ``len`` answering for traced arrays; helper functions it calls
+from its globals are treated the same way.  Everything else is NumPy's own object, so
+``np.float32``, ``np.pi``, ``np.newaxis`` and ``isinstance(v, np.ndarray)`` keep working.
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+from typing import Any, Callable
+
+import numpy as np
+
+from . import registry
+from .tracer import TracedArray
+
+__all__ = ["numpy_proxy", "traced_len", "with_numpy_proxy"]
+
+
+class _NumpyProxy(types.ModuleType):
+    """The ``numpy`` module as a traced function sees it."""
+
+    def __getattr__(self, name: str) -> Any:
+        entry = registry.lookup_numpy(name)
+        if entry is not None:
+            return entry.impl
+        return getattr(np, name)
+
+    def __dir__(self) -> list[str]:
+        return dir(np)
+
+
+numpy_proxy = _NumpyProxy("numpy", np.__doc__)
+
+
+def traced_len(obj: Any) -> Any:
+    """``len(obj)``: the size of a traced array's first dim (a SymbolicDim when dynamic)."""
+    if isinstance(obj, TracedArray):
+        if obj.ndim == 0:
+            raise TypeError("len() of unsized object")
+        return obj.shape[0]
+    return builtins.len(obj)
+
+
+def _replacement(value: Any, seen: dict[int, Any]) -> Any:
+    """What ``value`` (a global or closure value of the traced function) becomes while tracing."""
+    if value is np:
+        return numpy_proxy
+    if callable(value):
+        name = getattr(value, "__name__", None)
+        module = getattr(value, "__module__", "") or ""
+        if name and (module == "numpy" or module.startswith("numpy.")) and getattr(np, name, None) is value:
+            entry = registry.lookup_numpy(name)
+            if entry is not None:
+                return entry.impl
+    if isinstance(value, types.FunctionType) and not _is_library(value):
+        return with_numpy_proxy(value, seen)
+    return value
+
+
+def _is_library(fn: types.FunctionType) -> bool:
+    """Functions of NumPy, dlbridge and other installed packages are called as they are."""
+    module = fn.__module__ or ""
+    root = module.split(".")[0]
+    return root in ("numpy", "dlbridge", "builtins") or fn.__code__.co_filename.startswith("<frozen")
+
+
+def with_numpy_proxy(fn: Callable[..., Any], seen: dict[int, Any] | None = None) -> Callable[..., Any]:
+    """``fn`` with the proxy in place of NumPy in its globals and closure (see the module)."""
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    seen = {} if seen is None else seen
+    if id(fn) in seen:
+        return seen[id(fn)]  # type: ignore[no-any-return]
+    names = fn.__code__.co_names
+    glb = dict(fn.__globals__)
+    clone = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
+    seen[id(fn)] = clone
+    for name in names:
+        if name in glb:
+            glb[name] = _replacement(glb[name], seen)
+    if "len" in names and "len" not in fn.__globals__:
+        glb["len"] = traced_len
+    if fn.__closure__:
+        cells = []
+        for cell in fn.__closure__:
+            try:
+                cells.append(types.CellType(_replacement(cell.cell_contents, seen)))
+            except ValueError:  # an empty cell (a name assigned later)
+                cells.append(cell)
+        clone = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, tuple(cells))
+        seen[id(fn)] = clone
+    clone.__kwdefaults__ = fn.__kwdefaults__
+    clone.__dict__.update(fn.__dict__)
+    clone.__qualname__ = fn.__qualname__
+    clone.__module__ = fn.__module__
+    return clone
+

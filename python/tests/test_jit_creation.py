@@ -1,0 +1,155 @@
+"""Array creation and shape arithmetic inside ``@dlbridge.jit``, compared with NumPy."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+from numpy import zeros_like as imported_zeros_like
+
+import dlbridge
+
+
+def _same(fn: Callable[..., Any], *args: Any) -> None:
+    want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    got = dlbridge.jit(fn)(*args)
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+    else:
+        got, want = (got,), (want,)
+    for g, w in zip(got, want):
+        g = np.asarray(g)
+        assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+SIZES = [0, 1, 5]
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_filled_arrays_with_dynamic_sizes(n: int) -> None:
+    def f(x: Any) -> Any:
+        m = x.shape[0]
+        return (
+            np.zeros((m, 2)),
+            np.ones(m, dtype=np.int32),
+            np.full((2, m), 7),
+            np.full(m, 1.5, dtype=np.float32),
+            np.zeros_like(x),
+            np.ones_like(x, dtype=bool),
+            np.full_like(x, 2.9, dtype=np.int16),
+            np.empty((m, 0)),
+            np.zeros(()),
+        )
+
+    _same(f, np.arange(float(n)))
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_ranges(n: int) -> None:
+    def f(x: Any) -> Any:
+        m = len(x)
+        return (
+            np.arange(m),
+            np.arange(2, m + 5, 3),
+            np.arange(m, -1, -2),
+            np.arange(0.5, 3.0, 0.25),
+            np.arange(4, dtype=np.float32),
+            np.linspace(0.0, 1.0, m),
+            np.linspace(-1, 1, 7, endpoint=False),
+            np.eye(m, k=1),
+            np.eye(3, m, dtype=np.int64),
+            np.identity(m),
+        )
+
+    _same(f, np.arange(float(n)))
+
+
+def test_linspace_retstep_and_int_dtype() -> None:
+    def f(x: Any) -> Any:
+        y, step = np.linspace(0, 10, x.shape[0], retstep=True)
+        return y * step, np.linspace(0, 10, 7, dtype=np.int64)
+
+    _same(f, np.zeros(6))
+
+
+@pytest.mark.parametrize("layout", ["c", "reversed"])
+def test_joining(layout: str) -> None:
+    x = np.arange(6.0) if layout == "c" else np.arange(6.0)[::-1]
+
+    def f(x: Any) -> Any:
+        return (
+            np.concatenate([x, x[::-1] * 2, np.ones(3)]),
+            np.concatenate((x[None], x[None]), axis=0),
+            np.concatenate([x.reshape(2, 3), x.reshape(2, 3)], axis=None),
+            np.stack([x, x + 1], axis=1),
+            np.stack((x, x), axis=-1),
+            np.vstack([x, x]),
+            np.hstack((x, x.astype(np.float32))),
+            np.concatenate([x.astype(np.int32), np.arange(2)]),
+        )
+
+    _same(f, x)
+
+
+def test_concatenate_mismatched_dynamic_sizes_is_value_error() -> None:
+    f = dlbridge.jit(lambda a, b: np.concatenate([a, b], axis=1))
+    with pytest.raises(ValueError, match="must match exactly"):
+        f(np.zeros((2, 3)), np.zeros((3, 3)))
+
+
+def test_created_arrays_can_be_written_and_returned() -> None:
+    def f(x: Any) -> Any:
+        u = imported_zeros_like(x)
+        u[1:-1] = x[2:] - x[:-2]
+        grid = np.zeros((len(x), len(x)))
+        grid[0, :] = x
+        grid[:, -1] = 1.0
+        return u, grid, x.copy()
+
+    _same(f, np.arange(7.0) ** 2)
+
+
+def test_negative_sizes_are_value_errors() -> None:
+    with pytest.raises(ValueError, match="negative dimensions"):
+        dlbridge.jit(lambda x: np.zeros(-2) + x)(np.zeros(1))
+    f = dlbridge.jit(lambda x: np.zeros(x.shape[0] - 5))
+    with pytest.raises(ValueError, match="negative dimensions"):
+        f(np.zeros(3))
+    assert f(np.zeros(7)).shape == (2,)
+
+
+def test_helper_functions_see_the_numpy_proxy() -> None:
+    def pad(v: Any) -> Any:
+        out = np.zeros(v.shape[0] + 2)
+        out[1:-1] = v
+        return out
+
+    _same(lambda x: pad(x) * 2, np.arange(4.0))
+
+
+def test_numpy_names_still_numpy_inside_the_trace() -> None:
+    def f(x: Any) -> Any:
+        assert np.float32 is __import__("numpy").float32
+        return x.astype(np.float32) * np.pi, np.float32(2.5) * x
+
+    _same(f, np.arange(3.0))
+
+
+@pytest.mark.parametrize("n", [1, 4, 7])
+def test_shape_arithmetic(n: int) -> None:
+    def f(x: Any) -> Any:
+        m = x.shape[0]
+        half = m // 2
+        return x[:half] * 1, x[m - half :] + m, x.sum() / x.size, x[-(m % 3) :] * 1, np.zeros(2 * m - 1)
+
+    _same(f, np.arange(float(n)))
+
+
+def test_shape_entries_refuse_control_flow() -> None:
+    def f(x: Any) -> Any:
+        return x if x.shape[0] > 2 else -x
+
+    with pytest.raises(dlbridge.TraceError, match="dynamic size"):
+        dlbridge.jit(f)(np.zeros(3))
