@@ -150,9 +150,9 @@ def normalize_key(key: Any, ndim: int) -> list[Any]:
             f"too many indices for array: array is {ndim}-dimensional, but {used} were indexed",
             IndexError,
         )
-    if Ellipsis in [p for p in parts if not isinstance(p, (np.ndarray, TracedArray, list))]:
-        i = next(j for j, p in enumerate(parts) if p is Ellipsis and not isinstance(p, (np.ndarray, list)))
-        parts[i : i + 1] = [slice(None)] * (ndim - used)
+    ellipsis = [j for j, p in enumerate(parts) if p is Ellipsis]
+    if ellipsis:
+        parts[ellipsis[0] : ellipsis[0] + 1] = [slice(None)] * (ndim - used)
     else:
         parts += [slice(None)] * (ndim - used)
     return parts
@@ -313,7 +313,7 @@ def extract(x: TracedArray, region: Region) -> TracedArray:
     ctx = x._ctx
     sliced_dims, _ = _region_dims(region)
     ty = tensor_type(sliced_dims, x._dtype)
-    if all(o == 0 for o in region.offsets) and all(s == 1 for s in region.strides) and all(
+    if region.kept == list(range(x.ndim)) and all(o == 0 for o in region.offsets) and all(s == 1 for s in region.strides) and all(
         isinstance(z, int) and z == d for z, d in zip(region.sizes, x._dims)
     ):
         value = x._value

@@ -142,6 +142,7 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
     _check_shape(target, value, op, ufunc_name is not None)
     sync_view(target)
     new = _store(ctx, target, value)
+    ctx.note_update(target._base if target._base is not None else target)
     root = target._base
     if root is None:
         target._value = new
@@ -168,7 +169,7 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
 
 def _updated(root: TracedArray) -> None:
     """Records an in-place update of ``root`` (an argument becomes a written parameter)."""
-    root._version += 1
+    root._version = root._ctx.fresh_version()
     root._updated_at = format_location(user_location())
     if root._arg is not None:
         root._arg.written = True

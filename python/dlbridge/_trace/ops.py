@@ -79,6 +79,9 @@ def _lift(ctx: TraceContext, x: Any, opname: str = "operand") -> Any:
         if x._ctx is not ctx:
             raise TraceError("dlbridge.jit: a shape entry from another trace was used")
         return x.as_array()
+    explain = getattr(x, "__dlbridge_trace_error__", None)
+    if explain is not None:
+        raise explain()
     raise unsupported(opname, f"an operand of type {type(x).__name__}")
 
 
@@ -1292,7 +1295,7 @@ def finalize_outputs(ctx: TraceContext, outs: Sequence[Any]) -> list[TracedArray
         try:
             o = _lift(ctx, o, f"return value {i}")
         except TraceError:
-            if isinstance(o, TracedArray):
+            if isinstance(o, TracedArray) or hasattr(o, "__dlbridge_trace_error__"):
                 raise
             raise TraceError(
                 f"dlbridge.jit: return value {i} is a {type(o).__name__}; return arrays or a tuple of arrays"

@@ -248,6 +248,24 @@ class TraceContext:
         self.finished = False
         self.args: list[ArgSlot] = []
         self.int_args: dict[str, IntSlot] = {}
+        self._versions = 0
+        # while a loop body is traced: the arrays updated in place, and the dim sizes cached on
+        # arrays (which must not outlive the loop's region)
+        self.update_log: dict[int, tuple["TracedArray", tuple[Any, ...]]] | None = None
+        self.dim_log: list[tuple["TracedArray", int]] | None = None
+
+    def fresh_version(self) -> int:
+        """A version number never given before, for an array updated in place."""
+        self._versions += 1
+        return self._versions
+
+    def note_update(self, root: "TracedArray") -> None:
+        """Called before ``root`` is updated in place: a loop being traced records it, with its
+        state before the loop's first update of it."""
+        if self.update_log is not None and id(root) not in self.update_log:
+            written = root._arg.written if root._arg is not None else False
+            state = (root._value, root._version, dict(root._dim_ssa), root._updated_at, written)
+            self.update_log[id(root)] = (root, state)
 
     def begin_op(self) -> None:
         """Called before an operation emits code: writes a comment with the user's line when it
@@ -273,6 +291,8 @@ class TraceContext:
                 "dim", f"tensor.dim {arr._value}, {c} : {arr.mlir_type}"
             )
             arr._dim_ssa[k] = cached
+            if self.dim_log is not None:
+                self.dim_log.append((arr, k))
         return cached
 
 
@@ -1060,6 +1080,7 @@ def trace(
         ValueError: for shapes that cannot broadcast, bad axes...
     """
     from . import ops
+    from .loops import rewrite_loops
     from .numpy_proxy import with_numpy_proxy
 
     if _current.get() is not None:
@@ -1103,7 +1124,7 @@ def trace(
 
     token = _current.set(ctx)
     try:
-        out = with_numpy_proxy(fn)(*call_args)
+        out = with_numpy_proxy(rewrite_loops(fn))(*call_args)
         returns_tuple = isinstance(out, (tuple, list))
         outs = list(out) if returns_tuple else ([] if out is None else [out])
         finals = ops.finalize_outputs(ctx, outs)
