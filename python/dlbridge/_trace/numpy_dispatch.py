@@ -18,7 +18,7 @@ _BINARY = {
 _ALIAS = {"true_divide": "divide", "mod": "remainder", "bitwise_not": "invert", "bitwise_invert": "invert", "abs": "absolute"}
 _UNARY = {
     "negative", "positive", "absolute", "exp", "log", "sqrt", "tanh", "sin", "cos", "erf",
-    "logical_not", "invert", "bitwise_not", "square", "floor", "ceil",
+    "logical_not", "invert", "bitwise_not", "square",
 }
 _REDUCE = {"add": "sum", "maximum": "max", "minimum": "min"}
 
@@ -68,7 +68,10 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
     elif n == "matmul" and len(inputs) == 2:
         r = ops.matmul(inputs[0], inputs[1])
     else:
-        raise unsupported(qual)
+        declared = registry.lookup_numpy(n)
+        if declared is None or declared.kind != "ufunc" or declared.arity != len(inputs):
+            raise unsupported(qual)
+        r = declared.impl(*inputs)
     if dtype is not None:
         r = ops.astype(r, dtype)
     if out is not None:

@@ -815,7 +815,7 @@ def binary(name: str, x: Any, y: Any) -> TracedArray:
     raise unsupported(f"numpy.{name}")
 
 
-_FLOAT_UNARY = {"exp", "log", "sqrt", "tanh", "sin", "cos", "erf", "sigmoid", "floor", "ceil"}
+_FLOAT_UNARY = {"exp", "log", "sqrt", "tanh", "sin", "cos", "erf", "sigmoid"}
 
 
 def unary(name: str, x: Any) -> TracedArray:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
-__all__ = ["DTYPE_RULES", "KINDS", "OpDef", "all_ops", "lookup", "lookup_numpy", "op"]
+__all__ = ["DTYPE_RULES", "KINDS", "OpDef", "all_ops", "lookup", "lookup_method", "lookup_numpy", "op"]
 
 #: ``"ufunc"``: elementwise over broadcast inputs (operators, ``out=``, ``ufunc.reduce``);
 #: ``"function"``: anything else, called with NumPy's signature.
@@ -61,6 +61,7 @@ class OpDef:
 
 _BY_NAME: dict[str, OpDef] = {}
 _BY_NUMPY: dict[str, OpDef] = {}
+_BY_METHOD: dict[str, OpDef] = {}
 
 
 def op(
@@ -102,9 +103,13 @@ def op(
         for np_name in entry.numpy:
             if np_name in _BY_NUMPY:
                 raise ValueError(f"numpy.{np_name} is declared by {_BY_NUMPY[np_name].name!r} and {name!r}")
+        if method is not None and method in _BY_METHOD:
+            raise ValueError(f"ndarray.{method} is declared by {_BY_METHOD[method].name!r} and {name!r}")
         _BY_NAME[name] = entry
         for np_name in entry.numpy:
             _BY_NUMPY[np_name] = entry
+        if method is not None:
+            _BY_METHOD[method] = entry
         return impl
 
     return register
@@ -118,6 +123,11 @@ def lookup(name: str) -> OpDef | None:
 def lookup_numpy(name: str) -> OpDef | None:
     """The operation that ``numpy.<name>`` dispatches to, if declared."""
     return _BY_NUMPY.get(name)
+
+
+def lookup_method(name: str) -> OpDef | None:
+    """The operation that the ``ndarray`` method ``name`` calls, if declared."""
+    return _BY_METHOD.get(name)
 
 
 def all_ops() -> list[OpDef]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import functools
 import inspect
 import linecache
 import os
@@ -592,6 +593,9 @@ class TracedArray:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
+        declared = registry.lookup_method(name)
+        if declared is not None:
+            return functools.partial(declared.impl, self)
         try:
             import numpy as np
 
@@ -850,10 +854,6 @@ class TracedArray:
 
         ops._no_out(out, "ndarray.min")
         return ops.reduce("min", self, axis=axis, keepdims=keepdims)
-
-    def copy(self, order: str = "C") -> Any:
-        """A new array with this array's contents."""
-        return registry.lookup("copy").impl(self, order)  # type: ignore[union-attr]
 
     def astype(self, dtype: Any, copy: bool = True) -> Any:
         from . import ops
