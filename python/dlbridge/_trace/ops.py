@@ -944,9 +944,9 @@ def _norm_axes(axis: Any, rank: int, opname: str) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
-def _check_reduced_extent(x: TracedArray, axes: Sequence[int], ufunc: str) -> None:
+def _check_reduced_extent(x: TracedArray, axes: Sequence[int], ufunc: str, text: str | None = None) -> None:
     """Emits a run-time check that no axis in ``axes`` of ``x`` is empty, for reductions without
-    an identity; it fails with NumPy's message, raised as ``ValueError``."""
+    an identity; it fails with NumPy's message (or ``text``), raised as ``ValueError``."""
     ctx = x._ctx
     zero = ctx.top.const(0, "index")
     conditions = [
@@ -959,14 +959,15 @@ def _check_reduced_extent(x: TracedArray, axes: Sequence[int], ufunc: str) -> No
     ok = _fold(lambda a, b: ctx.top.op("nonempty", f"arith.andi {a}, {b} : i1"), conditions)
     where = format_location(user_location())
     message = _message_literal(
-        f"zero-size array to reduction operation {ufunc} which has no identity"
+        (text or f"zero-size array to reduction operation {ufunc} which has no identity")
         + (f" at {where}" if where else "")
     )
     ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{message}"')
 
 
 def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> TracedArray:
-    """``sum``, ``max``, ``min`` or ``mean`` over ``axis`` (int, tuple or None)."""
+    """``sum``, ``prod``, ``max``, ``min``, ``mean``, ``any`` or ``all`` over ``axis`` (int, tuple
+    or None)."""
     ctx = _ctx_of(x)
     x = _lift(ctx, x, kind)
     x = _to_tensor(ctx, x)
@@ -975,10 +976,10 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
     axes = _norm_axes(axis, R, kind)
     want: DType | None = None
     if dtype is not None:
-        if kind in ("max", "min"):
+        if kind in ("max", "min", "any", "all"):
             raise unsupported(kind, "dtype= is not supported")
         want = D.dtype(dtype)
-    if kind == "sum":
+    if kind in ("sum", "prod"):
         if want is not None:
             acc = want
         elif in_dt.is_bool or in_dt.is_signed:
@@ -999,6 +1000,8 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
         if in_dt.is_complex:
             raise unsupported(kind, "not supported for complex")
         acc = res_dt = in_dt
+    elif kind in ("any", "all"):
+        acc = res_dt = D.BOOL
     else:  # pragma: no cover
         raise unsupported(kind)
 
@@ -1012,13 +1015,21 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
     out_type = tensor_type(out_dims, acc)
     if kind in ("sum", "mean"):
         ident: Any = 0
+    elif kind in ("prod", "all"):
+        ident = 1
+    elif kind == "any":
+        ident = 0
     elif kind == "max":
         ident = -float("inf") if acc.is_float else (False if acc.is_bool else D.int_range(acc)[0])
     else:
         ident = float("inf") if acc.is_float else (True if acc.is_bool else D.int_range(acc)[1])
     iv = _py_const(ctx.top, ident, acc)
     init = ctx.top.op("init", f"linalg.fill ins({iv} : {acc.mlir}) outs({init_empty} : {out_type}) -> {out_type}")
-    combine = {"sum": _s_add, "mean": _s_add, "max": _s_max, "min": _s_min}[kind]
+    combine = {
+        "sum": _s_add, "mean": _s_add, "prod": _s_mul, "max": _s_max, "min": _s_min,
+        "any": lambda b, x, y, dt: _arith(b, "ori", x, y, dt, "any"),
+        "all": lambda b, x, y, dt: _arith(b, "andi", x, y, dt, "all"),
+    }[kind]
 
     def body(blk: Block, in_args: list[str], out: str) -> str:
         v = convert(blk, in_args[0], in_dt, acc)
