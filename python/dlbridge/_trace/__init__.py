@@ -30,4 +30,4 @@ __all__ = [
     "weak_result_type",
 ]
 
-from . import creation, elementwise, functions, reductions  # noqa: E402,F401
+from . import contractions, creation, elementwise, functions, reductions  # noqa: E402,F401

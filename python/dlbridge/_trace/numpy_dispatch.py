@@ -116,13 +116,6 @@ def _np_transpose(a: Any, axes: Any = None) -> Any:
     return ops.transpose(a, None if axes is None else tuple(axes))
 
 
-def _np_dot(a: Any, b: Any, out: Any = None) -> Any:
-    ops._no_out(out, "numpy.dot")
-    if getattr(a, "ndim", 0) > 2 or getattr(b, "ndim", 0) > 2:
-        raise unsupported("numpy.dot", "only for 1-D and 2-D arrays; use matmul")
-    return ops.matmul(a, b)
-
-
 def _np_astype(x: Any, dtype: Any, copy: bool = True, **kwargs: Any) -> Any:
     return ops.astype(x, dtype, copy=copy)
 
@@ -142,7 +135,6 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "reshape": _np_reshape,
     "transpose": _np_transpose,
     "matmul": lambda a, b, **k: ops.matmul(a, b),
-    "dot": _np_dot,
     "astype": _np_astype,
     "ndim": lambda a: a.ndim,
     "shape": lambda a: a.shape,
