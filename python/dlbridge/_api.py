@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import os
-from typing import Any, Callable, Sequence, overload
+from typing import Any, Callable, Iterable, Sequence, overload
 
 from . import _dlbridge
-from ._trace import ArraySpec, ScalarSpec, TraceResult, trace
+from ._trace import ArraySpec, ScalarSpec, StaticSpec, TraceResult, trace
 
 _DEVICE_TARGETS = {1: "cpu", 2: "cuda", 3: "cpu", 13: "cuda"}
 
@@ -84,10 +85,12 @@ def options() -> list[dict[str, Any]]:
     return list(_dlbridge.options())
 
 
-def _to_arg_specs(specs: Sequence[tuple[Any, ...]]) -> list[ArraySpec | ScalarSpec]:
-    arg_specs: list[ArraySpec | ScalarSpec] = []
+def _to_arg_specs(specs: Sequence[tuple[Any, ...]]) -> list[ArraySpec | ScalarSpec | StaticSpec]:
+    arg_specs: list[ArraySpec | ScalarSpec | StaticSpec] = []
     for spec in specs:
-        if spec[0] == "array":
+        if spec[0] == "static":
+            arg_specs.append(StaticSpec(spec[1]))
+        elif spec[0] == "array":
             _, dtype, rank, unit_dims, _device = spec
             arg_specs.append(ArraySpec(dtype, rank, tuple(unit_dims)))
         else:
@@ -105,51 +108,139 @@ def _target_of(specs: Sequence[tuple[Any, ...]], requested: str | None) -> str:
     return "cpu"
 
 
+def _call_shape(
+    fn: Callable[..., Any], static_argnums: Iterable[int], static_argnames: Iterable[str]
+) -> tuple[list[str] | None, tuple[Any, ...], list[int]]:
+    """The positional parameter names of ``fn`` (None when it takes ``*args``, ``**kwargs`` or
+    keyword-only parameters: then calls pass arguments by position only), the defaults of the
+    last ones, and the positions of the static parameters.
+
+    Raises:
+        ValueError: a static name that is not a parameter, or a static number out of range.
+    """
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) and bool(params)
+    names = [p.name for p in params] if plain else None
+    defaults = tuple(p.default for p in params if p.default is not p.empty) if plain else ()
+    statics: set[int] = set()
+    for num in static_argnums:
+        if not isinstance(num, int) or isinstance(num, bool):
+            raise TypeError(f"jit(): static_argnums: expected ints, got {num!r}")
+        count = len(names) if names is not None else None
+        if count is not None and not -count <= num < count:
+            raise ValueError(f"jit(): static_argnums: {num} is out of range for {count} parameters")
+        if num < 0 and count is None:
+            raise ValueError("jit(): static_argnums: negative numbers need a function without *args")
+        statics.add(num % count if count else num)
+    for name in static_argnames:
+        if names is None or name not in names:
+            raise ValueError(f"jit(): static_argnames: {name!r} is not a parameter of {fn.__name__}()")
+        statics.add(names.index(name))
+    return names, defaults, sorted(statics)
+
+
+def _result_builder(tree: Any, count: int) -> Callable[[Any], Any] | None:
+    """The callable rebuilding the Python function's results from the kernel's (None, one value
+    or a tuple), or None when the kernel returns them that way already."""
+    if (tree is None and count == 0) or (tree == 0 and count == 1):
+        return None
+    if type(tree) is tuple and count >= 2 and tree == tuple(range(count)):
+        return None
+
+    def build(node: Any, flat: Sequence[Any]) -> Any:
+        if node is None:
+            return None
+        if isinstance(node, (tuple, list)):
+            return type(node)(build(n, flat) for n in node)
+        return flat[node]
+
+    def rebuild(result: Any) -> Any:
+        flat = () if count == 0 else (result,) if count == 1 else result
+        return build(tree, flat)
+
+    return rebuild
+
+
 class JitFunction(_dlbridge.Dispatcher):
     """A function compiled by ``@dlbridge.jit``.
 
-    Calling it imports the arguments through DLPack, finds the kernel
-    specialised for their dtypes, ranks, size-1 dims and device, and runs it;
-    all of that is C++. Only the first call with new specs traces the Python
-    function and compiles it.
+    Calling it binds the arguments to the function's parameters (keywords and
+    defaults as Python does), imports them through DLPack, finds the kernel
+    specialised for their dtypes, ranks, size-1 dims, device and static
+    values, and runs it; all of that is C++. Only the first call with new
+    specs traces the Python function and compiles it.
     """
 
-    def __init__(self, fn: Callable[..., Any], target: str | None) -> None:
-        super().__init__(self._compile_specs, fn.__name__)
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        target: str | None,
+        static_argnums: Iterable[int] = (),
+        static_argnames: Iterable[str] = (),
+    ) -> None:
+        names, defaults, statics = _call_shape(fn, static_argnums, static_argnames)
+        super().__init__(self._compile_specs, fn.__name__, names, defaults, statics)
         functools.update_wrapper(self, fn)
         self._target = target
         self._traces: dict[tuple[Any, ...], TraceResult] = {}
 
     def _trace(self, specs: tuple[Any, ...]) -> TraceResult:
-        if specs not in self._traces:
-            self._traces[specs] = trace(
-                self.__wrapped__, _to_arg_specs(specs), name=self.__name__)
-        return self._traces[specs]
+        # static values by type and value, as the dispatcher keys them (1 == 1.0 == True)
+        key = tuple((s[0], type(s[1]), s[1]) if s[0] == "static" else s for s in specs)
+        if key not in self._traces:
+            self._traces[key] = trace(self.__wrapped__, _to_arg_specs(specs), name=self.__name__)
+        return self._traces[key]
 
-    def _compile_specs(self, specs: tuple[Any, ...]) -> _dlbridge.Kernel:
+    def _compile_specs(self, specs: tuple[Any, ...]) -> Any:
         traced = self._trace(specs)
-        return _dlbridge.compile(traced.mlir, traced.entry, _target_of(specs, self._target))
+        kernel = _dlbridge.compile(traced.mlir, traced.entry, _target_of(specs, self._target))
+        builder = _result_builder(traced.result_tree, traced.num_outputs)
+        return kernel if builder is None else (kernel, builder)
 
-    def lower(self, *args: Any) -> str:
+    def lower(self, *args: Any, **kwargs: Any) -> str:
         """The MLIR this function is compiled from for arguments like ``args``."""
-        return self._trace(self.specs(*args)).mlir
+        return self._trace(self.specs(*args, **kwargs)).mlir
 
 
 @overload
 def jit(fn: Callable[..., Any], /) -> JitFunction: ...
 @overload
-def jit(*, target: str | None = None) -> Callable[[Callable[..., Any]], JitFunction]: ...
+def jit(
+    *,
+    target: str | None = None,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+) -> Callable[[Callable[..., Any]], JitFunction]: ...
 
 
-def jit(fn: Callable[..., Any] | None = None, /, *, target: str | None = None) -> Any:
+def jit(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    target: str | None = None,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+) -> Any:
     """Compiles an array function on its first call with each kind of arguments.
 
-    Use as ``@dlbridge.jit`` or ``@dlbridge.jit(target="cpu")``. The function
-    may use operators, ``dlbridge.exp``/``where``/``sum``/... or the NumPy
-    functions of the same names; results come back in the framework of the
-    first array argument (NumPy in, NumPy out), sharing dlbridge's buffer.
-    Without ``target`` the device of the arguments decides.
+    Use as ``@dlbridge.jit`` or ``@dlbridge.jit(target="cpu",
+    static_argnames=("axis",))``. The function may use operators, NumPy
+    functions and methods, indexing, ``for ... in range(...)`` loops and the
+    ``dlbridge`` functions; results come back in the framework of the first
+    array argument (NumPy in, NumPy out), sharing dlbridge's buffer, in the
+    structure the function returns them (tuples, lists, None). Without
+    ``target`` the device of the arguments decides.
+
+    Static arguments (``static_argnums``/``static_argnames``, as in
+    ``jax.jit``) reach the function as the Python values themselves
+    (hashable: ints, floats, strings, tuples...); each new value, compared by
+    type and value, compiles a new kernel.
     """
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     if fn is None:
-        return lambda f: JitFunction(f, target)
-    return JitFunction(fn, target)
+        return lambda f: JitFunction(f, target, nums, names)
+    return JitFunction(fn, target, nums, names)

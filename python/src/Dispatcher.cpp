@@ -12,6 +12,9 @@
 #include "dlbridge/Runtime/dlrt_cuda.h"
 
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
 
 namespace nb = nanobind;
 using namespace dlbridge;
@@ -23,30 +26,134 @@ constexpr uint64_t kTensorTag = uint64_t(1) << 63;
 
 /// The `stream=` keyword (a DLPack stream value): what producers of CUDA
 /// tensors are asked to order their work before, and what the kernel runs on.
-void *getStream(const nb::kwargs &kwargs, const char *function,
-                ImportOptions &options) {
+void *streamOf(PyObject *value, const std::string &function,
+               ImportOptions &options) {
+  if (!value || value == Py_None)
+    return nullptr;
+  options.stream = toInteger(nb::handle(value), function + "(): stream",
+                             INT64_MIN, INT64_MAX);
   void *stream = nullptr;
-  for (auto [key, value] : kwargs) {
-    if (nb::cast<std::string>(key) != "stream")
-      throw nb::type_error((std::string(function) +
-                            "() got an unexpected keyword argument '" +
-                            nb::cast<std::string>(key) + "'")
-                               .c_str());
-    if (value.is_none())
-      continue;
-    options.stream = toInteger(value, std::string(function) + "(): stream",
-                               INT64_MIN, INT64_MAX);
-    if (dlrt_stream_from_dlpack({kDLCUDA, 0}, *options.stream, 1, &stream) !=
-        DLRT_OK)
-      throw nb::value_error(dlrt_last_error());
-  }
+  if (dlrt_stream_from_dlpack({kDLCUDA, 0}, *options.stream, 1, &stream) !=
+      DLRT_OK)
+    throw nb::value_error(dlrt_last_error());
   return stream;
+}
+
+[[noreturn]] void typeError(const std::string &message) {
+  throw nb::type_error(message.c_str());
 }
 
 } // namespace
 
-Dispatcher::Dispatcher(nb::callable compiler, std::string name)
-    : compiler(std::move(compiler)), functionName(std::move(name)) {}
+Dispatcher::Dispatcher(nb::callable compiler, std::string name,
+                       nb::object parameters, nb::tuple defaults,
+                       std::vector<size_t> statics)
+    : compiler(std::move(compiler)), functionName(std::move(name)),
+      defaults(std::move(defaults)) {
+  if (!parameters.is_none()) {
+    bindsKeywords = true;
+    for (nb::handle p : parameters)
+      parameterNames.push_back(nb::cast<std::string>(p));
+  }
+  for (size_t position : statics) {
+    if (position >= isStatic.size())
+      isStatic.resize(position + 1, false);
+    isStatic[position] = true;
+  }
+}
+
+void Dispatcher::bind(const nb::args &args, const nb::kwargs &kwargs,
+                      Bound &bound) {
+  size_t given = args.size();
+  PyObject *const *positional = &PyTuple_GET_ITEM(args.ptr(), 0);
+  size_t total = bindsKeywords ? parameterNames.size() : given;
+  if (bindsKeywords && given > total)
+    typeError(functionName + "() takes " + std::to_string(total) +
+              " positional argument" + (total == 1 ? "" : "s") + " but " +
+              std::to_string(given) + " were given");
+  // The common call: every parameter positionally, nothing static.
+  if (kwargs.size() == 0 && isStatic.empty() && given == total) {
+    bound.dynamic = positional;
+    bound.count = given;
+    return;
+  }
+  PyObject **values = bound.storage.data();
+  for (size_t i = 0; i < given; ++i)
+    values[i] = positional[i];
+  for (auto [key, value] : kwargs) {
+    std::string name = nb::cast<std::string>(key);
+    auto found =
+        std::find(parameterNames.begin(), parameterNames.end(), name);
+    if (found == parameterNames.end()) {
+      if (name == "stream") {
+        bound.stream = value.ptr();
+        continue;
+      }
+      typeError(functionName + "() got an unexpected keyword argument '" +
+                name + "'");
+    }
+    size_t i = found - parameterNames.begin();
+    if (values[i])
+      typeError(functionName + "() got multiple values for argument '" +
+                name + "'");
+    values[i] = value.ptr();
+  }
+  size_t firstDefault = total - std::min(total, defaults.size());
+  for (size_t i = 0; i < total; ++i) {
+    if (values[i])
+      continue;
+    if (i < firstDefault)
+      typeError(functionName + "() missing required argument '" +
+                parameterNames[i] + "'");
+    values[i] = defaults[i - firstDefault].ptr();
+  }
+  // Static values move to `statics`; the others close up.
+  nb::list statics;
+  size_t count = 0;
+  for (size_t i = 0; i < total; ++i) {
+    if (i < isStatic.size() && isStatic[i])
+      statics.append(nb::handle(values[i]));
+    else
+      values[count++] = values[i];
+  }
+  bound.dynamic = values;
+  bound.count = count;
+  bound.statics = nb::tuple(statics);
+}
+
+uint64_t Dispatcher::staticsId(const nb::tuple &statics) {
+  // Keyed by type and value: 1, 1.0 and True are equal in Python but trace
+  // differently.
+  nb::list typed;
+  for (nb::handle value : statics)
+    typed.append(nb::make_tuple(nb::handle((PyObject *)Py_TYPE(value.ptr())),
+                                value));
+  nb::tuple key(typed);
+  PyObject *id = PyDict_GetItemWithError(staticIds.ptr(), key.ptr());
+  if (id)
+    return PyLong_AsUnsignedLongLong(id);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    size_t position = 0;
+    for (size_t i = 0; i < isStatic.size(); ++i) {
+      if (!isStatic[i])
+        continue;
+      nb::handle value = statics[position++];
+      if (PyObject_Hash(value.ptr()) == -1) {
+        PyErr_Clear();
+        std::string name = i < parameterNames.size()
+                               ? "'" + parameterNames[i] + "'"
+                               : std::to_string(i);
+        typeError(functionName + "(): static argument " + name +
+                  " must be hashable, got " + Py_TYPE(value.ptr())->tp_name);
+      }
+    }
+    typeError(functionName + "(): static arguments must be hashable");
+  }
+  uint64_t next = staticIds.size();
+  staticIds[key] = nb::int_(next);
+  return next;
+}
 
 namespace {
 
@@ -74,49 +181,63 @@ void computeKey(PreparedCall &call, uint64_t *key) {
   }
 }
 
+nb::tuple specOf(PreparedCall &call, size_t i) {
+  if (call.isScalar(i)) {
+    DLDataType dtype = scalarDtype(call.object(i));
+    char name[64];
+    nb::object dtypeName =
+        dtype.bits
+            ? nb::object(nb::str(dlrt_dtype_name(dtype, name, sizeof(name))))
+            : nb::none();
+    return nb::make_tuple("scalar", scalarKindName(call.scalarKind(i)),
+                          dtypeName);
+  }
+  const DLTensor *t = call.tensor(i);
+  char dtype[64];
+  dlrt_dtype_name(t->dtype, dtype, sizeof(dtype));
+  nb::list unitDims;
+  for (int32_t d = 0; d < t->ndim; ++d)
+    unitDims.append(t->shape[d] == 1);
+  return nb::make_tuple(
+      "array", std::string(dtype), t->ndim, nb::tuple(unitDims),
+      nb::make_tuple(static_cast<int>(t->device.device_type),
+                     t->device.device_id));
+}
+
 } // namespace
 
-nb::tuple Dispatcher::specsFor(PreparedCall &call) {
+nb::tuple Dispatcher::specsFor(PreparedCall &call, const nb::tuple &statics) {
   nb::list specs;
-  for (size_t i = 0; i < call.size(); ++i) {
-    if (call.isScalar(i)) {
-      DLDataType dtype = scalarDtype(call.object(i));
-      char name[64];
-      nb::object dtypeName =
-          dtype.bits ? nb::object(nb::str(dlrt_dtype_name(dtype, name,
-                                                          sizeof(name))))
-                     : nb::none();
-      specs.append(nb::make_tuple(
-          "scalar", scalarKindName(call.scalarKind(i)), dtypeName));
-      continue;
-    }
-    const DLTensor *t = call.tensor(i);
-    char dtype[64];
-    dlrt_dtype_name(t->dtype, dtype, sizeof(dtype));
-    nb::list unitDims;
-    for (int32_t d = 0; d < t->ndim; ++d)
-      unitDims.append(t->shape[d] == 1);
-    specs.append(nb::make_tuple(
-        "array", std::string(dtype), t->ndim, nb::tuple(unitDims),
-        nb::make_tuple(static_cast<int>(t->device.device_type),
-                       t->device.device_id)));
+  size_t dynamic = 0, fixed = 0;
+  size_t total = call.size() + statics.size();
+  for (size_t i = 0; i < total; ++i) {
+    if (i < isStatic.size() && isStatic[i])
+      specs.append(nb::make_tuple("static", statics[fixed++]));
+    else
+      specs.append(specOf(call, dynamic++));
   }
   return nb::tuple(specs);
 }
 
-nb::tuple Dispatcher::specsOf(nb::args args) {
-  PreparedCall call(functionName.c_str(), &PyTuple_GET_ITEM(args.ptr(), 0),
-                    args.size(), {});
-  return specsFor(call);
+nb::tuple Dispatcher::specsOf(nb::args args, nb::kwargs kwargs) {
+  Bound bound(bindsKeywords ? parameterNames.size() : args.size());
+  bind(args, kwargs, bound);
+  PreparedCall call(functionName.c_str(), bound.dynamic, bound.count, {});
+  return specsFor(call, bound.statics);
 }
 
 nb::object Dispatcher::call(nb::args args, nb::kwargs kwargs) {
+  Bound bound(bindsKeywords ? parameterNames.size() : args.size());
+  bind(args, kwargs, bound);
   ImportOptions options;
-  void *stream = getStream(kwargs, functionName.c_str(), options);
-  PreparedCall call(functionName.c_str(), &PyTuple_GET_ITEM(args.ptr(), 0),
-                    args.size(), options);
-  SmallArray<uint64_t, 16> key(2 * call.size());
+  void *stream = streamOf(bound.stream, functionName, options);
+  PreparedCall call(functionName.c_str(), bound.dynamic, bound.count,
+                    options);
+  bool hasStatics = !isStatic.empty();
+  SmallArray<uint64_t, 16> key(2 * call.size() + hasStatics);
   computeKey(call, key.data());
+  if (hasStatics)
+    key[2 * call.size()] = staticsId(bound.statics);
   const jit::Kernel *kernel = table.find(key.data(), key.size());
   if (!kernel) {
     // The compiler releases the GIL: another thread may compile the same
@@ -124,11 +245,24 @@ nb::object Dispatcher::call(nb::args args, nb::kwargs kwargs) {
     nb::callable compile = compiler;
     if (!compile.is_valid())
       throw nb::type_error((functionName + "() can no longer compile").c_str());
-    nb::object compiled = compile(specsFor(call));
+    nb::object compiled = compile(specsFor(call, bound.statics));
+    nb::object builder;
+    if (nb::isinstance<nb::tuple>(compiled)) {
+      builder = compiled[1];
+      compiled = compiled[0];
+    }
     kernel = &table.insert(key.data(), key.size(),
                            nb::cast<jit::Kernel>(compiled));
+    if (builder.is_valid() && !builder.is_none())
+      resultBuilders.emplace(kernel, builder);
   }
-  return runKernel(*kernel, call, stream);
+  nb::object result = runKernel(*kernel, call, stream);
+  if (!resultBuilders.empty()) {
+    auto found = resultBuilders.find(kernel);
+    if (found != resultBuilders.end())
+      return found->second(result);
+  }
+  return result;
 }
 
 namespace {
@@ -155,8 +289,12 @@ void dlbridge::python::bindDispatcher(nb::module_ &m) {
   nb::class_<Dispatcher>(m, "Dispatcher",
                          "The compiled-call path of a @dlbridge.jit function.",
                          nb::type_slots(dispatcherSlots))
-      .def(nb::init<nb::callable, std::string>(), nb::arg("compiler"),
-           nb::arg("name"))
+      .def(nb::init<nb::callable, std::string, nb::object, nb::tuple,
+                    std::vector<size_t>>(),
+           nb::arg("compiler"), nb::arg("name"),
+           nb::arg("parameters") = nb::none(),
+           nb::arg("defaults") = nb::tuple(),
+           nb::arg("statics") = std::vector<size_t>())
       .def("__call__", &Dispatcher::call)
       .def("specs", &Dispatcher::specsOf,
            "The specialisation specs of an argument list.")

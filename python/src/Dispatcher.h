@@ -8,37 +8,71 @@
 #define DLBRIDGE_PYTHON_DISPATCHER_H
 
 #include "Call.h"
+#include "SmallArray.h"
 #include "SpecialisationTable.h"
 
 #include <nanobind/nanobind.h>
 
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace dlbridge::python {
 
-/// Calls a jitted function: imports the arguments, finds the kernel
-/// specialised for their (dtype, rank, size-1 dims, device) and Python
-/// scalar kinds, and runs it. Only a miss runs Python: `compiler(specs)`
-/// traces and compiles, returning a Kernel. Calls on several threads may
-/// compile at once (the compiler releases the GIL); see SpecialisationTable.
+/// Calls a jitted function: binds the arguments to the Python function's
+/// parameters (keywords and defaults), imports them, finds the kernel
+/// specialised for their (dtype, rank, size-1 dims, device), Python scalar
+/// kinds and static values, and runs it. Only a miss runs Python:
+/// `compiler(specs)` traces and compiles, returning a Kernel, or a Kernel and
+/// the callable that rebuilds the Python function's result structure from
+/// the kernel's results. Calls on several threads may compile at once (the
+/// compiler releases the GIL); see SpecialisationTable.
 class Dispatcher {
 public:
-  Dispatcher(nanobind::callable compiler, std::string name);
+  /// `parameters` names the positional parameters (None: take positional
+  /// arguments only), `defaults` holds the values of the last ones,
+  /// `statics` the positions of static parameters.
+  Dispatcher(nanobind::callable compiler, std::string name,
+             nanobind::object parameters, nanobind::tuple defaults,
+             std::vector<size_t> statics);
 
   nanobind::object call(nanobind::args args, nanobind::kwargs kwargs);
   /// The specs of an argument list, as `compiler` receives them.
-  nanobind::tuple specsOf(nanobind::args args);
+  nanobind::tuple specsOf(nanobind::args args, nanobind::kwargs kwargs);
   size_t numSpecialisations() const { return table.size(); }
   /// For the garbage collector: the compiler usually refers back to us.
   nanobind::callable &compilerCallback() { return compiler; }
   const std::string &name() const { return functionName; }
 
 private:
-  static nanobind::tuple specsFor(PreparedCall &call);
+  /// The arguments of one call bound to the parameters: every parameter's
+  /// value in order (borrowed), and the static ones' values as a tuple.
+  /// Borrowed from the call's arguments, keywords and the defaults.
+  struct Bound {
+    explicit Bound(size_t parameters) : storage(parameters) {}
+    PyObject *const *dynamic = nullptr;
+    size_t count = 0;
+    SmallArray<PyObject *, 8> storage;
+    nanobind::tuple statics;
+    PyObject *stream = nullptr; ///< the `stream=` keyword, if given
+  };
+  void bind(const nanobind::args &args, const nanobind::kwargs &kwargs,
+            Bound &bound);
+  /// A number for the static values `statics` (equal tuples: equal numbers).
+  uint64_t staticsId(const nanobind::tuple &statics);
+  nanobind::tuple specsFor(PreparedCall &call, const nanobind::tuple &statics);
 
   nanobind::callable compiler;
   std::string functionName;
+  std::vector<std::string> parameterNames;
+  bool bindsKeywords = false;
+  nanobind::tuple defaults;
+  std::vector<bool> isStatic;
+  nanobind::dict staticIds;
   SpecialisationTable table;
+  /// Kernels whose results the Python function returned in another
+  /// structure than the kernel's (a 1-tuple, a list, None entries...).
+  std::unordered_map<const jit::Kernel *, nanobind::object> resultBuilders;
 };
 
 void bindDispatcher(nanobind::module_ &m);

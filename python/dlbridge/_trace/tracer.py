@@ -79,6 +79,14 @@ class ScalarSpec:
 
 
 @dataclass(frozen=True)
+class StaticSpec:
+    """A static argument (``jit(static_argnums=...)``): the traced function receives ``value``
+    itself, a compile-time constant, and the entry has no parameter for it."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
 class ResultSpec:
     """A result of a traced function: dtype name, rank, unit dims and static sizes (``None`` for
     dynamic dims; static sizes other than 1 only come from ``reshape`` with explicit sizes)."""
@@ -98,7 +106,8 @@ class TraceResult:
         entry: the entry function's name.
         results: one :class:`ResultSpec` per result.
         num_outputs: ``len(results)``.
-        returns_tuple: whether the Python function returned a tuple/list (vs a single array).
+        result_tree: how the Python function returned its results: an int (the index of a
+            result), None, or a tuple/list of such trees.
         arg_names: the parameter names, in order.
         written_args: the names of the arguments the function updates in place (memref
             parameters of the entry).
@@ -108,7 +117,7 @@ class TraceResult:
     entry: str
     results: list[ResultSpec]
     num_outputs: int
-    returns_tuple: bool
+    result_tree: Any
     arg_names: list[str] = field(default_factory=list)
     written_args: list[str] = field(default_factory=list)
 
@@ -1064,9 +1073,20 @@ def _store_written_args(ctx: TraceContext) -> Block:
     return prologue
 
 
+def _flatten_results(out: Any, leaves: list[Any]) -> Any:
+    """The tree of ``out`` (tuples, lists and None kept, anything else a leaf numbered in the
+    order it is appended to ``leaves``)."""
+    if out is None:
+        return None
+    if isinstance(out, (tuple, list)):
+        return type(out)(_flatten_results(o, leaves) for o in out)
+    leaves.append(out)
+    return len(leaves) - 1
+
+
 def trace(
     fn: Callable[..., Any],
-    arg_specs: Sequence[ArraySpec | ScalarSpec],
+    arg_specs: Sequence[ArraySpec | ScalarSpec | StaticSpec],
     *,
     name: str,
 ) -> TraceResult:
@@ -1090,6 +1110,9 @@ def trace(
     params: list[str | ArgSlot] = []
     call_args: list[Any] = []
     for pname, spec in zip(pnames, arg_specs):
+        if isinstance(spec, StaticSpec):
+            call_args.append(spec.value)
+            continue
         ssa = "%" + ctx.names.fresh(pname)
         attrs = [f'dlpack.name = "{pname}"']
         if isinstance(spec, ArraySpec):
@@ -1125,8 +1148,8 @@ def trace(
     token = _current.set(ctx)
     try:
         out = with_numpy_proxy(rewrite_loops(fn))(*call_args)
-        returns_tuple = isinstance(out, (tuple, list))
-        outs = list(out) if returns_tuple else ([] if out is None else [out])
+        outs: list[Any] = []
+        tree = _flatten_results(out, outs)
         finals = ops.finalize_outputs(ctx, outs)
         prologue = _store_written_args(ctx)
         _widen_int_args(ctx, prologue)
@@ -1174,7 +1197,7 @@ def trace(
         entry=name,
         results=results,
         num_outputs=len(results),
-        returns_tuple=returns_tuple,
+        result_tree=tree,
         arg_names=pnames,
         written_args=[slot.name for slot in ctx.args if slot.written],
     )

@@ -302,7 +302,7 @@ def test_unsigned_attrs():
 
 def test_signature_and_names():
     r = trace(lambda x, y: x + y, [F2, ArraySpec("float32", 2, (True, False))], name="my_fn")
-    assert r.entry == "my_fn" and r.num_outputs == 1 and not r.returns_tuple
+    assert r.entry == "my_fn" and r.num_outputs == 1 and r.result_tree == 0
     assert 'func.func @my_fn(%x: tensor<?x?xf32> {dlpack.name = "x"}, %y: tensor<1x?xf32> {dlpack.name = "y"})' in r.mlir
     assert "attributes {dlpack.entry}" in r.mlir
 
