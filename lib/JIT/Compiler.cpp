@@ -29,6 +29,7 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -83,6 +84,53 @@ const std::string &getBuildIdentity() {
   return identity;
 }
 
+/// `source` without what does not change the compiled code: comments and
+/// `loc(...)` debug locations (outside string literals). So the same body
+/// traced from another file or line is a cache hit.
+std::string withoutDebugInfo(llvm::StringRef source) {
+  std::string out;
+  out.reserve(source.size());
+  for (size_t i = 0; i < source.size();) {
+    char c = source[i];
+    if (c == '"') { // a string literal, escapes included
+      size_t end = i + 1;
+      while (end < source.size() && source[end] != '"')
+        end += source[end] == '\\' ? 2 : 1;
+      end = std::min(end + 1, source.size());
+      out.append(source.substr(i, end - i));
+      i = end;
+      continue;
+    }
+    if (source.substr(i).starts_with("//")) {
+      i = source.find('\n', i);
+      if (i == llvm::StringRef::npos)
+        break;
+      continue;
+    }
+    bool wordStart = i == 0 || !(llvm::isAlnum(source[i - 1]) ||
+                                 source[i - 1] == '_' || source[i - 1] == '.');
+    if (wordStart && source.substr(i).starts_with("loc(")) {
+      size_t depth = 0, j = i + 3;
+      for (; j < source.size(); ++j) {
+        if (source[j] == '"') {
+          ++j;
+          while (j < source.size() && source[j] != '"')
+            j += source[j] == '\\' ? 2 : 1;
+        } else if (source[j] == '(') {
+          ++depth;
+        } else if (source[j] == ')' && --depth == 0) {
+          break;
+        }
+      }
+      i = j + 1;
+      continue;
+    }
+    out.push_back(c);
+    ++i;
+  }
+  return out;
+}
+
 /// Everything that determines the compiled code, hashed.
 CacheKey computeKey(const std::string &source, const std::string &entry,
                     const CompileOptions &options) {
@@ -107,7 +155,7 @@ CacheKey computeKey(const std::string &source, const std::string &entry,
     add(options.toolkit);
   }
   add(entry);
-  add(source);
+  add(withoutDebugInfo(source));
   std::array<uint8_t, 32> digest = hasher.final();
   return digest;
 }

@@ -6,6 +6,7 @@ hashing, so the same traced function gives byte-identical text (the text is a ca
 
 from __future__ import annotations
 
+import contextvars
 import math
 import re
 import struct
@@ -13,7 +14,31 @@ from typing import Sequence
 
 from .dtypes import DType
 
-__all__ = ["NameTable", "Block", "tensor_type", "float_literal", "affine_map"]
+__all__ = ["NameTable", "Block", "tensor_type", "float_literal", "affine_map", "clear_location", "set_location"]
+
+#: The MLIR location (``loc("file.py":line:col)``) of the user's line being traced; every op the
+#: tracer emits carries it, so that diagnostics point at the Python source.
+_location: contextvars.ContextVar[str] = contextvars.ContextVar("dlbridge_trace_loc", default="")
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+
+
+def set_location(filename: str, line: int, column: int, shown: str) -> None:
+    """Makes the ops emitted from now on carry the user's ``filename:line:column``, named by
+    ``shown`` (``file.py:12: source``), which run-time check failures append to their message."""
+    _location.set(f"loc({_quoted(shown)}({_quoted(filename)}:{line}:{column}))")
+
+
+def clear_location() -> None:
+    """Ops emitted from now on carry no user location."""
+    _location.set("")
+
+
+def location() -> str:
+    """The current user location as an MLIR location, or "" outside a traced line."""
+    return _location.get()
 
 _NAME_OK = re.compile(r"[^A-Za-z0-9_$.]")
 
@@ -101,7 +126,11 @@ class Block:
         self._consts: dict[tuple[str, str], str] = {}
 
     def raw(self, text: str) -> None:
-        """Emit a line (may contain newlines; each gets this block's indentation)."""
+        """Emit a line (may contain newlines; each gets this block's indentation); a run-time
+        check (``dlpack.assert``) carries the user's location."""
+        loc = _location.get()
+        if loc and text.startswith("dlpack.assert") and "\n" not in text:
+            text = f"{text} {loc}"
         pad = "  " * self.indent
         for ln in text.split("\n"):
             self.lines.append(pad + ln if ln else "")
@@ -110,9 +139,10 @@ class Block:
         self.raw("// " + text.replace("\n", " "))
 
     def op(self, hint: str, text: str) -> str:
-        """Emit ``%name = text`` and return ``%name``."""
+        """Emit ``%name = text`` (at the user's location) and return ``%name``."""
         name = "%" + self.names.fresh(hint)
-        self.raw(f"{name} = {text}")
+        loc = _location.get()
+        self.raw(f"{name} = {text} {loc}" if loc and "\n" not in text else f"{name} = {text}")
         return name
 
     def const(self, value: object, mlir_type: str, hint: str | None = None) -> str:

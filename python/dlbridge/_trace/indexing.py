@@ -27,12 +27,10 @@ from .tracer import (
     SymbolicDim,
     TraceContext,
     TracedArray,
-    format_location,
     make_view,
     region_hooks,
     trace_error,
     unsupported,
-    user_location,
 )
 
 __all__ = ["Region", "basic_region", "getitem", "is_basic_key", "normalize_key"]
@@ -263,12 +261,9 @@ def basic_region(x: TracedArray, parts: Sequence[Any]) -> Region:
 
 
 def _assert_message(text: str) -> str:
-    """A ``dlpack.assert`` message: ``text`` (whose ``{i}`` are the assert's values) and the
-    user's line."""
-    where = format_location(user_location())
-    return text.replace("\\", "\\\\").replace('"', '\\"') + (
-        ops._message_literal(f" at {where}") if where else ""
-    )
+    """A ``dlpack.assert`` message literal of ``text``, whose ``{i}`` are the assert's values (the
+    assert's location names the user's line)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _constant_array(ctx: TraceContext, arr: np.ndarray) -> TracedArray:

@@ -21,12 +21,10 @@ from .tracer import (
     TraceError,
     TracedArray,
     current_context,
-    format_location,
     make_view,
     sync_view,
     trace_error,
     unsupported,
-    user_location,
 )
 
 PyScalar = (bool, int, float, complex)
@@ -458,12 +456,7 @@ def _check_broadcast(arrays: Sequence[TracedArray], shown: Sequence[TracedArray]
             else:
                 parts.append(str(d))
         shapes.append("(" + ",".join(parts) + ("," if len(parts) == 1 else "") + ")")
-    where = format_location(user_location())
-    message = (
-        _message_literal("operands could not be broadcast together with shapes ")
-        + " ".join(shapes)
-        + (_message_literal(f" at {where}") if where else "")
-    )
+    message = _message_literal("operands could not be broadcast together with shapes ") + " ".join(shapes)
     types = ", ".join("index" for _ in values)
     ctx.top.raw(f'dlpack.assert {ok}, shape_mismatch, "{message}" ({", ".join(values)} : {types})')
 
@@ -752,9 +745,7 @@ def _check_no_negative_exponent(ctx: TraceContext, y: Any, dt: DType) -> None:
             ctx, "nonneg", [y], [affine_map(y.ndim, [f"d{j}" for j in range(y.ndim)])], init,
             flag_type, D.BOOL, affine_map(y.ndim, []), ["reduction"] * y.ndim, body)
         ok = ctx.top.op("nonneg", f"tensor.extract {flag}[] : {flag_type}")
-    where = format_location(user_location())
-    text = _message_literal(message + (f" at {where}" if where else ""))
-    ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{text}"')
+    ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{_message_literal(message)}"')
 
 
 def binary(name: str, x: Any, y: Any) -> TracedArray:
@@ -957,11 +948,7 @@ def _check_reduced_extent(x: TracedArray, axes: Sequence[int], ufunc: str, text:
     if not conditions:
         return
     ok = _fold(lambda a, b: ctx.top.op("nonempty", f"arith.andi {a}, {b} : i1"), conditions)
-    where = format_location(user_location())
-    message = _message_literal(
-        (text or f"zero-size array to reduction operation {ufunc} which has no identity")
-        + (f" at {where}" if where else "")
-    )
+    message = _message_literal(text or f"zero-size array to reduction operation {ufunc} which has no identity")
     ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{message}"')
 
 
@@ -1080,10 +1067,7 @@ def _check_contraction(a: TracedArray, b: TracedArray) -> None:
         return
     sa, sb = ctx.dim(a, a.ndim - 1), ctx.dim(b, b.ndim - 2)
     ok = ctx.top.op("k_ok", f"arith.cmpi eq, {sa}, {sb} : index")
-    where = format_location(user_location())
     text = _message_literal(message).replace("{{0}}", "{0}").replace("{{1}}", "{1}")
-    if where:
-        text += _message_literal(f" at {where}")
     ctx.top.raw(f'dlpack.assert {ok}, shape_mismatch, "{text}" ({sa}, {sb} : index, index)')
 
 

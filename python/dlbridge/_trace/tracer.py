@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 from . import registry
 from .dtypes import DType, dtype as _as_dtype, int_range
-from .emitter import Block, NameTable, dims_str, tensor_type
+from .emitter import Block, NameTable, clear_location, dims_str, set_location, tensor_type
 
 __all__ = [
     "ArgSlot",
@@ -216,6 +216,15 @@ def user_location() -> tuple[str, int, str] | None:
     return os.path.basename(filename), line, src
 
 
+def _column(frame: types.FrameType) -> int:
+    """The 1-based column of the expression ``frame`` is executing (1 when unknown)."""
+    positions = list(frame.f_code.co_positions())
+    index = frame.f_lasti // 2
+    if 0 <= index < len(positions) and positions[index][2] is not None:
+        return positions[index][2] + 1  # type: ignore[operator]
+    return 1
+
+
 def format_location(loc: tuple[str, int, str] | None) -> str:
     if loc is None:
         return ""
@@ -278,11 +287,13 @@ class TraceContext:
             self.update_log[id(root)] = (root, state)
 
     def begin_op(self) -> None:
-        """Called before an operation emits code: writes a comment with the user's line when it
-        changed since the last operation."""
+        """Called before an operation emits code: the ops it emits carry the user's location, and
+        a comment shows the user's line when it changed since the last operation."""
+        frame = user_frame()
         loc = user_location()
-        if loc is None:
+        if frame is None or loc is None:
             return
+        set_location(frame.f_code.co_filename, frame.f_lineno, _column(frame), format_location(loc))
         key = (loc[0], loc[1])
         if key != self._last_loc:
             self._last_loc = key
@@ -1146,6 +1157,7 @@ def trace(
             raise TypeError(f"dlbridge.trace: argument spec must be ArraySpec or ScalarSpec, not {spec!r}")
 
     token = _current.set(ctx)
+    clear_location()
     try:
         out = with_numpy_proxy(rewrite_loops(fn))(*call_args)
         outs: list[Any] = []
@@ -1155,6 +1167,7 @@ def trace(
         _widen_int_args(ctx, prologue)
     finally:
         _current.reset(token)
+        clear_location()
         ctx.finished = True
 
     res_types: list[str] = []

@@ -141,3 +141,16 @@ func.func @wrapper(%ok: i1, %ctx: !dlpack.context) -> i32 {
   %s = dlpack.status %ctx
   return %s : i32
 }
+
+// -----
+
+// A check named by its source line (@jit names each check by the user's
+// Python line) appends it to its message, braces escaped from the
+// placeholders; the name is debug information, not part of the program.
+
+// CHECK: llvm.mlir.global private constant @__dlpack_assert_message_{{.*}}("n is {0} at f.py:3: y = {{[{][{]}}1: x{{[}][}]}}\00")
+// CHECK-LABEL: func.func @named_check
+func.func @named_check(%ok: i1, %n: index) {
+  dlpack.assert %ok, shape_mismatch, "n is {0}" (%n : index) loc("f.py:3: y = {1: x}"("/src/f.py":3:5))
+  return
+}

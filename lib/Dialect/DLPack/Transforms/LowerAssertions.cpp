@@ -106,6 +106,23 @@ void AssertionLowering::branchUnless(Operation *op, Value ok,
                            failure, ValueRange());
 }
 
+/// The message of `op`, followed by " at <name>" when its location is named
+/// (@jit names a check by the user's Python line: `loc("f.py:3: y = a + b"(...))`),
+/// with the name's braces escaped from the message's placeholders.
+static std::string messageWithSource(AssertOp op) {
+  std::string text = op.getMessage().str();
+  auto named = dyn_cast<NameLoc>(op.getLoc());
+  if (!named)
+    return text;
+  text += " at ";
+  for (char c : named.getName().strref()) {
+    if (c == '{' || c == '}')
+      text.push_back(c);
+    text.push_back(c);
+  }
+  return text;
+}
+
 Value AssertionLowering::getMessage(Location loc, StringRef text) {
   std::string name;
   llvm::raw_string_ostream(name)
@@ -169,7 +186,7 @@ LogicalResult AssertionLowering::lowerAssert(AssertOp op) {
       builder, loc, i32, builder.getI32IntegerAttr(values.size()));
   if (failed(createRuntimeCall(
           builder, op, RuntimeFunction::CheckFailed,
-          {status, getMessage(loc, op.getMessage()), count, array})))
+          {status, getMessage(loc, messageWithSource(op)), count, array})))
     return failure();
   cf::BranchOp::create(builder, loc, getEarlyReturn(func));
 
