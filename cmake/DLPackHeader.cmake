@@ -1,21 +1,14 @@
-# Provides the INTERFACE target `dlpack_headers` with DLPack 1.3's dlpack.h.
-# The header is fetched once into third_party/ by utils/fetch_dlpack.py (see
-# there for why); point DLBRIDGE_DLPACK_DIR at another copy to skip the fetch.
+# Provides the INTERFACE target `dlpack_headers` with DLPack 1.3's dlpack.h,
+# vendored in third_party/dlpack (see its README); point DLBRIDGE_DLPACK_DIR at
+# another copy of DLPack 1.3 to use that one instead.
 
 set(DLBRIDGE_DLPACK_DIR "${PROJECT_SOURCE_DIR}/third_party/dlpack"
     CACHE PATH "Directory holding include/dlpack/dlpack.h (DLPack 1.3)")
 set(_dlpack_header "${DLBRIDGE_DLPACK_DIR}/include/dlpack/dlpack.h")
 
 if(NOT EXISTS "${_dlpack_header}")
-  find_package(Python3 REQUIRED COMPONENTS Interpreter)
-  message(STATUS "Fetching DLPack 1.3 header into ${DLBRIDGE_DLPACK_DIR}")
-  execute_process(
-    COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/utils/fetch_dlpack.py"
-            "${DLBRIDGE_DLPACK_DIR}"
-    RESULT_VARIABLE _dlpack_rc)
-  if(NOT _dlpack_rc EQUAL 0)
-    message(FATAL_ERROR "Could not fetch dlpack.h; set DLBRIDGE_DLPACK_DIR")
-  endif()
+  message(FATAL_ERROR "${_dlpack_header} does not exist; DLBRIDGE_DLPACK_DIR "
+                      "must hold include/dlpack/dlpack.h (DLPack 1.3)")
 endif()
 
 file(STRINGS "${_dlpack_header}" _dlpack_minor
