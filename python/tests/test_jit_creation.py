@@ -153,3 +153,32 @@ def test_shape_entries_refuse_control_flow() -> None:
 
     with pytest.raises(dlbridge.TraceError, match="dynamic size"):
         dlbridge.jit(f)(np.zeros(3))
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_meshgrid_of_traced_vectors(indexing: str, sparse: bool) -> None:
+    def f(x: Any, y: Any) -> Any:
+        return tuple(np.meshgrid(x, y, indexing=indexing, sparse=sparse))
+
+    _same(f, np.arange(3.0), np.arange(4.0)[::-1] * 10)
+
+
+LOOKUP = np.array([[0.5, 1.0], [2.0, 4.0]])
+
+
+def test_numpy_constants_mgrid_and_tables() -> None:
+    def f(x: Any) -> Any:
+        rows, cols = np.mgrid[0:3, 0:4]
+        ramp = np.mgrid[0:1:5j]
+        mask = np.array([[True, False, True, False]] * 3)
+        return x * rows + cols + np.where(mask, 1.0, 0.0), ramp * 2, x[:2, :2] @ LOOKUP
+
+    _same(f, np.ones((3, 4)))
+
+
+def test_large_constants_are_refused() -> None:
+    big = np.zeros(3 << 20)
+
+    with pytest.raises(dlbridge.TraceError, match="pass it as an argument"):
+        dlbridge.jit(lambda x: np.concatenate([x, big]))(np.zeros(3))

@@ -88,3 +88,9 @@ def test_prod_of_empty_is_one_and_any_of_empty_is_false() -> None:
     _compare(lambda v: (v.prod(axis=0)), np.zeros((0, 3)))
     _compare(lambda v: (v.any(axis=0)), np.zeros((0, 3)))
     _compare(lambda v: (v.all(axis=0)), np.zeros((0, 3)))
+
+
+@pytest.mark.parametrize("x", [np.arange(1, 7, dtype=np.int8).reshape(2, 3), np.array([[True, False]]), ARRAYS["f64-nan"]])
+def test_multiply_reduce_is_prod(x: np.ndarray) -> None:
+    _compare(lambda v: np.multiply.reduce(v, axis=0), x)
+    _compare(lambda v: np.multiply.reduce(v, axis=1, dtype=np.float64), x)

@@ -508,3 +508,26 @@ def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Traced
     xs = _arrays(ctx, tup, "vstack")
     xs = [ops._expand_units(ctx, x, list(range(2 - x.ndim))) if x.ndim < 2 else x for x in xs]
     return concatenate(xs, axis=0, dtype=dtype)
+
+
+@op("meshgrid", dtype_rule="same")
+def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> tuple[Any, ...]:
+    """Coordinate arrays from 1-D coordinate vectors (``indexing="xy"``: the first two axes
+    swapped, as NumPy)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    ctx = _context(*xi)
+    xs = [ops.reshape(ops._to_tensor(ctx, ops._lift(ctx, x, "meshgrid")), -1) for x in xi]
+    n = len(xs)
+    order = list(range(n))
+    if indexing == "xy" and n > 1:
+        order[0], order[1] = 1, 0
+    dims = [xs[order[k]]._dims[0] for k in range(n)]
+    sizes = [None if d is not None else ctx.dim(xs[order[k]], 0) for k, d in enumerate(dims)]
+    outputs = []
+    for i, x in enumerate(xs):
+        shaped = ops._expand_units(ctx, x, [k for k in range(n) if order[k] != i])
+        if not sparse:  # broadcast to the full grid
+            shaped = ops.binary("add", shaped, _filled(ctx, dims, sizes, x._dtype, 0))
+        outputs.append(shaped)
+    return tuple(outputs)

@@ -266,25 +266,6 @@ def _assert_message(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _constant_array(ctx: TraceContext, arr: np.ndarray) -> TracedArray:
-    """A constant ``i64`` array with the values of ``arr``."""
-    ty = tensor_type(arr.shape, D.INT64)
-    if arr.size == 0:
-        value = ctx.top.op("cst_idx", f"tensor.empty() : {ty}")
-    else:
-        flat = ", ".join(str(int(v)) for v in arr.reshape(-1))
-        dense = f"dense<[{flat}]>" if arr.ndim else f"dense<{flat}>"
-        value = ctx.top.op("cst_idx", f"arith.constant {dense} : tensor<{arr.size}xi64>")
-        if arr.ndim != 1:
-            shape = ", ".join(str(d) for d in arr.shape)
-            value = ctx.top.op(
-                "cst_idx",
-                f"tensor.expand_shape {value} [[{', '.join(str(i) for i in range(arr.ndim))}]] "
-                f"output_shape [{shape}] : tensor<{arr.size}xi64> into {ty}",
-            )
-    return TracedArray(ctx, value, D.INT64, arr.shape)
-
-
 def _lists(ctx: TraceContext, values: Sequence[Idx]) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
 
@@ -380,7 +361,7 @@ def _index_array(ctx: TraceContext, part: Any, axis: int, n: Idx) -> tuple[Trace
     if isinstance(n, int) and arr.size and not (-n <= arr.min() and arr.max() < n):
         bad = int(arr[(arr < -n) | (arr >= n)].flat[0])
         raise trace_error(f"index {bad} is out of bounds for axis {axis} with size {n}", IndexError)
-    return _constant_array(ctx, arr.astype(np.int64)), isinstance(n, int)
+    return ops.constant_array(ctx, arr.astype(np.int64)), isinstance(n, int)
 
 
 def _check_indices(arr: TracedArray, size: str, axis: int) -> None:

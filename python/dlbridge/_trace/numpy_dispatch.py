@@ -20,7 +20,7 @@ _UNARY = {
     "negative", "positive", "absolute", "exp", "log", "sqrt", "tanh", "sin", "cos", "erf",
     "logical_not", "invert", "bitwise_not", "square",
 }
-_REDUCE = {"add": "sum", "maximum": "max", "minimum": "min"}
+_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}
 
 
 class _NoValue:
@@ -47,7 +47,7 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
         dtype = kwargs.pop("dtype", None)
         if kwargs:
             raise unsupported(f"{qual}.reduce", f"arguments {sorted(kwargs)}")
-        return ops.reduce(_REDUCE[name], inputs[0], axis=axis, keepdims=keepdims, dtype=dtype if name == "add" else None)
+        return ops.reduce(_REDUCE[name], inputs[0], axis=axis, keepdims=keepdims, dtype=dtype if name in ("add", "multiply") else None)
     if method != "__call__":
         raise unsupported(f"{qual}.{method}")
     dtype = kwargs.pop("dtype", None)

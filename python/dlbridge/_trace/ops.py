@@ -9,8 +9,11 @@ with reduction iterators, ``matmul`` is ``linalg.matmul`` (or a batched ``linalg
 
 from __future__ import annotations
 
+import operator
 from functools import reduce as _fold
 from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from . import dtypes as D
 from .dtypes import DType
@@ -58,17 +61,9 @@ def _lift(ctx: TraceContext, x: Any, opname: str = "operand") -> Any:
         return x
     if isinstance(x, PyScalar):
         return x
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover
-        np = None  # type: ignore[assignment]
-    if np is not None and isinstance(x, (np.generic, np.ndarray)):
+    if isinstance(x, (np.generic, np.ndarray)):
         if isinstance(x, np.ndarray) and x.ndim != 0:
-            raise unsupported(
-                opname,
-                "a NumPy array constant of shape "
-                f"{x.shape} (pass it as an argument of the jitted function instead)",
-            )
+            return constant_array(ctx, x, opname)
         dt = D.dtype(x.dtype)
         item = x.item()
         v = _py_const(ctx.top, item, dt)
@@ -81,6 +76,35 @@ def _lift(ctx: TraceContext, x: Any, opname: str = "operand") -> Any:
     if explain is not None:
         raise explain()
     raise unsupported(opname, f"an operand of type {type(x).__name__}")
+
+
+#: Larger NumPy arrays used by a traced function are refused as constants: they belong in the
+#: arguments, not in the compiled code.
+MAX_CONSTANT_BYTES = 16 << 20
+
+
+def constant_array(ctx: TraceContext, arr: Any, opname: str = "operand") -> TracedArray:
+    """A NumPy array the traced function uses (a lookup table, ``np.mgrid[...]``) as a constant
+    tensor: its bytes, little-endian, in a hex ``dense`` literal."""
+    try:
+        dt = D.dtype(arr.dtype)
+    except TypeError:
+        raise unsupported(opname, f"a NumPy array constant of dtype {arr.dtype}") from None
+    if arr.nbytes > MAX_CONSTANT_BYTES:
+        raise unsupported(
+            opname,
+            f"a NumPy array constant of {arr.nbytes} bytes (more than {MAX_CONSTANT_BYTES}); pass "
+            "it as an argument of the jitted function instead",
+        )
+    if dt.is_bool:
+        return astype(constant_array(ctx, arr.astype(np.uint8), opname), D.BOOL)
+    ty = tensor_type(arr.shape, dt)
+    if arr.size == 0:
+        value = ctx.top.op("cst", f"tensor.empty() : {ty}")
+    else:
+        data = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes().hex().upper()
+        value = ctx.top.op("cst", f'arith.constant dense<"0x{data}"> : {ty}')
+    return TracedArray(ctx, value, dt, arr.shape)
 
 
 def _is_tensor(x: Any) -> bool:
@@ -921,8 +945,6 @@ def _norm_axes(axis: Any, rank: int, opname: str) -> tuple[int, ...]:
     for a in axes:
         if isinstance(a, bool) or not isinstance(a, int):
             try:
-                import operator
-
                 a = operator.index(a)
             except TypeError:
                 raise unsupported(opname, f"axis must be an int or a tuple of ints, not {a!r}") from None
@@ -1209,8 +1231,6 @@ def reshape(x: Any, shape: Any) -> TracedArray:
             continue
         if isinstance(s, bool) or not isinstance(s, int):
             try:
-                import operator
-
                 s = operator.index(s)
             except TypeError:
                 raise unsupported("reshape", f"size {s!r} is not an int") from None
