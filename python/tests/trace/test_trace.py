@@ -420,17 +420,17 @@ def test_error_mask_read():
     _raises_at(f, "boolean mask indexing")
 
 
-def test_error_np_asarray_and_constant_array():
+def test_error_np_asarray_and_object_constant():
     def f1(x):
         return np.asarray(x)
 
-    c = np.ones(3)
+    c = np.array(["a", "b"])
 
     def f2(x):
         return x + c
 
     _raises_at(f1, "numpy.asarray")
-    _raises_at(f2, "NumPy array constant")
+    _raises_at(f2, "NumPy array constant of dtype")
 
 
 def test_error_bool_negative():
