@@ -6,7 +6,7 @@
 
 Installs missing peers from PyPI (bench/requirements.txt), builds the nanobind
 floor and the tvm-ffi peer into bench/build/, runs the call-overhead,
-zero-copy, kernel-speed, compile-time and GPU sections in this one process
+zero-copy, kernel-speed, whole-kernel, compile-time and GPU sections in this one process
 (compile-time samples in fresh subprocesses), prints the table and writes
 bench/results/latest.json and bench/results/latest.md.
 
@@ -30,10 +30,11 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 
 import harness  # noqa: E402
+import kernels_suite  # noqa: E402
 import peers as peers_mod  # noqa: E402
 import suites  # noqa: E402
 
-SECTIONS = ("call", "zero-copy", "kernels", "compile", "gpu")
+SECTIONS = ("call", "zero-copy", "kernels", "whole-kernels", "compile", "gpu")
 
 
 def _parse_args() -> argparse.Namespace:
@@ -93,6 +94,7 @@ def main() -> int:
         kernel_timing=(harness.TimingConfig(repeats=5, warmup=1, min_sample_s=0.0) if args.quick
                        else harness.TimingConfig(repeats=15, warmup=2, min_sample_s=0.0)),
         compile_runs=3 if args.quick else 10,
+        quick=args.quick,
     )
 
     started = harness.now()
@@ -101,6 +103,7 @@ def main() -> int:
         "call": lambda: suites.run_call_overhead(ctx),
         "zero-copy": lambda: suites.run_zero_copy(ctx),
         "kernels": lambda: suites.run_kernels(ctx),
+        "whole-kernels": lambda: kernels_suite.run_whole_kernels(ctx),
         "compile": lambda: suites.run_compile_time(ctx, build_python or str(Path(dlbridge.__file__).parent.parent)),
         "gpu": lambda: suites.run_gpu(ctx),
     }

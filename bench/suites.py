@@ -61,6 +61,7 @@ class Context:
     kernel_timing: TimingConfig
     compile_runs: int
     cores: int
+    quick: bool = False  # test sizes instead of benchmark sizes (whole-kernel suite)
 
 
 # ---------------------------------------------------------------- MLIR sources

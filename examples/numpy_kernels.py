@@ -1,9 +1,15 @@
-"""Whole numeric kernels written as NumPy users write them, run unchanged by ``@dlbridge.jit``.
+"""Whole numeric kernels written the way NumPy users write them (issue 12, items 8-9).
 
-Each entry of :data:`KERNELS` names a plain NumPy function and a function making its inputs for a
-size ``n``; ``python/tests/test_jit_kernels.py`` compares every kernel under ``dlbridge.jit`` with
-NumPy, and the benchmarks time them.  Kernels that update arguments in place return nothing or
-a summary, as the NumPy code does.
+Each kernel is a plain NumPy function over ``np``: matrix chains, stencils with
+time-step loops, an n-body step, ML layers, finance, optimiser updates of their
+arguments in place. They are not written for what any one compiler supports;
+``python/tests/test_jit_kernels.py`` runs them unchanged under ``@dlbridge.jit``
+and ``bench/kernels_suite.py`` times them against NumPy, numba and JAX.
+
+``KERNELS`` describes each one: how to make its inputs for a size ``n``, a small
+test size, a benchmark size where NumPy takes at least 5 ms on a 2-core x86
+machine, which arguments the kernel writes in place, and the relative tolerance
+of its float result.
 """
 
 from __future__ import annotations
@@ -13,199 +19,322 @@ from typing import Any, Callable
 
 import numpy as np
 
-Inputs = Callable[[int, np.random.Generator], tuple[Any, ...]]
+# ---------------------------------------------------------------- linear algebra
 
 
-# --------------------------------------------------------------------------------------------------
-# linear algebra
-
-
-def matrix_chain(a: Any, b: Any, c: Any) -> Any:
+def matrix_chain(a, b, c):
+    """The product of three matrices."""
     return a @ b @ c
 
 
-def power_iteration(a: Any, iterations: int) -> Any:
-    v = np.ones(a.shape[0])
-    for _ in range(iterations):
-        v = a @ v
-        v = v / np.sqrt(np.sum(v * v))
+def power_iteration(a, v, iters):
+    """The dominant eigenvector of ``a`` after ``iters`` normalised products."""
+    for _ in range(iters):
+        w = a @ v
+        v = w / np.linalg.norm(w)
     return v
 
 
-def gram(x: Any) -> Any:
-    return x.T @ x / x.shape[0]
+def gram(x):
+    """The Gram matrix of the columns of ``x``, centred."""
+    xc = x - x.mean(axis=0)
+    return xc.T @ xc / (x.shape[0] - 1)
 
 
-def cosine_similarity(x: Any, y: Any) -> Any:
-    xn = x / np.sqrt((x * x).sum(axis=1, keepdims=True))
-    yn = y / np.sqrt((y * y).sum(axis=1, keepdims=True))
-    return xn @ yn.T
+# ---------------------------------------------------------------- stencils
 
 
-def pairwise_distances(x: Any) -> Any:
-    sq = np.sum(x * x, axis=1)
-    d2 = sq[:, None] + sq[None, :] - 2.0 * (x @ x.T)
-    return np.sqrt(np.maximum(d2, 0.0))
-
-
-# --------------------------------------------------------------------------------------------------
-# stencils
-
-
-def jacobi_2d(u: Any, steps: int) -> Any:
-    for _ in range(steps):
+def jacobi_2d(u, iters):
+    """Jacobi relaxation of Laplace's equation; updates ``u`` in place."""
+    for _ in range(iters):
         u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
-    return u.sum()
+    return u
 
 
-def heat_1d(u: Any, alpha: float, steps: int) -> Any:
-    n = len(u)
-    out = u.copy()
-    for _ in range(steps):
-        out[1 : n - 1] = out[1 : n - 1] + alpha * (out[2:] - 2 * out[1 : n - 1] + out[: n - 2])
+def heat_1d(u, alpha, nt):
+    """Explicit heat equation in 1-D with fixed ends."""
+    un = u.copy()
+    for t in range(nt):
+        un[1:-1] = un[1:-1] + alpha * (un[2:] - 2.0 * un[1:-1] + un[:-2])
+    return un
+
+
+def heat_2d(u, alpha, nt):
+    """Explicit heat equation in 2-D: a Laplacian into a zeroed buffer each step."""
+    v = u.copy()
+    for t in range(nt):
+        lap = np.zeros_like(v)
+        lap[1:-1, 1:-1] = v[:-2, 1:-1] + v[2:, 1:-1] + v[1:-1, :-2] + v[1:-1, 2:] - 4.0 * v[1:-1, 1:-1]
+        v = v + alpha * lap
+    return v
+
+
+def gradient_1d(f, dx):
+    """Central differences inside, one-sided at the ends (like ``np.gradient``)."""
+    g = np.zeros_like(f)
+    g[1:-1] = (f[2:] - f[:-2]) / (2 * dx)
+    g[0] = (f[1] - f[0]) / dx
+    g[-1] = (f[-1] - f[-2]) / dx
+    return g
+
+
+def haar_step(x):
+    """One level of the Haar wavelet transform: averages, then details."""
+    n = x.shape[0]
+    out = np.empty_like(x)
+    out[: n // 2] = (x[0::2] + x[1::2]) / 2
+    out[n // 2 :] = (x[0::2] - x[1::2]) / 2
     return out
 
 
-def laplacian_2d(u: Any) -> Any:
-    lap = np.zeros_like(u)
-    lap[1:-1, 1:-1] = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * u[1:-1, 1:-1]
-    return lap
+# ---------------------------------------------------------------- physics
 
 
-def convolve_1d(x: Any, w: Any) -> Any:
-    k = w.shape[0]
-    n = x.shape[0] - k + 1
-    out = np.zeros(n)
+def nbody_step(pos, vel, mass, dt, eps):
+    """One leapfrog step of an n-body system; updates ``pos`` and ``vel`` in place."""
+    diff = pos[None, :, :] - pos[:, None, :]
+    dist2 = np.sum(diff**2, axis=-1) + eps**2
+    inv3 = dist2**-1.5
+    acc = np.sum(diff * (mass[None, :, None] * inv3[:, :, None]), axis=1)
+    vel += dt * acc
+    pos += dt * vel
+
+
+# ---------------------------------------------------------------- ML layers
+
+
+def softmax(x):
+    """Row-wise softmax, shifted by the row maximum."""
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def logsumexp(x):
+    """Row-wise log-sum-exp."""
+    m = np.max(x, axis=-1)
+    return m + np.log(np.sum(np.exp(x - m[:, None]), axis=-1))
+
+
+def layer_norm(x, gamma, beta, eps=1e-5):
+    """Layer normalisation over the last axis."""
+    mean = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * gamma + beta
+
+
+def mlp(x, w1, b1, w2, b2):
+    """Two dense layers: ReLU, then GELU (tanh form)."""
+    h = np.maximum(x @ w1 + b1, 0)
+    z = h @ w2 + b2
+    return 0.5 * z * (1.0 + np.tanh(0.7978845608 * (z + 0.044715 * z**3)))
+
+
+def conv1d(x, w):
+    """'valid' 1-D correlation by summing shifted slices."""
+    k = len(w)
+    n = len(x) - k + 1
+    out = np.zeros(n, dtype=x.dtype)
     for j in range(k):
         out += w[j] * x[j : j + n]
     return out
 
 
-# --------------------------------------------------------------------------------------------------
-# physics
+def conv2d(img, kern):
+    """'valid' 2-D correlation by summing shifted slices."""
+    kh, kw = kern.shape
+    h = img.shape[0] - kh + 1
+    w = img.shape[1] - kw + 1
+    out = np.zeros((h, w), dtype=img.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out += kern[i, j] * img[i : i + h, j : j + w]
+    return out
 
 
-def nbody_step(pos: Any, vel: Any, mass: Any, dt: float) -> None:
-    diff = pos[None, :, :] - pos[:, None, :]
-    dist2 = (diff * diff).sum(axis=2) + 0.01
-    inv3 = dist2 ** -1.5
-    acc = (diff * (mass[None, :] * inv3)[:, :, None]).sum(axis=1)
-    vel += dt * acc
-    pos += dt * vel
+def pairwise_distances(x, y):
+    """Euclidean distances between the rows of ``x`` and of ``y``."""
+    d2 = np.sum(x**2, axis=1)[:, None] + np.sum(y**2, axis=1)[None, :] - 2 * x @ y.T
+    return np.sqrt(np.maximum(d2, 0))
 
 
-def mandelbrot(cr: Any, ci: Any, iterations: int) -> Any:
-    zr = np.zeros_like(cr)
-    zi = np.zeros_like(ci)
-    count = np.zeros(cr.shape, dtype=np.int64)
-    for _ in range(iterations):
+def cosine_similarity(a, b):
+    """Cosine similarity between the rows of ``a`` and of ``b``."""
+    an = a / np.linalg.norm(a, axis=1, keepdims=True)
+    bn = b / np.linalg.norm(b, axis=1, keepdims=True)
+    return an @ bn.T
+
+
+def kmeans_assign(x, centroids):
+    """The index of each point's nearest centroid."""
+    d = ((x[:, None, :] - centroids[None, :, :]) ** 2).sum(axis=2)
+    return np.argmin(d, axis=1)
+
+
+# ---------------------------------------------------------------- finance, fractals
+
+
+def black_scholes(S, K, T, r, sigma):
+    """European call and put prices (Abramowitz-Stegun normal CDF, as in numba's example)."""
+
+    def cnd(d):
+        k = 1.0 / (1.0 + 0.2316419 * np.abs(d))
+        poly = k * (0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978 + k * 1.330274429))))
+        ret = 0.3989422804014327 * np.exp(-0.5 * d * d) * poly
+        return np.where(d > 0, 1.0 - ret, ret)
+
+    sqrt_t = np.sqrt(T)
+    d1 = (np.log(S / K) + (r + 0.5 * sigma * sigma) * T) / (sigma * sqrt_t)
+    d2 = d1 - sigma * sqrt_t
+    discount = np.exp(-r * T)
+    call = S * cnd(d1) - K * discount * cnd(d2)
+    put = K * discount * (1.0 - cnd(d2)) - S * (1.0 - cnd(d1))
+    return call, put
+
+
+def mandelbrot(c_re, c_im, max_iter):
+    """Escape counts of the Mandelbrot iteration after ``max_iter`` steps."""
+    zr = np.zeros_like(c_re)
+    zi = np.zeros_like(c_im)
+    count = np.zeros(c_re.shape, dtype=np.int64)
+    for _ in range(max_iter):
         inside = zr * zr + zi * zi <= 4.0
-        zr, zi = np.where(inside, zr * zr - zi * zi + cr, zr), np.where(inside, 2 * zr * zi + ci, zi)
+        zr, zi = np.where(inside, zr * zr - zi * zi + c_re, zr), np.where(inside, 2.0 * zr * zi + c_im, zi)
         count += inside
     return count
 
 
-# --------------------------------------------------------------------------------------------------
-# machine learning layers
+def cumulative_returns(prices):
+    """Growth of each asset (columns) from its log returns (rows are days)."""
+    log_returns = np.log(prices[1:] / prices[:-1])
+    return np.exp(np.cumsum(log_returns, axis=0)) - 1.0
 
 
-def softmax(x: Any) -> Any:
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+# ---------------------------------------------------------------- optimisers
 
 
-def log_sum_exp(x: Any) -> Any:
-    m = np.max(x, axis=1)
-    return m + np.log(np.sum(np.exp(x - m[:, None]), axis=1))
+def sgd_momentum(w, grad, velocity, lr, momentum):
+    """SGD with momentum; updates ``w`` and ``velocity`` in place."""
+    velocity *= momentum
+    velocity -= lr * grad
+    w += velocity
 
 
-def layer_norm(x: Any, gamma: Any, beta: Any) -> Any:
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + 1e-5) * gamma + beta
+def adam_update(w, grad, m, v, t, lr, beta1, beta2, eps):
+    """One Adam step; updates ``w``, ``m`` and ``v`` in place."""
+    m[:] = beta1 * m + (1 - beta1) * grad
+    v[:] = beta2 * v + (1 - beta2) * grad * grad
+    m_hat = m / (1 - beta1**t)
+    v_hat = v / (1 - beta2**t)
+    w -= lr * m_hat / (np.sqrt(v_hat) + eps)
 
 
-def mlp(x: Any, w1: Any, b1: Any, w2: Any, b2: Any) -> Any:
-    h = x @ w1 + b1
-    h = 0.5 * h * (1.0 + np.tanh(0.7978845608 * (h + 0.044715 * h**3)))
-    return np.maximum(h @ w2 + b2, 0.0)
+# ---------------------------------------------------------------- inputs
 
 
-def kmeans_assign(points: Any, centers: Any) -> Any:
-    d = ((points[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2)
-    return np.argmin(d, axis=1)
+def _rng(n: int) -> np.random.Generator:
+    return np.random.default_rng(1234 + n)
 
 
-def adam_update(w: Any, g: Any, m: Any, v: Any, lr: float, t: int) -> None:
-    m[...] = 0.9 * m + 0.1 * g
-    v[...] = 0.999 * v + 0.001 * g * g
-    m_hat = m / (1 - 0.9**t)
-    v_hat = v / (1 - 0.999**t)
-    w -= lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+def _matrices(n: int, count: int, dtype: Any = np.float64) -> tuple[np.ndarray, ...]:
+    rng = _rng(n)
+    return tuple((rng.standard_normal((n, n)) / np.sqrt(n)).astype(dtype) for _ in range(count))
 
 
-# --------------------------------------------------------------------------------------------------
-# finance and statistics
+def _field_2d(n: int) -> np.ndarray:
+    u = np.zeros((n, n))
+    u[0, :] = 1.0
+    u[:, 0] = np.linspace(0.0, 1.0, n)
+    u[n // 4 : n // 2, n // 4 : n // 2] = _rng(n).random((n // 2 - n // 4, n // 2 - n // 4))
+    return u
 
 
-def black_scholes(s: Any, k: Any, t: Any, r: float, sigma: float) -> Any:
-    d1 = (np.log(s / k) + (r + 0.5 * sigma * sigma) * t) / (sigma * np.sqrt(t))
-    d2 = d1 - sigma * np.sqrt(t)
-    cdf1 = 0.5 * (1.0 + np.tanh(0.7978845608 * (d1 + 0.044715 * d1**3)))
-    cdf2 = 0.5 * (1.0 + np.tanh(0.7978845608 * (d2 + 0.044715 * d2**3)))
-    return s * cdf1 - k * np.exp(-r * t) * cdf2
+def _nbody(n: int) -> tuple[Any, ...]:
+    rng = _rng(n)
+    return (rng.standard_normal((n, 3)), rng.standard_normal((n, 3)) * 0.1, rng.random(n) + 0.5, 0.01, 0.1)
 
 
-def cumulative_returns(prices: Any) -> Any:
-    returns = prices[1:] / prices[:-1] - 1.0
-    return np.cumprod(1.0 + returns) - 1.0
+def _black_scholes(n: int) -> tuple[Any, ...]:
+    rng = _rng(n)
+    return (rng.uniform(5.0, 30.0, n), rng.uniform(1.0, 100.0, n), rng.uniform(0.25, 10.0, n), 0.02, 0.30)
 
 
-def standardize_columns(x: Any) -> Any:
-    return (x - x.mean(axis=0)) / x.std(axis=0)
+def _mandelbrot(n: int) -> tuple[Any, ...]:
+    re = np.linspace(-2.0, 0.6, 2 * n)
+    im = np.linspace(-1.2, 1.2, n)
+    c_re, c_im = np.meshgrid(re, im)
+    return c_re, c_im, 20
 
 
-def moving_average(x: Any, window: int) -> Any:
-    c = np.cumsum(x)
-    out = np.empty(len(x) - window + 1)
-    out[0] = c[window - 1]
-    out[1:] = c[window:] - c[:-window]
-    return out / window
+def _adam(n: int) -> tuple[Any, ...]:
+    rng = _rng(n)
+    w, g = rng.standard_normal((2, n), dtype=np.float32)
+    m = rng.standard_normal(n, dtype=np.float32) * np.float32(0.1)
+    v = rng.random(n, dtype=np.float32) * np.float32(0.01)
+    return w, g, m, v, 3, 1e-3, 0.9, 0.999, 1e-8
 
 
-# --------------------------------------------------------------------------------------------------
-# the table
+def _f32(n: int, *shapes: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+    rng = _rng(n)
+    return tuple(rng.standard_normal(shape, dtype=np.float32) for shape in shapes)
 
 
 @dataclass(frozen=True)
-class Kernel:
-    """A kernel, its inputs for a size, and the size at which NumPy takes at least ~5 ms."""
+class KernelSpec:
+    """One kernel with everything needed to test and time it.
+
+    Attributes:
+        fn: the NumPy function, unchanged.
+        make: the inputs for a size ``n`` (fresh arrays on every call).
+        small: a size for tests (seconds to run, every code path exercised).
+        bench: a size at which NumPy takes at least 5 ms.
+        writes: positions of the arguments the kernel writes in place.
+        static: names of the arguments a tracer must treat as compile-time
+            constants (loop trip counts), as ``jax.jit(static_argnames=...)``.
+        rtol: relative tolerance of float results against NumPy.
+    """
 
     fn: Callable[..., Any]
-    inputs: Inputs
-    bench_size: int
+    make: Callable[[int], tuple[Any, ...]]
+    small: int
+    bench: int
+    writes: tuple[int, ...] = ()
+    static: tuple[str, ...] = ()
+    rtol: float = 1e-9
+
+    @property
+    def name(self) -> str:
+        """The kernel's function name."""
+        return self.fn.__name__
 
 
-KERNELS: dict[str, Kernel] = {
-    "matrix_chain": Kernel(matrix_chain, lambda n, r: (r.random((n, n)), r.random((n, n)), r.random((n, 4))), 512),
-    "power_iteration": Kernel(power_iteration, lambda n, r: (r.random((n, n)), 30), 700),
-    "gram": Kernel(gram, lambda n, r: (r.random((4 * n, n)),), 400),
-    "cosine_similarity": Kernel(cosine_similarity, lambda n, r: (r.random((n, 64)), r.random((n, 64))), 1500),
-    "pairwise_distances": Kernel(pairwise_distances, lambda n, r: (r.random((n, 3)),), 1500),
-    "jacobi_2d": Kernel(jacobi_2d, lambda n, r: (r.random((n, n)), 20), 500),
-    "heat_1d": Kernel(heat_1d, lambda n, r: (r.random(n), 0.2, 50), 200_000),
-    "laplacian_2d": Kernel(laplacian_2d, lambda n, r: (r.random((n, n)),), 2000),
-    "convolve_1d": Kernel(convolve_1d, lambda n, r: (r.random(n + 8), r.random(9)), 1_000_000),
-    "nbody_step": Kernel(nbody_step, lambda n, r: (r.random((n, 3)), r.random((n, 3)), r.random(n), 0.01), 400),
-    "mandelbrot": Kernel(mandelbrot, lambda n, r: tuple(np.meshgrid(np.linspace(-2, 1, n), np.linspace(-1.5, 1.5, n))) + (20,), 300),
-    "softmax": Kernel(softmax, lambda n, r: (r.random((n, 512)),), 2000),
-    "log_sum_exp": Kernel(log_sum_exp, lambda n, r: (r.random((n, 512)),), 2000),
-    "layer_norm": Kernel(layer_norm, lambda n, r: (r.random((n, 256)), r.random(256), r.random(256)), 4000),
-    "mlp": Kernel(mlp, lambda n, r: (r.random((n, 128)), r.random((128, 256)), r.random(256), r.random((256, 64)), r.random(64)), 2000),
-    "kmeans_assign": Kernel(kmeans_assign, lambda n, r: (r.random((n, 4)), r.random((16, 4))), 50_000),
-    "adam_update": Kernel(adam_update, lambda n, r: (r.random(n), r.random(n), r.random(n), r.random(n), 1e-3, 3), 1_000_000),
-    "black_scholes": Kernel(black_scholes, lambda n, r: (r.random(n) + 1, r.random(n) + 1, r.random(n) + 0.1, 0.02, 0.3), 1_000_000),
-    "cumulative_returns": Kernel(cumulative_returns, lambda n, r: (r.random(n) + 1,), 1_000_000),
-    "standardize_columns": Kernel(standardize_columns, lambda n, r: (r.random((n, 32)),), 100_000),
-    "moving_average": Kernel(moving_average, lambda n, r: (r.random(n + 9), 10), 2_000_000),
-}
+KERNELS: tuple[KernelSpec, ...] = (
+    KernelSpec(matrix_chain, lambda n: _matrices(n, 3), 8, 600),
+    KernelSpec(power_iteration, lambda n: (*_matrices(n, 1), np.ones(n), 50), 8, 1_600, static=("iters",)),
+    KernelSpec(gram, lambda n: (_rng(n).standard_normal((4 * n, n)),), 8, 500),
+    KernelSpec(jacobi_2d, lambda n: (_field_2d(n), 20), 8, 450, writes=(0,), static=("iters",)),
+    KernelSpec(heat_1d, lambda n: (np.sin(np.linspace(0.0, 3.0, n)) + 1.0, 0.25, 100), 16, 100_000,
+               static=("nt",)),
+    KernelSpec(heat_2d, lambda n: (_field_2d(n), 0.2, 10), 8, 500, static=("nt",)),
+    KernelSpec(gradient_1d, lambda n: (np.cos(np.linspace(0.0, 10.0, n)) * 3.0, 0.01), 16, 3_000_000),
+    KernelSpec(haar_step, lambda n: (_rng(n).standard_normal(2 * n),), 8, 2_000_000),
+    KernelSpec(nbody_step, _nbody, 8, 400, writes=(0, 1)),
+    KernelSpec(softmax, lambda n: _f32(n, (n, 256)), 8, 16_000, rtol=1e-5),
+    KernelSpec(logsumexp, lambda n: _f32(n, (n, 256)), 8, 16_000, rtol=1e-5),
+    KernelSpec(layer_norm, lambda n: _f32(n, (n, 256), (256,), (256,)), 8, 12_000, rtol=1e-4),
+    KernelSpec(mlp, lambda n: _f32(n, (n, 64), (64, 128), (128,), (128, 32), (32,)), 8, 8_000, rtol=1e-4),
+    KernelSpec(conv1d, lambda n: (_rng(n).standard_normal(n), _rng(n + 1).standard_normal(15)), 32, 1_500_000),
+    KernelSpec(conv2d, lambda n: (_rng(n).standard_normal((n, n)), _rng(n + 1).standard_normal((5, 5))),
+               12, 700),
+    KernelSpec(pairwise_distances, lambda n: (_rng(n).standard_normal((n, 16)),
+                                              _rng(n + 1).standard_normal((n // 2, 16))), 8, 2_000, rtol=1e-7),
+    KernelSpec(cosine_similarity, lambda n: _f32(n, (n, 64), (n // 2, 64)), 8, 4_000, rtol=1e-5),
+    KernelSpec(kmeans_assign, lambda n: (_rng(n).standard_normal((n, 8)), _rng(n + 1).standard_normal((16, 8))),
+               16, 40_000),
+    KernelSpec(black_scholes, _black_scholes, 16, 400_000),
+    KernelSpec(mandelbrot, _mandelbrot, 8, 300, static=("max_iter",)),
+    KernelSpec(cumulative_returns, lambda n: (np.exp(_rng(n).standard_normal((n, 8)) * 0.01) * 100.0,),
+               8, 200_000),
+    KernelSpec(sgd_momentum, lambda n: (*_f32(n, (n,), (n,), (n,)), 0.01, 0.9), 16, 8_000_000,
+               writes=(0, 2), rtol=1e-5),
+    KernelSpec(adam_update, _adam, 16, 3_000_000, writes=(0, 2, 3), rtol=1e-5),
+)

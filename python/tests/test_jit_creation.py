@@ -182,3 +182,11 @@ def test_large_constants_are_refused() -> None:
 
     with pytest.raises(dlbridge.TraceError, match="pass it as an argument"):
         dlbridge.jit(lambda x: np.concatenate([x, big]))(np.zeros(3))
+
+
+def test_joining_arrays_that_are_empty_while_tracing() -> None:
+    def f(x: Any) -> Any:
+        e = np.arange(0, 0)
+        return np.stack([e, e]), np.concatenate([np.zeros((0, 2)), np.ones((0, 2))], axis=1), np.vstack([e, e]) + x
+
+    _same(f, np.zeros((), dtype=np.int64))

@@ -464,6 +464,8 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None, 
         _check_equal(ctx, [ctx.dim(x, k) for x in xs], message)
         dims.append(statics.pop() if statics else None)
         sizes.append(None if dims[-1] is not None else ctx.dim(xs[0], k))
+    if 0 in dims:
+        return _filled(ctx, dims, sizes, dt, None)
     value = ctx.top.op(
         "concat",
         f"tensor.concat dim({ax}) {', '.join(x._value for x in xs)} : "
