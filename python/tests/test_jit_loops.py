@@ -196,3 +196,16 @@ def test_float_range_argument_is_type_error() -> None:
 
     with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
         dlbridge.jit(f)(np.zeros(2))
+
+
+def test_arrays_created_and_written_inside_the_body_stay_inside() -> None:
+    def heat_2d(u: Any, alpha: float, nt: int) -> Any:
+        v = u.copy()
+        for _ in range(nt):
+            lap = np.zeros_like(v)
+            lap[1:-1, 1:-1] = v[:-2, 1:-1] + v[2:, 1:-1] + v[1:-1, :-2] + v[1:-1, 2:] - 4.0 * v[1:-1, 1:-1]
+            v = v + alpha * lap
+        return v
+
+    jitted = _same(heat_2d, np.random.default_rng(3).random((9, 7)), 0.1, 30)
+    assert jitted.lower(np.zeros((9, 7)), 0.1, 30).count("scf.for") == 1

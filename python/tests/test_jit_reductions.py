@@ -94,3 +94,26 @@ def test_prod_of_empty_is_one_and_any_of_empty_is_false() -> None:
 def test_multiply_reduce_is_prod(x: np.ndarray) -> None:
     _compare(lambda v: np.multiply.reduce(v, axis=0), x)
     _compare(lambda v: np.multiply.reduce(v, axis=1, dtype=np.float64), x)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda v: np.linalg.norm(v),
+        lambda v: np.linalg.norm(v, axis=1),
+        lambda v: np.linalg.norm(v, axis=0, keepdims=True),
+        lambda v: np.linalg.norm(v, ord=1, axis=1),
+        lambda v: np.linalg.norm(v, ord=np.inf, axis=0),
+        lambda v: np.linalg.norm(v, ord=3, axis=1),
+        lambda v: np.linalg.norm(v, "fro"),
+        lambda v: np.linalg.norm(v[0]),
+    ],
+)
+@pytest.mark.parametrize("kind", ["f32-fortran", "i32-reversed"])
+def test_linalg_norm(fn: Callable[[Any], Any], kind: str) -> None:
+    _compare(fn, ARRAYS[kind])
+
+
+def test_matrix_norms_other_than_frobenius_are_refused() -> None:
+    with pytest.raises(dlbridge.TraceError, match="matrix norm"):
+        dlbridge.jit(lambda v: np.linalg.norm(v, ord=2))(np.eye(3))

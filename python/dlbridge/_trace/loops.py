@@ -426,6 +426,7 @@ class _Loop:
         self.start, self.step, self.trips = start, step, trips
         self.initial = initial
         self.names = names
+        self.first_local = 0
 
     def _index(self, iv: str) -> SymbolicDim:
         """The loop variable ``start + iv * step``."""
@@ -445,6 +446,7 @@ class _Loop:
         ctx = self.ctx
         outer, saved_log, saved_dims = ctx.top, ctx.update_log, ctx.dim_log
         ctx.top, ctx.update_log, ctx.dim_log = block, {}, []
+        self.first_local = ctx.fresh_serial()  # arrays numbered above are the body's own
         try:
             state = list(self.initial)
             standins: dict[int, Any] = {}
@@ -493,6 +495,7 @@ class _Loop:
             new_roots += [
                 r for r, _ in log.values()
                 if all(r is not x for x in new_roots) and all(r is not s for s in standins.values())
+                and r._serial < self.first_local
             ]
             for j, (before, after) in enumerate(zip(self.initial, result)):
                 if (types_[j] is not None and new_types[j] is None) or after is before:

@@ -213,3 +213,30 @@ def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Trac
 def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> TracedArray:
     """The running products along ``axis`` (flattened when None)."""
     return _scan(a, axis, dtype, out, "cumprod", "multiply")
+
+
+@op("norm", numpy=("norm",), dtype_rule="float")
+def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> TracedArray:  # noqa: A002
+    """``numpy.linalg.norm``: the 2-norm (Frobenius for matrices) by default; vector norms of
+    any order over an int ``axis`` or of a 1-D array."""
+    a = _array(x, "norm")
+    vector = a.ndim == 1 or isinstance(axis, int) or (isinstance(axis, tuple) and len(axis) == 1)
+    if ord is not None and not vector and ord != "fro":
+        raise unsupported("numpy.linalg.norm", f"the matrix norm ord={ord!r} (only 'fro')")
+    mag = ops.unary("absolute", a)
+    if not mag._dtype.is_inexact:
+        mag = ops.astype(mag, "float64")
+    if ord is None or ord == "fro" or ord == 2:
+        return ops.unary("sqrt", ops.reduce("sum", ops.binary("multiply", mag, mag), axis=axis, keepdims=keepdims))
+    if ord == np.inf:
+        return ops.reduce("max", mag, axis=axis, keepdims=keepdims)
+    if ord == -np.inf:
+        return ops.reduce("min", mag, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        nonzero = ops.astype(ops.binary("not_equal", mag, 0), mag._dtype.name)
+        return ops.reduce("sum", nonzero, axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return ops.reduce("sum", mag, axis=axis, keepdims=keepdims)
+    p = float(ord)
+    total = ops.reduce("sum", ops.binary("power", mag, p), axis=axis, keepdims=keepdims)
+    return ops.binary("power", total, 1.0 / p)

@@ -268,10 +268,16 @@ class TraceContext:
         self.args: list[ArgSlot] = []
         self.int_args: dict[str, IntSlot] = {}
         self._versions = 0
+        self._serials = 0
         # while a loop body is traced: the arrays updated in place, and the dim sizes cached on
         # arrays (which must not outlive the loop's region)
         self.update_log: dict[int, tuple["TracedArray", tuple[Any, ...]]] | None = None
         self.dim_log: list[tuple["TracedArray", int]] | None = None
+
+    def fresh_serial(self) -> int:
+        """A number larger than that of every array created so far."""
+        self._serials += 1
+        return self._serials
 
     def fresh_version(self) -> int:
         """A version number never given before, for an array updated in place."""
@@ -478,7 +484,7 @@ class TracedArray:
     __slots__ = (
         "_ctx", "_value", "_dtype", "_dims", "_weak", "_is_scalar", "_dim_ssa", "_alias",
         "_base", "_base_version", "_view_op", "_perm", "_region", "_version", "_updated_at",
-        "_arg",
+        "_arg", "_serial",
     )
     __array_priority__ = 1000.0
 
@@ -514,6 +520,7 @@ class TracedArray:
         self._version = 0
         self._updated_at = ""
         self._arg: ArgSlot | None = None
+        self._serial = ctx.fresh_serial()  # creation order: arrays made inside a loop body are its own
 
     # ---- metadata
     @property
