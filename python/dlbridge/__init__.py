@@ -9,31 +9,11 @@ without copying, returning results in the caller's framework.
 from ._api import JitFunction, compile, jit, options  # noqa: A004
 from ._dlbridge import Kernel, Tensor, from_dlpack
 from ._trace import TraceError
-from ._trace.functions import (  # noqa: A004
-    abs,
-    astype,
-    cos,
-    erf,
-    exp,
-    log,
-    matmul,
-    max,
-    maximum,
-    mean,
-    min,
-    minimum,
-    reshape,
-    sigmoid,
-    sin,
-    sqrt,
-    sum,
-    tanh,
-    transpose,
-    where,
-)
+from ._trace.functions import public as _public_functions
+
+globals().update(_public_functions())
 
 __all__ = [
-    "JitFunction", "Kernel", "Tensor", "TraceError", "abs", "astype", "compile", "cos", "erf",
-    "exp", "from_dlpack", "jit", "log", "matmul", "max", "maximum", "mean", "min", "minimum",
-    "options", "reshape", "sigmoid", "sin", "sqrt", "sum", "tanh", "transpose", "where",
+    "JitFunction", "Kernel", "Tensor", "TraceError", "compile", "from_dlpack", "jit", "options",
+    *sorted(_public_functions()),
 ]

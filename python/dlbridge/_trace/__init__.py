@@ -1,9 +1,18 @@
 """dlbridge's tracer: turns a Python function over arrays into MLIR (linalg on tensors).
 
-Entry point: :func:`trace`.  The public array functions (``exp``, ``where``, ``sum``...) live in
-:mod:`dlbridge._trace.functions`.
+Entry point: :func:`trace`. Every operation is declared once in the op table (``registry``) by
+the module implementing it; ``array_methods`` installs ``TracedArray``'s operators and methods
+from the table, and ``numpy_dispatch`` routes NumPy's protocols to it.
 """
 
+from . import (  # noqa: F401 - importing a module declares its operations
+    array_methods,
+    contractions,
+    core,
+    creation,
+    elementwise,
+    reductions,
+)
 from .dtypes import DType, result_type, weak_result_type
 from .tracer import (
     ArraySpec,
@@ -14,8 +23,8 @@ from .tracer import (
     TraceError,
     TraceResult,
     TracedArray,
-    trace,
 )
+from .tracing import trace
 
 __all__ = [
     "ArraySpec",
@@ -31,5 +40,3 @@ __all__ = [
     "trace",
     "weak_result_type",
 ]
-
-from . import contractions, creation, elementwise, functions, reductions  # noqa: E402,F401

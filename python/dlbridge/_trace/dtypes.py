@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 __all__ = [
     "DType",
     "DTYPES",
@@ -175,8 +177,6 @@ def dtype(spec: object) -> DType:
                 name = n
         if name is None:
             try:
-                import numpy as np  # local: numpy is optional for the tracer itself
-
                 name = np.dtype(spec).name  # type: ignore[arg-type]
             except Exception:
                 name = None

@@ -28,9 +28,9 @@ class _NumpyProxy(types.ModuleType):
 
     def __getattr__(self, name: str) -> Any:
         entry = registry.lookup_numpy(name)
-        if entry is not None:
+        if entry is not None and entry.kind == "function":
             return entry.impl
-        return getattr(np, name)
+        return getattr(np, name)  # ufuncs included: they reach the table through __array_ufunc__
 
     def __dir__(self) -> list[str]:
         return dir(np)
@@ -57,7 +57,7 @@ def _replacement(value: Any, seen: dict[int, Any]) -> Any:
         module = getattr(value, "__module__", "") or ""
         if name and (module == "numpy" or module.startswith("numpy.")) and getattr(np, name, None) is value:
             entry = registry.lookup_numpy(name)
-            if entry is not None:
+            if entry is not None and entry.kind == "function":
                 return entry.impl
     if isinstance(value, types.FunctionType) and not _is_library(value):
         return with_numpy_proxy(value, seen)

@@ -13,6 +13,8 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from . import registry
 from .dtypes import DType, dtype as _as_dtype, int_range
 from .emitter import Block, NameTable, clear_location, dims_str, set_location, tensor_type
@@ -323,6 +325,18 @@ class TraceContext:
         return cached
 
 
+def begin_trace(ctx: TraceContext) -> contextvars.Token["TraceContext | None"]:
+    """Makes ``ctx`` the trace that operations on traced arrays emit into."""
+    if _current.get() is not None:
+        raise TraceError("dlbridge.jit: trace() called while another trace is running")
+    return _current.set(ctx)
+
+
+def end_trace(token: contextvars.Token["TraceContext | None"]) -> None:
+    """Ends the trace :func:`begin_trace` began."""
+    _current.reset(token)
+
+
 def current_context() -> TraceContext | None:
     return _current.get()
 
@@ -532,8 +546,6 @@ class TracedArray:
         """The dtype: a NumPy dtype when NumPy knows it (so ``x.dtype == np.float32`` works), else
         the tracer's :class:`DType` (bfloat16)."""
         try:
-            import numpy as np
-
             return np.dtype(self._dtype.name)
         except Exception:
             return self._dtype
@@ -562,19 +574,15 @@ class TracedArray:
 
     @property
     def T(self) -> "TracedArray":
-        from . import ops
-
-        return ops.transpose(self)
+        return registry.lookup("transpose").impl(self)  # type: ignore[union-attr, no-any-return]
 
     @property
     def mT(self) -> "TracedArray":
-        from . import ops
-
         if self.ndim < 2:
             raise trace_error("mT needs at least 2 dims", ValueError)
         axes = list(range(self.ndim))
         axes[-1], axes[-2] = axes[-2], axes[-1]
-        return ops.transpose(self, tuple(axes))
+        return registry.lookup("transpose").impl(self, tuple(axes))  # type: ignore[union-attr, no-any-return]
 
     def __repr__(self) -> str:
         dims = ", ".join("?" if d is None else str(d) for d in self._dims)
@@ -604,16 +612,6 @@ class TracedArray:
     def __complex__(self) -> complex:
         raise unsupported("complex(array)")
 
-    def __getitem__(self, key: Any) -> Any:
-        from . import indexing
-
-        return indexing.getitem(self, key)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        from . import inplace
-
-        inplace.setitem(self, key, value)
-
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise unsupported("numpy.asarray", "a traced array has no data to convert")
 
@@ -623,295 +621,20 @@ class TracedArray:
         declared = registry.lookup_method(name)
         if declared is not None:
             return functools.partial(declared.impl, self)
-        try:
-            import numpy as np
-
-            if hasattr(np.ndarray, name):
-                raise unsupported(f"ndarray.{name}")
-        except ImportError:  # pragma: no cover
-            pass
+        if hasattr(np.ndarray, name):
+            raise unsupported(f"ndarray.{name}")
         raise AttributeError(f"'TracedArray' object has no attribute {name!r}")
 
     def __hash__(self) -> int:
         return id(self)
-
-    # ---- operators
-    def __add__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("add", self, o)
-
-    def __radd__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("add", o, self)
-
-    def __sub__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("subtract", self, o)
-
-    def __rsub__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("subtract", o, self)
-
-    def __mul__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("multiply", self, o)
-
-    def __rmul__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("multiply", o, self)
-
-    def __truediv__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("divide", self, o)
-
-    def __rtruediv__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("divide", o, self)
-
-    def __floordiv__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("floor_divide", self, o)
-
-    def __rfloordiv__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("floor_divide", o, self)
-
-    def __mod__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("remainder", self, o)
-
-    def __rmod__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("remainder", o, self)
-
-    def __pow__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("power", self, o)
-
-    def __rpow__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("power", o, self)
-
-    def __and__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("bitwise_and", self, o)
-
-    def __rand__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("bitwise_and", o, self)
-
-    def __or__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("bitwise_or", self, o)
-
-    def __ror__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("bitwise_or", o, self)
-
-    def __xor__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("bitwise_xor", self, o)
-
-    def __rxor__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("bitwise_xor", o, self)
-
-    def __lt__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("less", self, o)
-
-    def __le__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("less_equal", self, o)
-
-    def __gt__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("greater", self, o)
-
-    def __ge__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.binary("greater_equal", self, o)
-
-    def __eq__(self, o: Any) -> Any:  # type: ignore[override]
-        from . import ops
-
-        return ops.binary("equal", self, o)
-
-    def __ne__(self, o: Any) -> Any:  # type: ignore[override]
-        from . import ops
-
-        return ops.binary("not_equal", self, o)
-
-    def __neg__(self) -> Any:
-        from . import ops
-
-        return ops.unary("negative", self)
-
-    def __pos__(self) -> Any:
-        from . import ops
-
-        return ops.unary("positive", self)
-
-    def __abs__(self) -> Any:
-        from . import ops
-
-        return ops.unary("absolute", self)
-
-    def __invert__(self) -> Any:
-        from . import ops
-
-        return ops.unary("invert", self)
-
-    def __matmul__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.matmul(self, o)
-
-    def __rmatmul__(self, o: Any) -> Any:
-        from . import ops
-
-        return ops.matmul(o, self)
 
     def __lshift__(self, o: Any) -> Any:
         raise unsupported("<<")
 
     __rshift__ = __rlshift__ = __rrshift__ = __ilshift__ = __irshift__ = __lshift__
 
-    # ---- in-place operators: update this array (see inplace.py); Python scalars stay immutable
-    def __iadd__(self, o: Any) -> Any:
-        from . import inplace
-
-        return inplace.ufunc("add", self, o)
-
-    def __isub__(self, o: Any) -> Any:
-        from . import inplace
-
-        return inplace.ufunc("subtract", self, o)
-
-    def __imul__(self, o: Any) -> Any:
-        from . import inplace
-
-        return inplace.ufunc("multiply", self, o)
-
-    def __itruediv__(self, o: Any) -> Any:
-        from . import inplace
-
-        return inplace.ufunc("divide", self, o)
-
-    def __ifloordiv__(self, o: Any) -> Any:
-        from . import inplace
-
-        return inplace.ufunc("floor_divide", self, o)
-
-    def __imod__(self, o: Any) -> Any:
-        from . import inplace
-
-        return inplace.ufunc("remainder", self, o)
-
-    def __ipow__(self, o: Any) -> Any:
-        from . import inplace
-
-        return inplace.ufunc("power", self, o)
-
-    def __iand__(self, o: Any) -> Any:
-        from . import inplace
-
-        return inplace.ufunc("bitwise_and", self, o)
-
-    def __ior__(self, o: Any) -> Any:
-        from . import inplace
-
-        return inplace.ufunc("bitwise_or", self, o)
-
-    def __ixor__(self, o: Any) -> Any:
-        from . import inplace
-
-        return inplace.ufunc("bitwise_xor", self, o)
-
-    def __imatmul__(self, o: Any) -> Any:
-        from . import inplace
-
-        return inplace.ufunc("matmul", self, o)
-
-    # ---- methods NumPy has
-    def sum(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
-        from . import ops
-
-        ops._no_out(out, "ndarray.sum")
-        return ops.reduce("sum", self, axis=axis, keepdims=keepdims, dtype=dtype)
-
-    def mean(self, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False) -> Any:
-        from . import ops
-
-        ops._no_out(out, "ndarray.mean")
-        return ops.reduce("mean", self, axis=axis, keepdims=keepdims, dtype=dtype)
-
-    def max(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
-        from . import ops
-
-        ops._no_out(out, "ndarray.max")
-        return ops.reduce("max", self, axis=axis, keepdims=keepdims)
-
-    def min(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
-        from . import ops
-
-        ops._no_out(out, "ndarray.min")
-        return ops.reduce("min", self, axis=axis, keepdims=keepdims)
-
-    def astype(self, dtype: Any, copy: bool = True) -> Any:
-        from . import ops
-
-        return ops.astype(self, dtype, copy=copy)
-
-    def reshape(self, *shape: Any, order: str = "C") -> Any:
-        from . import ops
-
-        if order != "C":
-            raise unsupported("reshape", f"order={order!r}")
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return ops.reshape(self, shape)
-
-    def transpose(self, *axes: Any) -> Any:
-        from . import ops
-
-        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
-            axes = axes[0]  # type: ignore[assignment]
-        return ops.transpose(self, tuple(axes) if axes else None)
-
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        from .numpy_dispatch import array_ufunc
-
-        return array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func: Any, types_: Any, args: Any, kwargs: Any) -> Any:
-        from .numpy_dispatch import array_function
-
-        return array_function(func, args, kwargs)
+    # Operators, NumPy's protocols, indexing and methods: installed from the op table by
+    # array_methods.py.
 
 
 def make_view(
@@ -972,252 +695,7 @@ def sync_view(x: TracedArray) -> None:
             f"the array it views was updated in place at {base._updated_at} after the view was "
             "taken; take the view after the update",
         )
-    from . import ops
-
-    fresh = ops.transpose(base, x._perm)
+    fresh = registry.lookup("transpose").impl(base, x._perm)  # type: ignore[union-attr]
     x._value = fresh._value
     x._dim_ssa = dict(fresh._dim_ssa)
     x._base_version = base._version
-
-
-# --------------------------------------------------------------------------------------------------
-# trace
-
-
-def _memref_type(arr: TracedArray) -> str:
-    """The memref parameter type of a written argument: any strides and offset, so that every
-    layout of the caller's array (strided, reversed, 0-d) is updated where it lies."""
-    strides = ", ".join("?" for _ in arr._dims)
-    shape = dims_str(arr._dims)
-    elem = f"{shape}x{arr._dtype.mlir}" if arr._dims else arr._dtype.mlir
-    return f"memref<{elem}, strided<[{strides}], offset: ?>>"
-
-
-_SYMBOL_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
-
-
-def _symbol(name: str) -> str:
-    if _SYMBOL_OK.match(name):
-        return "@" + name
-    return '@"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _dtype_attr(dt: DType) -> str | None:
-    if dt.is_unsigned:
-        return f"dlpack.dtype = #dlpack.dtype<uint, {dt.bits}>"
-    return None
-
-
-def _param_names(fn: Callable[..., Any], n: int) -> list[str]:
-    names: list[str] = []
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    var: str | None = None
-    for p in params:
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            names.append(p.name)
-        elif p.kind == p.VAR_POSITIONAL:
-            var = p.name
-            break
-    names = names[:n]
-    i = 0
-    while len(names) < n:
-        names.append(f"{var or 'arg'}{i}")
-        i += 1
-    return names
-
-
-def _array_param(slot: ArgSlot) -> str:
-    """The parameter of an array argument: a tensor when the function only reads it, a memref
-    (updated in place) when it writes it."""
-    arr = slot.array
-    attrs = [f'dlpack.name = "{slot.name}"']
-    extra = _dtype_attr(arr._dtype)
-    if extra:
-        attrs.append(extra)
-    if slot.written:
-        return f"{slot.buffer}: {_memref_type(arr)} {{{', '.join(attrs)}}}"
-    return f"{slot.ssa}: {tensor_type(arr._dims, arr._dtype)} {{{', '.join(attrs)}}}"
-
-
-def _int_param(slot: IntSlot) -> str:
-    """The parameter of a Python int argument: ``i64``, or its narrowed dtype (see IntSlot)."""
-    dt = slot.param_dtype()
-    if dt is None:
-        return f'{slot.ssa}: i64 {{dlpack.name = "{slot.name}"}}'
-    return f'{slot.ssa}_in: {dt.mlir} {{dlpack.name = "{slot.name}"}}'
-
-
-def _widen_int_args(ctx: TraceContext, prologue: Block) -> None:
-    """Reads each narrowed int parameter as the ``i64`` the body uses (exact: it fits), and checks
-    those converted to unsigned dtypes against their range."""
-    for slot in ctx.int_args.values():
-        dt = slot.param_dtype()
-        if dt is not None:
-            prologue.raw(f"{slot.ssa} = arith.extsi {slot.ssa}_in : {dt.mlir} to i64")
-        bound = slot.unsigned_bound()
-        if bound is None:
-            continue
-        low, high = int_range(bound)
-        top = prologue.const(high, "i64")
-        fits = prologue.op("fits", f"arith.cmpi ule, {slot.ssa}, {top} : i64")
-        prologue.raw(
-            f"dlpack.assert {fits}, invalid_argument, \"argument {slot.index} '{slot.name}': "
-            f"expected {bound.name} in [{low}, {high}], got {{0}}\" ({slot.ssa} : i64)"
-        )
-
-
-def _store_written_args(ctx: TraceContext) -> Block:
-    """For every argument the function updated in place: the prologue that reads it as a tensor
-    (returned) and, at the end of the body, the store of its final value into the caller's buffer.
-
-    This is upstream's pattern for destination-passing functions: ``to_tensor ... restrict
-    writable`` and ``materialize_in_destination ... in restrict writable``, which one-shot
-    bufferization turns into writes into the memref parameter."""
-    prologue = Block(ctx.names, indent=2)
-    for slot in ctx.args:
-        if not slot.written:
-            continue
-        slot.buffer = buf = "%" + ctx.names.fresh(slot.ssa[1:] + "_buf")
-        mem = _memref_type(slot.array)
-        ten = tensor_type(slot.array._dims, slot.array._dtype)
-        prologue.raw(f"{slot.ssa} = bufferization.to_tensor {buf} restrict writable : {mem} to {ten}")
-        ctx.top.raw(
-            f"bufferization.materialize_in_destination {slot.array._value} in restrict writable "
-            f"{buf} : ({ten}, {mem}) -> ()"
-        )
-    return prologue
-
-
-def _flatten_results(out: Any, leaves: list[Any]) -> Any:
-    """The tree of ``out`` (tuples, lists and None kept, anything else a leaf numbered in the
-    order it is appended to ``leaves``)."""
-    if out is None:
-        return None
-    if isinstance(out, (tuple, list)):
-        return type(out)(_flatten_results(o, leaves) for o in out)
-    leaves.append(out)
-    return len(leaves) - 1
-
-
-def trace(
-    fn: Callable[..., Any],
-    arg_specs: Sequence[ArraySpec | ScalarSpec | StaticSpec],
-    *,
-    name: str,
-) -> TraceResult:
-    """Trace ``fn`` called on symbolic arguments described by ``arg_specs`` into an MLIR module.
-
-    Returns a :class:`TraceResult` whose ``mlir`` holds one ``func.func @<name>`` marked
-    ``dlpack.entry`` (linalg on tensors).
-
-    Raises:
-        TraceError: (a ``TypeError``) for an operation that cannot be traced, naming the user's line.
-        ValueError: for shapes that cannot broadcast, bad axes...
-    """
-    from . import ops
-    from .loops import rewrite_loops
-    from .numpy_proxy import with_numpy_proxy
-
-    if _current.get() is not None:
-        raise TraceError("dlbridge.jit: trace() called while another trace is running")
-    ctx = TraceContext()
-    pnames = _param_names(fn, len(arg_specs))
-    params: list[str | ArgSlot] = []
-    call_args: list[Any] = []
-    for pname, spec in zip(pnames, arg_specs):
-        if isinstance(spec, StaticSpec):
-            call_args.append(spec.value)
-            continue
-        ssa = "%" + ctx.names.fresh(pname)
-        attrs = [f'dlpack.name = "{pname}"']
-        if isinstance(spec, ArraySpec):
-            dt = _as_dtype(spec.dtype)
-            dims = tuple(1 if u else None for u in spec.unit_dims)
-            arr = TracedArray(ctx, ssa, dt, dims, alias=True)
-            arr._arg = ArgSlot(pname, ssa, arr)
-            ctx.args.append(arr._arg)
-            params.append(arr._arg)  # typed once the trace shows whether it is written
-            call_args.append(arr)
-        elif isinstance(spec, ScalarSpec) and spec.dtype is not None and spec.value is None:
-            dt = _as_dtype(spec.dtype)
-            if dt.is_unsigned:
-                params.append(f"{ssa}_in: i64 {{{', '.join(attrs)}}}")
-                value = f"{ssa}_in" if dt.bits == 64 else ctx.top.op(
-                    pname, f"arith.trunci {ssa}_in : i64 to {dt.mlir}")
-            else:
-                params.append(f"{ssa}: {dt.mlir} {{{', '.join(attrs)}}}")
-                value = ssa
-            call_args.append(TracedArray(ctx, value, dt, (), is_scalar=True))
-        elif isinstance(spec, ScalarSpec):
-            dt = _as_dtype({"int": "int64", "float": "float64", "bool": "bool"}[spec.kind])
-            params.append(f"{ssa}: {dt.mlir} {{{', '.join(attrs)}}}")
-            if spec.value is not None:
-                call_args.append({"int": int, "float": float, "bool": bool}[spec.kind](spec.value))
-            else:
-                call_args.append(TracedArray(ctx, ssa, dt, (), weak=spec.kind, is_scalar=True))
-                if spec.kind == "int":
-                    params[-1] = ctx.int_args[ssa] = IntSlot(len(params) - 1, pname, ssa)
-        else:
-            raise TypeError(f"dlbridge.trace: argument spec must be ArraySpec or ScalarSpec, not {spec!r}")
-
-    token = _current.set(ctx)
-    clear_location()
-    try:
-        out = with_numpy_proxy(rewrite_loops(fn))(*call_args)
-        outs: list[Any] = []
-        tree = _flatten_results(out, outs)
-        finals = ops.finalize_outputs(ctx, outs)
-        prologue = _store_written_args(ctx)
-        _widen_int_args(ctx, prologue)
-    finally:
-        _current.reset(token)
-        clear_location()
-        ctx.finished = True
-
-    res_types: list[str] = []
-    results: list[ResultSpec] = []
-    for arr in finals:
-        extra = _dtype_attr(arr._dtype)
-        res_types.append(arr.mlir_type + (f" {{{extra}}}" if extra else ""))
-        results.append(
-            ResultSpec(
-                arr._dtype.name,
-                arr.ndim,
-                tuple(d == 1 for d in arr._dims),
-                arr._dims,
-            )
-        )
-    if finals:
-        ctx.top.raw(
-            "return "
-            + ", ".join(a._value for a in finals)
-            + " : "
-            + ", ".join(a.mlir_type for a in finals)
-        )
-    else:
-        ctx.top.raw("return")
-    sig = ", ".join(
-        p if isinstance(p, str) else _int_param(p) if isinstance(p, IntSlot) else _array_param(p)
-        for p in params
-    )
-    ret = f" -> ({', '.join(res_types)})" if res_types else ""
-    body = "\n".join(b.text() for b in (prologue, ctx.top) if b.lines)
-    text = (
-        "module {\n"
-        f"  func.func {_symbol(name)}({sig}){ret} attributes {{dlpack.entry}} {{\n"
-        f"{body}\n"
-        "  }\n"
-        "}\n"
-    )
-    return TraceResult(
-        mlir=text,
-        entry=name,
-        results=results,
-        num_outputs=len(results),
-        result_tree=tree,
-        arg_names=pnames,
-        written_args=[slot.name for slot in ctx.args if slot.written],
-    )

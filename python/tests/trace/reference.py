@@ -15,7 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from dlbridge._trace import ArraySpec, ScalarSpec
-from dlbridge._trace import functions as dl
+import dlbridge as dl
 
 
 @dataclass

@@ -9,7 +9,7 @@ import pytest
 
 from dlbridge._trace import ArraySpec, ScalarSpec, TraceError, trace
 from dlbridge._trace import dtypes as D
-from dlbridge._trace import functions as dl
+import dlbridge as dl
 
 from _mlir import check_lowers, check_verifies
 from reference import CASES, specs_for

@@ -1,0 +1,270 @@
+"""``trace``: a Python function over arrays into an MLIR module (linalg on tensors).
+
+It rewrites the function's loops (``loops``), calls it on traced arguments with NumPy seen
+through the proxy (``numpy_proxy``), and writes the entry function around what the operations
+emitted, with the parameters of the arguments it reads and writes."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Any, Callable, Sequence
+
+from . import ops
+from .dtypes import DType, dtype as _as_dtype, int_range
+from .emitter import Block, clear_location, dims_str, tensor_type
+from .loops import rewrite_loops
+from .numpy_proxy import with_numpy_proxy
+from .tracer import (
+    ArgSlot,
+    ArraySpec,
+    IntSlot,
+    ResultSpec,
+    ScalarSpec,
+    StaticSpec,
+    TraceContext,
+    TraceError,
+    TracedArray,
+    TraceResult,
+    begin_trace,
+    end_trace,
+)
+
+__all__ = ["trace"]
+
+
+# --------------------------------------------------------------------------------------------------
+# trace
+
+
+def _memref_type(arr: TracedArray) -> str:
+    """The memref parameter type of a written argument: any strides and offset, so that every
+    layout of the caller's array (strided, reversed, 0-d) is updated where it lies."""
+    strides = ", ".join("?" for _ in arr._dims)
+    shape = dims_str(arr._dims)
+    elem = f"{shape}x{arr._dtype.mlir}" if arr._dims else arr._dtype.mlir
+    return f"memref<{elem}, strided<[{strides}], offset: ?>>"
+
+
+_SYMBOL_OK = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
+
+
+def _symbol(name: str) -> str:
+    if _SYMBOL_OK.match(name):
+        return "@" + name
+    return '@"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _dtype_attr(dt: DType) -> str | None:
+    if dt.is_unsigned:
+        return f"dlpack.dtype = #dlpack.dtype<uint, {dt.bits}>"
+    return None
+
+
+def _param_names(fn: Callable[..., Any], n: int) -> list[str]:
+    names: list[str] = []
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    var: str | None = None
+    for p in params:
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            names.append(p.name)
+        elif p.kind == p.VAR_POSITIONAL:
+            var = p.name
+            break
+    names = names[:n]
+    i = 0
+    while len(names) < n:
+        names.append(f"{var or 'arg'}{i}")
+        i += 1
+    return names
+
+
+def _array_param(slot: ArgSlot) -> str:
+    """The parameter of an array argument: a tensor when the function only reads it, a memref
+    (updated in place) when it writes it."""
+    arr = slot.array
+    attrs = [f'dlpack.name = "{slot.name}"']
+    extra = _dtype_attr(arr._dtype)
+    if extra:
+        attrs.append(extra)
+    if slot.written:
+        return f"{slot.buffer}: {_memref_type(arr)} {{{', '.join(attrs)}}}"
+    return f"{slot.ssa}: {tensor_type(arr._dims, arr._dtype)} {{{', '.join(attrs)}}}"
+
+
+def _int_param(slot: IntSlot) -> str:
+    """The parameter of a Python int argument: ``i64``, or its narrowed dtype (see IntSlot)."""
+    dt = slot.param_dtype()
+    if dt is None:
+        return f'{slot.ssa}: i64 {{dlpack.name = "{slot.name}"}}'
+    return f'{slot.ssa}_in: {dt.mlir} {{dlpack.name = "{slot.name}"}}'
+
+
+def _widen_int_args(ctx: TraceContext, prologue: Block) -> None:
+    """Reads each narrowed int parameter as the ``i64`` the body uses (exact: it fits), and checks
+    those converted to unsigned dtypes against their range."""
+    for slot in ctx.int_args.values():
+        dt = slot.param_dtype()
+        if dt is not None:
+            prologue.raw(f"{slot.ssa} = arith.extsi {slot.ssa}_in : {dt.mlir} to i64")
+        bound = slot.unsigned_bound()
+        if bound is None:
+            continue
+        low, high = int_range(bound)
+        top = prologue.const(high, "i64")
+        fits = prologue.op("fits", f"arith.cmpi ule, {slot.ssa}, {top} : i64")
+        prologue.raw(
+            f"dlpack.assert {fits}, invalid_argument, \"argument {slot.index} '{slot.name}': "
+            f"expected {bound.name} in [{low}, {high}], got {{0}}\" ({slot.ssa} : i64)"
+        )
+
+
+def _store_written_args(ctx: TraceContext) -> Block:
+    """For every argument the function updated in place: the prologue that reads it as a tensor
+    (returned) and, at the end of the body, the store of its final value into the caller's buffer.
+
+    This is upstream's pattern for destination-passing functions: ``to_tensor ... restrict
+    writable`` and ``materialize_in_destination ... in restrict writable``, which one-shot
+    bufferization turns into writes into the memref parameter."""
+    prologue = Block(ctx.names, indent=2)
+    for slot in ctx.args:
+        if not slot.written:
+            continue
+        slot.buffer = buf = "%" + ctx.names.fresh(slot.ssa[1:] + "_buf")
+        mem = _memref_type(slot.array)
+        ten = tensor_type(slot.array._dims, slot.array._dtype)
+        prologue.raw(f"{slot.ssa} = bufferization.to_tensor {buf} restrict writable : {mem} to {ten}")
+        ctx.top.raw(
+            f"bufferization.materialize_in_destination {slot.array._value} in restrict writable "
+            f"{buf} : ({ten}, {mem}) -> ()"
+        )
+    return prologue
+
+
+def _flatten_results(out: Any, leaves: list[Any]) -> Any:
+    """The tree of ``out`` (tuples, lists and None kept, anything else a leaf numbered in the
+    order it is appended to ``leaves``)."""
+    if out is None:
+        return None
+    if isinstance(out, (tuple, list)):
+        return type(out)(_flatten_results(o, leaves) for o in out)
+    leaves.append(out)
+    return len(leaves) - 1
+
+
+def trace(
+    fn: Callable[..., Any],
+    arg_specs: Sequence[ArraySpec | ScalarSpec | StaticSpec],
+    *,
+    name: str,
+) -> TraceResult:
+    """Trace ``fn`` called on symbolic arguments described by ``arg_specs`` into an MLIR module.
+
+    Returns a :class:`TraceResult` whose ``mlir`` holds one ``func.func @<name>`` marked
+    ``dlpack.entry`` (linalg on tensors).
+
+    Raises:
+        TraceError: (a ``TypeError``) for an operation that cannot be traced, naming the user's line.
+        ValueError: for shapes that cannot broadcast, bad axes...
+    """
+    ctx = TraceContext()
+    pnames = _param_names(fn, len(arg_specs))
+    params: list[str | ArgSlot] = []
+    call_args: list[Any] = []
+    for pname, spec in zip(pnames, arg_specs):
+        if isinstance(spec, StaticSpec):
+            call_args.append(spec.value)
+            continue
+        ssa = "%" + ctx.names.fresh(pname)
+        attrs = [f'dlpack.name = "{pname}"']
+        if isinstance(spec, ArraySpec):
+            dt = _as_dtype(spec.dtype)
+            dims = tuple(1 if u else None for u in spec.unit_dims)
+            arr = TracedArray(ctx, ssa, dt, dims, alias=True)
+            arr._arg = ArgSlot(pname, ssa, arr)
+            ctx.args.append(arr._arg)
+            params.append(arr._arg)  # typed once the trace shows whether it is written
+            call_args.append(arr)
+        elif isinstance(spec, ScalarSpec) and spec.dtype is not None and spec.value is None:
+            dt = _as_dtype(spec.dtype)
+            if dt.is_unsigned:
+                params.append(f"{ssa}_in: i64 {{{', '.join(attrs)}}}")
+                value = f"{ssa}_in" if dt.bits == 64 else ctx.top.op(
+                    pname, f"arith.trunci {ssa}_in : i64 to {dt.mlir}")
+            else:
+                params.append(f"{ssa}: {dt.mlir} {{{', '.join(attrs)}}}")
+                value = ssa
+            call_args.append(TracedArray(ctx, value, dt, (), is_scalar=True))
+        elif isinstance(spec, ScalarSpec):
+            dt = _as_dtype({"int": "int64", "float": "float64", "bool": "bool"}[spec.kind])
+            params.append(f"{ssa}: {dt.mlir} {{{', '.join(attrs)}}}")
+            if spec.value is not None:
+                call_args.append({"int": int, "float": float, "bool": bool}[spec.kind](spec.value))
+            else:
+                call_args.append(TracedArray(ctx, ssa, dt, (), weak=spec.kind, is_scalar=True))
+                if spec.kind == "int":
+                    params[-1] = ctx.int_args[ssa] = IntSlot(len(params) - 1, pname, ssa)
+        else:
+            raise TypeError(f"dlbridge.trace: argument spec must be ArraySpec or ScalarSpec, not {spec!r}")
+
+    token = begin_trace(ctx)
+    clear_location()
+    try:
+        out = with_numpy_proxy(rewrite_loops(fn))(*call_args)
+        outs: list[Any] = []
+        tree = _flatten_results(out, outs)
+        finals = ops.finalize_outputs(ctx, outs)
+        prologue = _store_written_args(ctx)
+        _widen_int_args(ctx, prologue)
+    finally:
+        end_trace(token)
+        clear_location()
+        ctx.finished = True
+
+    res_types: list[str] = []
+    results: list[ResultSpec] = []
+    for arr in finals:
+        extra = _dtype_attr(arr._dtype)
+        res_types.append(arr.mlir_type + (f" {{{extra}}}" if extra else ""))
+        results.append(
+            ResultSpec(
+                arr._dtype.name,
+                arr.ndim,
+                tuple(d == 1 for d in arr._dims),
+                arr._dims,
+            )
+        )
+    if finals:
+        ctx.top.raw(
+            "return "
+            + ", ".join(a._value for a in finals)
+            + " : "
+            + ", ".join(a.mlir_type for a in finals)
+        )
+    else:
+        ctx.top.raw("return")
+    sig = ", ".join(
+        p if isinstance(p, str) else _int_param(p) if isinstance(p, IntSlot) else _array_param(p)
+        for p in params
+    )
+    ret = f" -> ({', '.join(res_types)})" if res_types else ""
+    body = "\n".join(b.text() for b in (prologue, ctx.top) if b.lines)
+    text = (
+        "module {\n"
+        f"  func.func {_symbol(name)}({sig}){ret} attributes {{dlpack.entry}} {{\n"
+        f"{body}\n"
+        "  }\n"
+        "}\n"
+    )
+    return TraceResult(
+        mlir=text,
+        entry=name,
+        results=results,
+        num_outputs=len(results),
+        result_tree=tree,
+        arg_names=pnames,
+        written_args=[slot.name for slot in ctx.args if slot.written],
+    )

@@ -1,0 +1,104 @@
+"""The op table is the one home of every traced operation: each entry is reachable as
+``dlbridge.<name>``, through the NumPy names it declares and as the method it declares, and the
+tracer's modules import each other without cycles or function-local imports."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+from typing import Any
+
+import numpy as np
+import pytest
+
+import dlbridge
+from dlbridge._trace import registry
+
+ENTRIES = registry.all_ops()
+TRACE_DIR = pathlib.Path(dlbridge.__file__).parent / "_trace"
+
+
+def _inputs(dtype: Any, arity: int) -> list[np.ndarray]:
+    return [np.linspace(0.25, 0.75, 4).astype(dtype) for _ in range(arity)]
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.name)
+def test_every_entry_is_a_dlbridge_function(entry: registry.OpDef) -> None:
+    for name in (entry.name, *entry.numpy):
+        if name.isidentifier():
+            assert getattr(dlbridge, name).__wrapped__ is entry.impl
+            assert name in dlbridge.__all__
+
+
+UFUNCS = [(e, n) for e in ENTRIES if e.kind == "ufunc" for n in e.numpy if isinstance(getattr(np, n, None), np.ufunc)]
+
+
+@pytest.mark.parametrize("entry,name", UFUNCS, ids=lambda v: v if isinstance(v, str) else v.name)
+def test_numpy_ufuncs_dispatch_to_their_entry(entry: registry.OpDef, name: str) -> None:
+    ufunc = getattr(np, name)
+    assert ufunc.nin == entry.arity
+    for dtype in (np.float64, np.int64, np.bool_):
+        args = _inputs(dtype, ufunc.nin)
+        try:
+            want = ufunc(*args)
+        except TypeError:
+            continue  # NumPy has no loop for this dtype
+        got = dlbridge.jit(lambda *xs: ufunc(*xs))(*args)
+        assert np.asarray(got).dtype == want.dtype, (name, dtype)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+        return
+    pytest.fail(f"numpy.{name} ran on no dtype")
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.method], ids=lambda e: e.name)
+def test_methods_come_from_the_table(entry: registry.OpDef) -> None:
+    seen: list[Any] = []
+
+    def f(x: Any) -> Any:
+        seen.append(getattr(x, entry.method))
+        return x
+
+    dlbridge.jit(f)(np.zeros(3))
+    assert seen[0].func is entry.impl
+
+
+MODULES = sorted(p.stem for p in TRACE_DIR.glob("*.py") if p.stem != "__init__")
+
+
+def _imports(module: str) -> set[str]:
+    """The tracer modules ``module`` imports."""
+    tree = ast.parse((TRACE_DIR / f"{module}.py").read_text())
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                found.add(node.module.split(".")[0])
+            else:
+                found.update(a.name for a in node.names)
+    return found & set(MODULES)
+
+
+def test_the_tracer_modules_import_no_cycle() -> None:
+    graph = {m: _imports(m) for m in MODULES}
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> None:
+        assert module not in path, " -> ".join([*path, module])
+        if module in done:
+            return
+        for dep in graph[module]:
+            visit(dep, [*path, module])
+        done.add(module)
+
+    for module in MODULES:
+        visit(module, [])
+    assert "registry" in graph and not graph["registry"], "the table imports no implementation"
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_no_function_local_imports(module: str) -> None:
+    tree = ast.parse((TRACE_DIR / f"{module}.py").read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner = [n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))]
+            assert not inner, f"{module}.{node.name} imports inside a function"
