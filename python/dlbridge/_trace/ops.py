@@ -42,8 +42,8 @@ def _ctx_of(*xs: Any) -> TraceContext:
     for x in xs:
         if isinstance(x, TracedArray):
             if ctx is None:
-                ctx = x._ctx
-            elif x._ctx is not ctx:
+                ctx = x.context
+            elif x.context is not ctx:
                 raise TraceError("dlbridge.jit: arrays from two different traces were mixed")
     if ctx is None:
         ctx = current_context()
@@ -69,7 +69,7 @@ def _lift(ctx: TraceContext, x: Any, opname: str = "operand") -> Any:
         v = _py_const(ctx.top, item, dt)
         return TracedArray(ctx, v, dt, (), is_scalar=True)
     if isinstance(x, SymbolicDim):
-        if x._ctx is not ctx:
+        if x.context is not ctx:
             raise TraceError("dlbridge.jit: a shape entry from another trace was used")
         return x.as_array()
     explain = getattr(x, "__dlbridge_trace_error__", None)
@@ -108,7 +108,7 @@ def constant_array(ctx: TraceContext, arr: Any, opname: str = "operand") -> Trac
 
 
 def _is_tensor(x: Any) -> bool:
-    return isinstance(x, TracedArray) and not x._is_scalar
+    return isinstance(x, TracedArray) and not x.is_scalar
 
 
 def _promote(xs: Sequence[Any]) -> tuple[DType, str | None]:
@@ -118,10 +118,10 @@ def _promote(xs: Sequence[Any]) -> tuple[DType, str | None]:
     kinds: list[str] = []
     for x in xs:
         if isinstance(x, TracedArray):
-            if x._weak is None:
-                strong.append(x._dtype)
+            if x.weak is None:
+                strong.append(x.element_type)
             else:
-                kinds.append(x._weak)
+                kinds.append(x.weak)
         else:
             kinds.append(D.scalar_kind_of(x))
     if strong:
@@ -412,7 +412,7 @@ def _broadcast(
             k = j - (R - a.ndim)
             if k < 0:
                 continue
-            d = a._dims[k]
+            d = a.dims[k]
             if d is None:
                 if dyn is None:
                     dyn = (a, k)
@@ -445,7 +445,7 @@ def _check_broadcast(arrays: Sequence[TracedArray], shown: Sequence[TracedArray]
     equals the static size (other than 1) of the same result dim, or the other dynamic dims there.
     It fails with NumPy's message and the actual shapes of ``shown`` (whose leading dims are
     those of ``arrays``, in order), raised as ``ValueError``."""
-    ctx = arrays[0]._ctx
+    ctx = arrays[0].context
     R = max(a.ndim for a in arrays)
     conditions: list[str] = []
     for j in range(R):
@@ -455,7 +455,7 @@ def _check_broadcast(arrays: Sequence[TracedArray], shown: Sequence[TracedArray]
             k = j - (R - a.ndim)
             if k < 0:
                 continue
-            d = a._dims[k]
+            d = a.dims[k]
             if d is None:
                 dynamic.append(ctx.dim(s, k))
             elif d != 1:
@@ -473,7 +473,7 @@ def _check_broadcast(arrays: Sequence[TracedArray], shown: Sequence[TracedArray]
     shapes: list[str] = []
     for s in shown:
         parts: list[str] = []
-        for k, d in enumerate(s._dims):
+        for k, d in enumerate(s.dims):
             if d is None:
                 parts.append(f"{{{len(values)}}}")
                 values.append(ctx.dim(s, k))
@@ -521,14 +521,14 @@ def _emit_generic(
     ins_s = ""
     if ins:
         ins_s = (
-            f"ins({', '.join(a._value for a in ins)} : {', '.join(a.mlir_type for a in ins)}) "
+            f"ins({', '.join(a.value for a in ins)} : {', '.join(a.mlir_type for a in ins)}) "
         )
     top = ctx.top
     top.raw(
         f"{res} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{its}]}} "
         f"{ins_s}outs({out_init} : {out_type}) {{"
     )
-    bb_args = [f"{n}: {a._dtype.mlir}" for n, a in zip(in_args, ins)] + [f"{out_arg}: {out_dt.mlir}"]
+    bb_args = [f"{n}: {a.element_type.mlir}" for n, a in zip(in_args, ins)] + [f"{out_arg}: {out_dt.mlir}"]
     top.raw(f"^bb0({', '.join(bb_args)}):")
     top.lines.extend(blk.lines)
     top.raw(f"}} -> {out_type}")
@@ -537,11 +537,11 @@ def _emit_generic(
 
 def _scalar_value(ctx: TraceContext, x: Any, t: DType) -> str:
     if isinstance(x, TracedArray):
-        assert x._is_scalar
-        slot = ctx.int_args.get(x._value)
+        assert x.is_scalar
+        slot = ctx.int_args.get(x.value)
         if slot is not None and t.is_int and t.bits < 64 and t not in slot.narrowed:
             slot.narrowed.append(t)
-        return convert(ctx.top, x._value, x._dtype, t)
+        return convert(ctx.top, x.value, x.element_type, t)
     return _py_const(ctx.top, x, t)
 
 
@@ -581,14 +581,14 @@ def _ewise(
                 vals.append(cap)
             else:
                 i = next(i for i, y in enumerate(ins) if y is x)
-                vals.append(convert(blk, in_args[i], x._dtype, t))
+                vals.append(convert(blk, in_args[i], x.element_type, t))
         return body(blk, vals)
 
     res = _emit_generic(
         ctx,
         hint,
         ins,
-        [_bcast_map(R, a._dims) for a in ins],
+        [_bcast_map(R, a.dims) for a in ins],
         init,
         out_type,
         res_dt,
@@ -599,7 +599,7 @@ def _ewise(
     out = TracedArray(ctx, res, res_dt, dims)
     for j, s in enumerate(sizes):
         if s is not None and dims[j] is None:
-            out._dim_ssa[j] = s
+            out.set_size(j, s)
     return out
 
 
@@ -608,8 +608,8 @@ def _to_tensor(ctx: TraceContext, x: Any) -> TracedArray:
     if _is_tensor(x):
         return x
     if isinstance(x, TracedArray):
-        dt = x._dtype
-        v = x._value
+        dt = x.element_type
+        v = x.value
     else:
         dt = D.default_dtype_of_kind(D.scalar_kind_of(x))
         v = _py_const(ctx.top, x, dt)
@@ -651,21 +651,21 @@ def _expand_units(ctx: TraceContext, x: TracedArray, positions: Sequence[int]) -
             shape.append("1")
         else:
             k = next(it)
-            dims.append(x._dims[k])
-            shape.append(ctx.dim(x, k) if x._dims[k] is None else str(x._dims[k]))
-    ty = tensor_type(dims, x._dtype)
+            dims.append(x.dims[k])
+            shape.append(ctx.dim(x, k) if x.dims[k] is None else str(x.dims[k]))
+    ty = tensor_type(dims, x.element_type)
     v = ctx.top.op(
         "expanded",
-        f"tensor.expand_shape {x._value} {_reassociation(x.ndim, kept, T)} "
+        f"tensor.expand_shape {x.value} {_reassociation(x.ndim, kept, T)} "
         f"output_shape [{', '.join(shape)}] : {x.mlir_type} into {ty}",
     )
-    out = TracedArray(ctx, v, x._dtype, dims, alias=x._alias)
+    out = TracedArray(ctx, v, x.element_type, dims, alias=x.may_alias_argument)
     it2 = iter(range(x.ndim))
     for i in range(T):
         if i not in pos:
             k = next(it2)
-            if x._dims[k] is None:
-                out._dim_ssa[i] = ctx.dim(x, k)
+            if x.dims[k] is None:
+                out.set_size(i, ctx.dim(x, k))
     return out
 
 
@@ -674,27 +674,28 @@ def _collapse_units(ctx: TraceContext, x: TracedArray, positions: Sequence[int])
     if not positions:
         return x
     pos = set(positions)
-    assert all(x._dims[p] == 1 for p in pos)
+    assert all(x.dims[p] == 1 for p in pos)
     kept = [i for i in range(x.ndim) if i not in pos]
-    dims = [x._dims[i] for i in kept]
-    ty = tensor_type(dims, x._dtype)
+    dims = [x.dims[i] for i in kept]
+    ty = tensor_type(dims, x.element_type)
     v = ctx.top.op(
         "collapsed",
-        f"tensor.collapse_shape {x._value} {_reassociation(len(kept), kept, x.ndim)} : "
+        f"tensor.collapse_shape {x.value} {_reassociation(len(kept), kept, x.ndim)} : "
         f"{x.mlir_type} into {ty}",
     )
-    out = TracedArray(ctx, v, x._dtype, dims, alias=x._alias)
+    out = TracedArray(ctx, v, x.element_type, dims, alias=x.may_alias_argument)
     for j, i in enumerate(kept):
-        if x._dims[i] is None and i in x._dim_ssa:
-            out._dim_ssa[j] = x._dim_ssa[i]
+        size = x.known_size(i)
+        if x.dims[i] is None and size is not None:
+            out.set_size(j, size)
     return out
 
 
 def _copy(x: TracedArray) -> TracedArray:
     """A new array with the contents of ``x`` (NumPy's copy): the same SSA value, but another
     object, so that updating one in place leaves the other alone."""
-    out = TracedArray(x._ctx, x._value, x._dtype, x._dims, weak=x._weak, is_scalar=x._is_scalar, alias=x._alias)
-    out._dim_ssa = dict(x._dim_ssa)
+    out = TracedArray(x.context, x.value, x.element_type, x.dims, weak=x.weak, is_scalar=x.is_scalar, alias=x.may_alias_argument)
+    out.copy_sizes_from(x)
     return out
 
 
@@ -751,7 +752,7 @@ def _check_no_negative_exponent(ctx: TraceContext, y: Any, dt: DType) -> None:
             raise trace_error(message, ValueError)
         return
     zero = ctx.top.const(0, dt.mlir)
-    if y._is_scalar:
+    if y.is_scalar:
         ok = ctx.top.op("nonneg", f"arith.cmpi sge, {_scalar_value(ctx, y, dt)}, {zero} : {dt.mlir}")
     else:
         flag_type = tensor_type((), D.BOOL)
@@ -761,7 +762,7 @@ def _check_no_negative_exponent(ctx: TraceContext, y: Any, dt: DType) -> None:
             f"-> {flag_type}")
 
         def body(blk: Block, in_args: list[str], out: str) -> str:
-            v = convert(blk, in_args[0], y._dtype, dt)
+            v = convert(blk, in_args[0], y.element_type, dt)
             nonneg = blk.op("nonneg", f"arith.cmpi sge, {v}, {blk.const(0, dt.mlir)} : {dt.mlir}")
             return blk.op("nonneg", f"arith.andi {out}, {nonneg} : i1")
 
@@ -925,7 +926,7 @@ def astype(x: Any, dtype: Any, copy: bool = True) -> TracedArray:
         dt = D.dtype(dtype)
     except TypeError as e:
         raise unsupported("astype", str(e)) from None
-    if isinstance(x, TracedArray) and x._dtype == dt and x._weak is None:
+    if isinstance(x, TracedArray) and x.element_type == dt and x.weak is None:
         return _copy(x) if copy else x
     return _ewise(ctx, "cast", [(x, dt)], dt, lambda b, v: v[0])
 
@@ -960,12 +961,12 @@ def _norm_axes(axis: Any, rank: int, opname: str) -> tuple[int, ...]:
 def _check_reduced_extent(x: TracedArray, axes: Sequence[int], ufunc: str, text: str | None = None) -> None:
     """Emits a run-time check that no axis in ``axes`` of ``x`` is empty, for reductions without
     an identity; it fails with NumPy's message (or ``text``), raised as ``ValueError``."""
-    ctx = x._ctx
+    ctx = x.context
     zero = ctx.top.const(0, "index")
     conditions = [
         ctx.top.op("nonempty", f"arith.cmpi ne, {ctx.dim(x, i)}, {zero} : index")
         for i in axes
-        if x._dims[i] is None
+        if x.dims[i] is None
     ]
     if not conditions:
         return
@@ -980,7 +981,7 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
     ctx = _ctx_of(x)
     x = _lift(ctx, x, kind)
     x = _to_tensor(ctx, x)
-    in_dt = x._dtype
+    in_dt = x.element_type
     R = x.ndim
     axes = _norm_axes(axis, R, kind)
     want: DType | None = None
@@ -1018,8 +1019,8 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
     if kind in ("max", "min"):
         _check_reduced_extent(x, axes, "maximum" if kind == "max" else "minimum")
     kept = [i for i in range(R) if i not in axes]
-    out_dims = [x._dims[i] for i in kept]
-    sizes = [ctx.dim(x, i) if x._dims[i] is None else None for i in kept]
+    out_dims = [x.dims[i] for i in kept]
+    sizes = [ctx.dim(x, i) if x.dims[i] is None else None for i in kept]
     init_empty = _empty(ctx, out_dims, acc, sizes)
     out_type = tensor_type(out_dims, acc)
     if kind in ("sum", "mean"):
@@ -1056,11 +1057,11 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
     out = TracedArray(ctx, res, acc, out_dims)
     for j, s in enumerate(sizes):
         if s is not None:
-            out._dim_ssa[j] = s
+            out.set_size(j, s)
     if kind == "mean":
         n: str = ctx.top.const(1, "index")
         for i in axes:
-            n = ctx.top.op("count", f"arith.muli {n}, {ctx.dim(x, i)} : index") if x._dims[i] != 1 else n
+            n = ctx.top.op("count", f"arith.muli {n}, {ctx.dim(x, i)} : index") if x.dims[i] != 1 else n
         n64 = ctx.top.op("count", f"arith.index_cast {n} : index to i64")
         nf = ctx.top.op("count", f"arith.sitofp {n64} : i64 to {acc.mlir}")
         cnt = TracedArray(ctx, nf, acc, (), is_scalar=True)
@@ -1077,8 +1078,8 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
 def _check_contraction(a: TracedArray, b: TracedArray) -> None:
     """Checks that the last dim of ``a`` equals the second to last of ``b`` (no broadcasting), when
     tracing if both are static, else at run time; NumPy's ``ValueError`` either way."""
-    ctx = a._ctx
-    ka, kb = a._dims[-1], b._dims[-2]
+    ctx = a.context
+    ka, kb = a.dims[-1], b.dims[-2]
     message = (
         "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
         "(n?,k),(k,m?)->(n?,m?) (size {1} is different from {0})"
@@ -1101,7 +1102,7 @@ def matmul(a: Any, b: Any) -> TracedArray:
     b = _lift(ctx, b, "matmul")
     if not (_is_tensor(a) and _is_tensor(b)) or a.ndim == 0 or b.ndim == 0:
         raise trace_error("matmul: operands must have at least one dimension (no scalars)", ValueError)
-    dt = D.result_type(a._dtype, b._dtype)
+    dt = D.result_type(a.element_type, b.element_type)
     if dt.is_bool:
         raise unsupported("matmul", "not supported for bool")
     a = astype(a, dt)
@@ -1116,19 +1117,19 @@ def matmul(a: Any, b: Any) -> TracedArray:
     _check_contraction(a, b)
     zero = _py_const(ctx.top, 0, dt)
     if a.ndim == 2 and b.ndim == 2:
-        dims: tuple[int | None, ...] = (a._dims[0], b._dims[1])
+        dims: tuple[int | None, ...] = (a.dims[0], b.dims[1])
         sizes = [ctx.dim(a, 0) if dims[0] is None else None, ctx.dim(b, 1) if dims[1] is None else None]
         e = _empty(ctx, dims, dt, sizes)
         ty = tensor_type(dims, dt)
         f = ctx.top.op("init", f"linalg.fill ins({zero} : {dt.mlir}) outs({e} : {ty}) -> {ty}")
         r = ctx.top.op(
             "matmul",
-            f"linalg.matmul ins({a._value}, {b._value} : {a.mlir_type}, {b.mlir_type}) outs({f} : {ty}) -> {ty}",
+            f"linalg.matmul ins({a.value}, {b.value} : {a.mlir_type}, {b.mlir_type}) outs({f} : {ty}) -> {ty}",
         )
         out = TracedArray(ctx, r, dt, dims)
     else:
-        ba = TracedArray(ctx, a._value, dt, a._dims[:-2])
-        bb = TracedArray(ctx, b._value, dt, b._dims[:-2])
+        ba = TracedArray(ctx, a.value, dt, a.dims[:-2])
+        bb = TracedArray(ctx, b.value, dt, b.dims[:-2])
         bdims, bsrcs = _broadcast([ba, bb], [a, b]) if (ba.ndim or bb.ndim) else ((), [])
         # sources refer to the fake batch views: map them back to the real arrays
         fixed: list[str | None] = []
@@ -1139,10 +1140,10 @@ def matmul(a: Any, b: Any) -> TracedArray:
                 arr = a if s[0] is ba else b
                 fixed.append(ctx.dim(arr, s[1]))
         Rb = len(bdims)
-        dims = tuple(bdims) + (a._dims[-2], b._dims[-1])
+        dims = tuple(bdims) + (a.dims[-2], b.dims[-1])
         sizes2 = fixed + [
-            ctx.dim(a, a.ndim - 2) if a._dims[-2] is None else None,
-            ctx.dim(b, b.ndim - 1) if b._dims[-1] is None else None,
+            ctx.dim(a, a.ndim - 2) if a.dims[-2] is None else None,
+            ctx.dim(b, b.ndim - 1) if b.dims[-1] is None else None,
         ]
         e = _empty(ctx, dims, dt, sizes2)
         ty = tensor_type(dims, dt)
@@ -1152,7 +1153,7 @@ def matmul(a: Any, b: Any) -> TracedArray:
 
         def bmap(arr: TracedArray, last2: list[str]) -> str:
             nb = arr.ndim - 2
-            ex = ["0" if arr._dims[i] == 1 else f"d{Rb - nb + i}" for i in range(nb)]
+            ex = ["0" if arr.dims[i] == 1 else f"d{Rb - nb + i}" for i in range(nb)]
             return affine_map(L, ex + last2)
 
         def body(blk: Block, ins_: list[str], out_: str) -> str:
@@ -1187,23 +1188,23 @@ def transpose(x: Any, axes: Any = None) -> TracedArray:
         if sorted(perm) != list(range(R)):
             raise trace_error(f"transpose: axes {tuple(axes)} don't match array of dimension {R}", ValueError)
     if perm == list(range(R)):
-        view = make_view(x, x._value, x._dims, "transpose", perm)
-        view._dim_ssa = dict(x._dim_ssa)
+        view = make_view(x, x.value, x.dims, "transpose", perm)
+        view.copy_sizes_from(x)
         return view
     ctx.begin_op()
-    dims = tuple(x._dims[p] for p in perm)
-    sizes = [ctx.dim(x, p) if x._dims[p] is None else None for p in perm]
-    e = _empty(ctx, dims, x._dtype, sizes)
-    ty = tensor_type(dims, x._dtype)
+    dims = tuple(x.dims[p] for p in perm)
+    sizes = [ctx.dim(x, p) if x.dims[p] is None else None for p in perm]
+    e = _empty(ctx, dims, x.element_type, sizes)
+    ty = tensor_type(dims, x.element_type)
     r = ctx.top.op(
         "transposed",
-        f"linalg.transpose ins({x._value} : {x.mlir_type}) outs({e} : {ty}) "
+        f"linalg.transpose ins({x.value} : {x.mlir_type}) outs({e} : {ty}) "
         f"permutation = [{', '.join(str(p) for p in perm)}]",
     )
     out = make_view(x, r, dims, "transpose", perm)
     for j, s in enumerate(sizes):
         if s is not None:
-            out._dim_ssa[j] = s
+            out.set_size(j, s)
     return out
 
 
@@ -1224,10 +1225,10 @@ def reshape(x: Any, shape: Any) -> TracedArray:
     infer = -1
     for i, s in enumerate(target):
         if isinstance(s, SymbolicDim):
-            if s._ctx is not ctx:
+            if s.context is not ctx:
                 raise TraceError("dlbridge.jit: a shape entry from another trace was used")
             tdims.append(None)
-            tsizes.append(s._value)
+            tsizes.append(s.value)
             continue
         if isinstance(s, bool) or not isinstance(s, int):
             try:
@@ -1245,14 +1246,14 @@ def reshape(x: Any, shape: Any) -> TracedArray:
         else:
             tdims.append(s)
             tsizes.append(None)
-    src_static = all(d is not None for d in x._dims)
+    src_static = all(d is not None for d in x.dims)
     known = [d for d, z in zip(tdims, tsizes) if d is not None]
     prod_known = 1
     for d in known:
         prod_known *= d
     if src_static:
         total = 1
-        for d in x._dims:
+        for d in x.dims:
             total *= d  # type: ignore[operator]
         if infer >= 0 and all(d is not None or j == infer for j, d in enumerate(tdims)):
             if prod_known == 0 or total % prod_known:
@@ -1260,14 +1261,14 @@ def reshape(x: Any, shape: Any) -> TracedArray:
             tdims[infer] = total // prod_known
         elif all(d is not None for d in tdims) and prod_known != total:
             raise trace_error(f"reshape: cannot reshape array of size {total} into shape {tuple(target)}", ValueError)
-    if tuple(tdims) == x._dims and all(d is not None for d in tdims):
-        return make_view(x, x._value, x._dims, "reshape")
+    if tuple(tdims) == x.dims and all(d is not None for d in tdims):
+        return make_view(x, x.value, x.dims, "reshape")
     ctx.begin_op()
     # SSA sizes of the target dims
     if infer >= 0 and tdims[infer] is None:
         total_v = ctx.top.const(1, "index")
         for k in range(x.ndim):
-            if x._dims[k] != 1:
+            if x.dims[k] != 1:
                 total_v = ctx.top.op("numel", f"arith.muli {total_v}, {ctx.dim(x, k)} : index")
         others = ctx.top.const(1, "index")
         for j, (d, z) in enumerate(zip(tdims, tsizes)):
@@ -1278,20 +1279,20 @@ def reshape(x: Any, shape: Any) -> TracedArray:
                 others = ctx.top.op("numel", f"arith.muli {others}, {sv} : index")
         tsizes[infer] = ctx.top.op("size", f"arith.divui {total_v}, {others} : index")
     vals = [z if z is not None else ctx.top.const(d, "index") for d, z in zip(tdims, tsizes)]
-    ty = tensor_type(tdims, x._dtype)
+    ty = tensor_type(tdims, x.element_type)
     if not tdims:
-        if any(d != 1 for d in x._dims):
+        if any(d != 1 for d in x.dims):
             raise trace_error("reshape: to a 0-d array needs a source with static size-1 dims", ValueError)
-        return make_view(x, _collapse_units(ctx, x, list(range(x.ndim)))._value, (), "reshape")
+        return make_view(x, _collapse_units(ctx, x, list(range(x.ndim))).value, (), "reshape")
     shp = ctx.top.op("shape", f"tensor.from_elements {', '.join(vals)} : tensor<{len(vals)}xindex>")
     r = ctx.top.op(
         "reshaped",
-        f"tensor.reshape {x._value}({shp}) : ({x.mlir_type}, tensor<{len(vals)}xindex>) -> {ty}",
+        f"tensor.reshape {x.value}({shp}) : ({x.mlir_type}, tensor<{len(vals)}xindex>) -> {ty}",
     )
     out = make_view(x, r, tdims, "reshape")
     for j, (d, z) in enumerate(zip(tdims, tsizes)):
         if d is None and z is not None:
-            out._dim_ssa[j] = z
+            out.set_size(j, z)
     return out
 
 
@@ -1305,7 +1306,7 @@ def finalize_outputs(ctx: TraceContext, outs: Sequence[Any]) -> list[TracedArray
     finals: list[TracedArray] = []
     seen: set[str] = set()
     for i, o in enumerate(outs):
-        if isinstance(o, TracedArray) and o._ctx is not ctx:
+        if isinstance(o, TracedArray) and o.context is not ctx:
             raise TraceError("dlbridge.jit: a returned array belongs to another trace")
         try:
             o = _lift(ctx, o, f"return value {i}")
@@ -1317,13 +1318,13 @@ def finalize_outputs(ctx: TraceContext, outs: Sequence[Any]) -> list[TracedArray
             ) from None
         ctx.begin_op()
         arr = _to_tensor(ctx, o)
-        if arr._alias or arr._value in seen:
-            dims = arr._dims
+        if arr.may_alias_argument or arr.value in seen:
+            dims = arr.dims
             sizes = [ctx.dim(arr, k) if d is None else None for k, d in enumerate(dims)]
-            e = _empty(ctx, dims, arr._dtype, sizes)
+            e = _empty(ctx, dims, arr.element_type, sizes)
             ty = arr.mlir_type
-            c = ctx.top.op("copy", f"linalg.copy ins({arr._value} : {ty}) outs({e} : {ty}) -> {ty}")
-            arr = TracedArray(ctx, c, arr._dtype, dims)
-        seen.add(arr._value)
+            c = ctx.top.op("copy", f"linalg.copy ins({arr.value} : {ty}) outs({e} : {ty}) -> {ty}")
+            arr = TracedArray(ctx, c, arr.element_type, dims)
+        seen.add(arr.value)
         finals.append(arr)
     return finals

@@ -368,6 +368,11 @@ class SymbolicDim:
         """The ``index`` SSA value of the size."""
         return self._value
 
+    @property
+    def context(self) -> TraceContext:
+        """The trace this size belongs to."""
+        return self._ctx
+
     def _fail(self, what: str) -> TraceError:
         return unsupported(what, f"{self._desc} is a dynamic size, unknown while tracing")
 
@@ -535,6 +540,54 @@ class TracedArray:
         self._updated_at = ""
         self._arg: ArgSlot | None = None
         self._serial = ctx.fresh_serial()  # creation order: arrays made inside a loop body are its own
+
+    # ---- what the emitters read (ops.py and the other implementation modules)
+    @property
+    def context(self) -> TraceContext:
+        """The trace this array belongs to."""
+        return self._ctx
+
+    @property
+    def value(self) -> str:
+        """The SSA value of the array's current contents."""
+        return self._value
+
+    @property
+    def dims(self) -> tuple[int | None, ...]:
+        """The static sizes (None: dynamic)."""
+        return self._dims
+
+    @property
+    def element_type(self) -> DType:
+        """The tracer's dtype of the elements."""
+        return self._dtype
+
+    @property
+    def weak(self) -> str | None:
+        """The Python scalar kind of a weakly typed value (NEP 50), else None."""
+        return self._weak
+
+    @property
+    def is_scalar(self) -> bool:
+        """Whether the value is an MLIR scalar rather than a tensor."""
+        return self._is_scalar
+
+    @property
+    def may_alias_argument(self) -> bool:
+        """Whether the array may share storage with an argument of the traced function."""
+        return self._alias
+
+    def known_size(self, k: int) -> str | None:
+        """The SSA size of dynamic dim ``k`` when already computed."""
+        return self._dim_ssa.get(k)
+
+    def set_size(self, k: int, size: str) -> None:
+        """Records ``size`` as the SSA size of dynamic dim ``k``."""
+        self._dim_ssa[k] = size
+
+    def copy_sizes_from(self, other: "TracedArray") -> None:
+        """Takes the SSA sizes ``other`` knows (an array of the same shape)."""
+        self._dim_ssa = dict(other._dim_ssa)
 
     # ---- metadata
     @property

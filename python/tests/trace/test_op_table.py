@@ -102,3 +102,10 @@ def test_no_function_local_imports(module: str) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             inner = [n for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))]
             assert not inner, f"{module}.{node.name} imports inside a function"
+
+
+def test_the_emitters_read_arrays_through_their_public_interface() -> None:
+    privates = {"_value", "_dims", "_dtype", "_weak", "_is_scalar", "_alias", "_ctx", "_dim_ssa"}
+    tree = ast.parse((TRACE_DIR / "ops.py").read_text())
+    used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} & privates
+    assert not used, f"ops.py reads TracedArray privates: {sorted(used)}"
