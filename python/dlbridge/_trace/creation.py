@@ -115,31 +115,30 @@ def _fill_dtype(value: Any) -> DType:
 # filled arrays
 
 
+def _new(name: str, shape: Any, dtype: Any, order: str, fill: Any) -> TracedArray:
+    """``numpy.<name>(shape, dtype, order)``: a new array holding ``fill`` (None: uninitialised)."""
+    _check_order(order, name)
+    ctx = _context(shape, *(shape if isinstance(shape, (tuple, list)) else ()))
+    dims, sizes = _shape(ctx, shape, name)
+    return _filled(ctx, dims, sizes, _dtype_or(dtype, D.FLOAT64), fill)
+
+
 @op("zeros")
 def zeros(shape: Any, dtype: Any = float, order: str = "C", *, like: Any = None) -> TracedArray:
     """A new array of zeros."""
-    _check_order(order, "zeros")
-    ctx = _context(shape, *(shape if isinstance(shape, (tuple, list)) else ()))
-    dims, sizes = _shape(ctx, shape, "zeros")
-    return _filled(ctx, dims, sizes, _dtype_or(dtype, D.FLOAT64), 0)
+    return _new("zeros", shape, dtype, order, 0)
 
 
 @op("ones")
 def ones(shape: Any, dtype: Any = None, order: str = "C", *, like: Any = None) -> TracedArray:
     """A new array of ones."""
-    _check_order(order, "ones")
-    ctx = _context(shape, *(shape if isinstance(shape, (tuple, list)) else ()))
-    dims, sizes = _shape(ctx, shape, "ones")
-    return _filled(ctx, dims, sizes, _dtype_or(dtype, D.FLOAT64), 1)
+    return _new("ones", shape, dtype, order, 1)
 
 
 @op("empty")
 def empty(shape: Any, dtype: Any = float, order: str = "C", *, like: Any = None) -> TracedArray:
     """A new uninitialised array."""
-    _check_order(order, "empty")
-    ctx = _context(shape, *(shape if isinstance(shape, (tuple, list)) else ()))
-    dims, sizes = _shape(ctx, shape, "empty")
-    return _filled(ctx, dims, sizes, _dtype_or(dtype, D.FLOAT64), None)
+    return _new("empty", shape, dtype, order, None)
 
 
 @op("full")
