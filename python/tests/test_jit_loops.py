@@ -199,13 +199,13 @@ def test_float_range_argument_is_type_error() -> None:
 
 
 def test_arrays_created_and_written_inside_the_body_stay_inside() -> None:
-    def heat_2d(u: Any, alpha: float, nt: int) -> Any:
-        v = u.copy()
+    def smooth(u: Any, nt: int) -> Any:
         for _ in range(nt):
-            lap = np.zeros_like(v)
-            lap[1:-1, 1:-1] = v[:-2, 1:-1] + v[2:, 1:-1] + v[1:-1, :-2] + v[1:-1, 2:] - 4.0 * v[1:-1, 1:-1]
-            v = v + alpha * lap
-        return v
+            next_u = np.empty_like(u)
+            next_u[0], next_u[-1] = u[0], u[-1]
+            next_u[1:-1] = (u[:-2] + u[1:-1] + u[2:]) / 3
+            u = next_u
+        return u
 
-    jitted = _same(heat_2d, np.random.default_rng(3).random((9, 7)), 0.1, 30)
-    assert jitted.lower(np.zeros((9, 7)), 0.1, 30).count("scf.for") == 1
+    jitted = _same(smooth, np.random.default_rng(3).random(17), 30)
+    assert jitted.lower(np.zeros(17), 30).count("scf.for") == 1

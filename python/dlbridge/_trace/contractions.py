@@ -106,10 +106,7 @@ def einsum(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = None, 
         ctx, "einsum", xs, in_maps, init, ty, acc, affine_map(L, [f"d{pos[c]}" for c in output]),
         ["parallel" if c in output else "reduction" for c in loops], body,
     )
-    result = TracedArray(ctx, value, acc, dims)
-    for j, s in enumerate(sizes_out):
-        if s is not None:
-            result._dim_ssa[j] = s
+    result = TracedArray(ctx, value, acc, dims, sizes=sizes_out)
     return result if acc == dt else ops.astype(result, dt.name)
 
 

@@ -82,10 +82,7 @@ def _filled(ctx: TraceContext, dims: Sequence[int | None], sizes: Sequence[str |
         scalar = ops._scalar_value(ctx, value, dt)
         ty = tensor_type(dims, dt)
         init = ctx.top.op("filled", f"linalg.fill ins({scalar} : {dt.mlir}) outs({init} : {ty}) -> {ty}")
-    out = TracedArray(ctx, init, dt, dims)
-    for k, s in enumerate(sizes):
-        if s is not None:
-            out._dim_ssa[k] = s
+    out = TracedArray(ctx, init, dt, dims, sizes=sizes)
     return out
 
 
@@ -226,10 +223,7 @@ def _iota(ctx: TraceContext, length: int | str, dt: DType, value: Any) -> Traced
     out = ops._emit_generic(
         ctx, "range", [], [], init, tensor_type(dims, dt), dt, affine_map(1, ["d0"]), ["parallel"], body
     )
-    arr = TracedArray(ctx, out, dt, dims)
-    if sizes[0] is not None:
-        arr._dim_ssa[0] = sizes[0]
-    return arr
+    return TracedArray(ctx, out, dt, dims, sizes=sizes)
 
 
 def _is_int_like(v: Any) -> bool:
@@ -375,10 +369,7 @@ def eye(N: Any, M: Any = None, k: int = 0, dtype: Any = float, order: str = "C",
         ctx, "eye", [], [], init, tensor_type(dims, dt), dt, affine_map(2, ["d0", "d1"]),
         ["parallel", "parallel"], body,
     )
-    arr = TracedArray(ctx, out, dt, dims)
-    for j, s in enumerate(sizes):
-        if s is not None:
-            arr._dim_ssa[j] = s
+    arr = TracedArray(ctx, out, dt, dims, sizes=sizes)
     return arr
 
 
@@ -470,10 +461,7 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None, 
         f"tensor.concat dim({ax}) {', '.join(x._value for x in xs)} : "
         f"({', '.join(x.mlir_type for x in xs)}) -> {tensor_type(dims, dt)}",
     )
-    out_arr = TracedArray(ctx, value, dt, dims)
-    for k, s in enumerate(sizes):
-        if s is not None:
-            out_arr._dim_ssa[k] = s
+    out_arr = TracedArray(ctx, value, dt, dims, sizes=sizes)
     return out_arr
 
 

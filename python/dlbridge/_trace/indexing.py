@@ -299,11 +299,9 @@ def extract(x: TracedArray, region: Region) -> TracedArray:
             f"tensor.extract_slice {x._value}{_lists(ctx, region.offsets)}"
             f"{_lists(ctx, region.sizes)}{_lists(ctx, region.strides)} : {x.mlir_type} to {ty}",
         )
-    out = TracedArray(ctx, value, x._dtype, sliced_dims, alias=x._alias)
-    kept_axes = [a for a in region.kept if a is not None]
-    for j, a in enumerate(kept_axes):
-        if sliced_dims[j] is None:
-            out._dim_ssa[j] = region.sizes[a]  # type: ignore[assignment]
+    kept_sizes = [region.sizes[a] for a in region.kept if a is not None]
+    sizes = [z if d is None else None for d, z in zip(sliced_dims, kept_sizes)]
+    out = TracedArray(ctx, value, x._dtype, sliced_dims, alias=x._alias, sizes=sizes)  # type: ignore[arg-type]
     new_axes = [j for j, a in enumerate(region.kept) if a is None]
     return ops._expand_units(ctx, out, new_axes)
 
@@ -459,10 +457,7 @@ def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
         ctx, "gathered", arrays, in_maps, ops._empty(ctx, dims, x._dtype, sizes), ty, x._dtype,
         affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body,
     )
-    result = TracedArray(ctx, out, x._dtype, dims)
-    for i, size in enumerate(sizes):
-        if size is not None:
-            result._dim_ssa[i] = size
+    result = TracedArray(ctx, out, x._dtype, dims, sizes=sizes)
     return result
 
 

@@ -155,10 +155,7 @@ def _arg_reduce(a: Any, axis: Any, keepdims: bool, out: Any, largest: bool) -> T
     top.raw(f"^bb0({v}: {dt.mlir}, {best}: {dt.mlir}, {at}: i64):")
     top.lines.extend(blk.lines)
     top.raw(f"}} -> ({val_ty}, {idx_ty})")
-    r = TracedArray(ctx, f"{res}#1", D.INT64, dims)
-    for j, s in enumerate(sizes):
-        if s is not None:
-            r._dim_ssa[j] = s
+    r = TracedArray(ctx, f"{res}#1", D.INT64, dims, sizes=sizes)
     return ops._expand_units(ctx, r, [ax]) if keepdims else r
 
 

@@ -517,6 +517,7 @@ class TracedArray:
         weak: str | None = None,
         is_scalar: bool = False,
         alias: bool = False,
+        sizes: Sequence[str | None] = (),
     ) -> None:
         self._ctx = ctx
         self._value = value
@@ -524,7 +525,8 @@ class TracedArray:
         self._dims: tuple[int | None, ...] = tuple(dims)
         self._weak = weak
         self._is_scalar = is_scalar
-        self._dim_ssa: dict[int, str] = {}
+        # the SSA sizes of dynamic dims, once computed (``sizes``: those known at creation)
+        self._dim_ssa: dict[int, str] = {k: z for k, z in enumerate(sizes) if z is not None}
         self._alias = alias  # may share storage with a function argument
         # NumPy views (x[...], transpose, reshape): the array whose storage this one views, that
         # array's _version when this value was taken, the operation that made the view, and the
