@@ -8,11 +8,16 @@
 #include "dlbridge/InitAll.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "dl-opt (dlbridge " DLBRIDGE_VERSION "; LLVM " LLVM_VERSION_STRING
+          ")\n";
+  });
   mlir::DialectRegistry registry;
   dlbridge::registerAllDialects(registry);
   dlbridge::registerAllPasses();
