@@ -484,6 +484,8 @@ CompileResult compileNamed(const std::string &source,
 
 } // namespace
 
+const char *dlbridge::jit::version() { return DLBRIDGE_VERSION; }
+
 const char *dlbridge::jit::versionString() {
   return "dlbridge " DLBRIDGE_VERSION "; LLVM " LLVM_VERSION_STRING;
 }

@@ -7,7 +7,7 @@ without copying, returning results in the caller's framework.
 """
 
 from ._api import JitFunction, compile, jit, options  # noqa: A004
-from ._dlbridge import Kernel, Tensor, from_dlpack
+from ._dlbridge import Kernel, Tensor, __version__, from_dlpack
 from ._trace import TraceError
 from ._trace.functions import public as _public_functions
 

@@ -181,5 +181,6 @@ NB_MODULE(_dlbridge, m) {
         "The compile options: name, spellings, values, default, description "
         "and where each can be given.");
   m.def("cuda_available", [] { return dlrt_cuda_available() != 0; });
+  m.attr("__version__") = jit::version();
   m.attr("version") = jit::versionString();
 }

@@ -100,6 +100,9 @@ CompileResult compile(const std::string &source, const std::string &entry,
 CompileResult compileFile(const std::string &path, const std::string &entry,
                           const CompileOptions &options = {});
 
+/// dlbridge's version, e.g. "0.1.0" (the project() version in CMakeLists.txt).
+const char *version();
+
 /// The version string compiled into cache keys: dlbridge's and LLVM's.
 const char *versionString();
 
