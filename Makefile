@@ -7,26 +7,44 @@
 BUILD      ?= build
 SAN_BUILD  ?= build-asan
 TSAN_BUILD ?= build-tsan
+WHEEL_BUILD ?= build-wheel
 LLVM_DIR   ?= /usr/lib/llvm-22
 JOBS       ?= $(shell nproc)
 
 APT_PACKAGES := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
-                ninja-build cmake g++ libgtest-dev python3
-PYTHON     ?= python3
+                libzstd-dev zlib1g-dev ninja-build cmake g++ ccache \
+                libgtest-dev python3 python3-dev python3-venv
 PY_REQUIREMENTS := python/requirements-test.txt
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
-CMAKE_FLAGS := -G Ninja -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
-               -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
-               -DPython_EXECUTABLE=$$(command -v $(PYTHON)) \
-               $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
-                 -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 
-.PHONY: all deps build test test-unit test-lit test-python test-sanitizers \
-        demo bench clean
+# PYTHON is the interpreter to build for and test with. When it is
+# externally managed (PEP 668: Debian's /usr/bin/python3 is), Python packages
+# go into a project virtual environment made from it, .venv, and everything
+# runs with that environment's interpreter, PY. These and the ccache flags
+# are expanded where used, after deps-system has installed what they ask about.
+PYTHON     ?= python3
+VENV       := .venv
+EXTERNALLY_MANAGED = $(shell $(PYTHON) -c 'import os, sys, sysconfig; \
+  marker = os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED"); \
+  sys.exit(sys.prefix != sys.base_prefix or not os.path.exists(marker))' \
+  2>/dev/null && echo yes)
+PY = $(if $(EXTERNALLY_MANAGED),$(CURDIR)/$(VENV)/bin/python,$(shell command -v $(PYTHON)))
+
+CCACHE_FLAGS = $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+                  -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+# Build directories sit side by side, so ccache finds one's objects for the
+# other (the wheel's build-wheel/ reuses build/'s).
+export CCACHE_BASEDIR := $(CURDIR)
+CMAKE_FLAGS = -G Ninja -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
+               -DLLVM_EXTERNAL_LIT=$(LLVM_DIR)/bin/lit \
+               -DPython_EXECUTABLE=$(PY) $(CCACHE_FLAGS)
+
+.PHONY: all deps deps-system build test test-unit test-lit test-python test-sanitizers \
+        test-wheel wheel demo bench clean
 
 all: build
 
-deps:
+deps-system:
 	@missing=$$(for p in $(APT_PACKAGES); do \
 	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
 	  done); \
@@ -35,8 +53,14 @@ deps:
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
-	@$(PYTHON) -c "import nanobind, numpy, pytest, jax" 2>/dev/null || \
-	  $(PYTHON) -m pip install -q -r $(PY_REQUIREMENTS)
+
+deps: deps-system
+	@if [ -n "$(EXTERNALLY_MANAGED)" ] && [ ! -x $(VENV)/bin/python ]; then \
+	  echo "$(PYTHON) is externally managed: Python packages go into $(VENV)"; \
+	  $(PYTHON) -m venv $(VENV); \
+	fi
+	@$(PY) -c "import nanobind, numpy, pytest, jax, auditwheel" 2>/dev/null || \
+	  $(PY) -m pip install -q -r $(PY_REQUIREMENTS)
 
 $(BUILD)/build.ninja: | deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
@@ -52,7 +76,7 @@ test-lit: build
 
 test-python: build
 	PYTHONPATH=$(BUILD)/python DL_OPT=$(BUILD)/bin/dl-opt \
-	  $(PYTHON) -m pytest python/tests -q -p no:cacheprovider
+	  $(PY) -m pytest python/tests -q -p no:cacheprovider
 
 # The C++ unit tests again under ASan+UBSan (LeakSanitizer included), and the
 # runtime's concurrency tests under TSan. libMLIR.so is not instrumented while
@@ -76,15 +100,32 @@ test-sanitizers: deps $(SAN_BUILD)/build.ninja $(TSAN_BUILD)/build.ninja
 	ninja -C $(TSAN_BUILD) -j $(JOBS)
 	ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS)
 
-test: test-lit test-unit test-python test-sanitizers
+# The wheel `pip install .` builds, made self-contained and tagged by
+# auditwheel, into $(WHEEL_BUILD)/dist.
+wheel: deps
+	rm -rf $(WHEEL_BUILD)/raw $(WHEEL_BUILD)/dist
+	CMAKE_ARGS="$(CCACHE_FLAGS)" $(PY) -m pip wheel . --no-deps -w $(WHEEL_BUILD)/raw
+	PATH="$$($(PY) -c 'import os, sys; print(os.path.dirname(sys.executable))'):$$PATH" \
+	  $(PY) -m auditwheel repair -w $(WHEEL_BUILD)/dist $(WHEEL_BUILD)/raw/dlbridge-*.whl
+
+# The wheel installed into a bare virtual environment and run from outside
+# the source tree with nothing else on the paths: no LLVM may be loaded.
+test-wheel: wheel
+	rm -rf $(WHEEL_BUILD)/venv
+	$(PY) -m venv $(WHEEL_BUILD)/venv
+	$(WHEEL_BUILD)/venv/bin/python -m pip install -q $(WHEEL_BUILD)/dist/dlbridge-*.whl
+	cd /tmp && env -i PATH=/usr/bin:/bin HOME="$$HOME" DLBRIDGE_DISK_CACHE=0 \
+	  $(CURDIR)/$(WHEEL_BUILD)/venv/bin/python $(CURDIR)/test/Package/check_wheel.py
+
+test: test-lit test-unit test-python test-sanitizers test-wheel
 
 demo: build
-	PYTHONPATH=$(BUILD)/python $(PYTHON) examples/quickstart.py
+	PYTHONPATH=$(BUILD)/python $(PY) examples/quickstart.py
 
 # Benchmarks against peers (installed from PyPI when missing); writes
 # bench/results/latest.{json,md}. BENCH_ARGS=--quick for a one-minute run.
 bench: build
-	PYTHONPATH=$(BUILD)/python $(PYTHON) bench/run.py $(BENCH_ARGS)
+	PYTHONPATH=$(BUILD)/python $(PY) bench/run.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(WHEEL_BUILD)

@@ -1,0 +1,70 @@
+"""Checks an installed dlbridge wheel the way a new user meets it.
+
+Run with the interpreter of a bare virtual environment into which only the
+wheel (and NumPy) was installed, from a directory outside the source tree:
+
+    venv/bin/python test/Package/check_wheel.py
+
+It jits a function, calls it and checks the numbers, then fails if any
+shared library of LLVM or MLIR was loaded into the process, or if the
+package still resolves anything from a system LLVM installation.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+
+import dlbridge
+
+LLVM_MARKERS = ("libLLVM", "libMLIR", "/llvm-")
+
+
+def loaded_libraries() -> set[str]:
+    """The paths of every file mapped into this process."""
+    maps = pathlib.Path("/proc/self/maps").read_text().splitlines()
+    return {line.split()[-1] for line in maps if line.split()[-1].startswith("/")}
+
+
+def check_jit_runs() -> None:
+    @dlbridge.jit
+    def scaled_sum(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return np.sqrt(x) * 2.0 + y
+
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    y = np.ones((4, 4), dtype=np.float32)
+    np.testing.assert_allclose(scaled_sum(x, y), np.sqrt(x) * 2.0 + y, rtol=1e-6)
+
+
+def check_no_llvm_loaded() -> None:
+    llvm = sorted(p for p in loaded_libraries() if any(m in p for m in LLVM_MARKERS))
+    if llvm:
+        sys.exit(f"the installed package loaded LLVM/MLIR libraries: {llvm}")
+
+
+def check_no_llvm_needed() -> None:
+    package = pathlib.Path(dlbridge.__file__).parent
+    for library in sorted(package.parent.glob("dlbridge*/**/*.so*")):
+        needed = subprocess.run(["ldd", str(library)], check=True, capture_output=True,
+                                text=True).stdout
+        bad = [line.strip() for line in needed.splitlines()
+               if "not found" in line or any(m in line for m in LLVM_MARKERS)]
+        if bad:
+            sys.exit(f"{library.name} needs what a bare machine lacks: {bad}")
+
+
+def main() -> None:
+    if pathlib.Path.cwd().joinpath("python", "dlbridge").is_dir():
+        sys.exit("run this outside the source tree, so that the installed package is imported")
+    check_jit_runs()
+    check_no_llvm_loaded()
+    check_no_llvm_needed()
+    print(f"dlbridge {dlbridge.__version__} from {pathlib.Path(dlbridge.__file__).parent}: "
+          "a jitted function ran with no LLVM or MLIR library loaded")
+
+
+if __name__ == "__main__":
+    main()
