@@ -8,6 +8,7 @@
 
 #include "CrashGuard.h"
 #include "DiskCache.h"
+#include "Frontend.h"
 #include "ExternalSymbols.h"
 #include "KernelImpl.h"
 #include "RuntimeSymbols.h"
@@ -47,23 +48,6 @@ namespace {
 
 constexpr uint32_t kGeneralVariant = 0;
 constexpr uint32_t kContiguousVariant = 1;
-
-const DialectRegistry &getRegistry() {
-  static const DialectRegistry *registry = [] {
-    auto *registry = new DialectRegistry();
-    registerAllDialects(*registry);
-    return registry;
-  }();
-  return *registry;
-}
-
-void initializeNativeTarget() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-}
 
 /// Which build of dlbridge is compiling: the path, size and modification
 /// time of the binary holding this code, so a rebuilt or upgraded dlbridge
@@ -192,45 +176,6 @@ CompileResult compileError(std::string message) {
   return result;
 }
 
-/// Picks the entry to compile (the pipelines then drop the others and what
-/// only they use, --dlpack-select-entry). Returns its name, or an empty
-/// string after writing why into `error`.
-std::string selectEntry(ModuleOp module, const std::string &requested,
-                        std::string &error) {
-  SmallVector<func::FuncOp> entries;
-  for (auto func : module.getOps<func::FuncOp>())
-    if (func->hasAttr(dlpack::DLPackDialect::kEntryAttrName))
-      entries.push_back(func);
-  std::string names;
-  for (func::FuncOp func : entries)
-    names += (names.empty() ? "@" : ", @") + func.getSymName().str();
-  func::FuncOp chosen;
-  if (entries.empty()) {
-    error = "no function is marked 'dlpack.entry'";
-  } else if (requested.empty()) {
-    if (entries.size() == 1)
-      chosen = entries.front();
-    else
-      error = "the module has several entries (" + names + "); name one";
-  } else {
-    for (func::FuncOp func : entries)
-      if (func.getSymName() == requested)
-        chosen = func;
-    if (!chosen)
-      error = "no 'dlpack.entry' function named @" + requested +
-              "; entries: " + names;
-  }
-  if (!chosen)
-    return {};
-  return chosen.getSymName().str();
-}
-
-bool takesTensors(ModuleOp module, llvm::StringRef name) {
-  auto func = module.lookupSymbol<func::FuncOp>(name);
-  auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
-  return llvm::any_of(func.getArgumentTypes(), isTensor) ||
-         llvm::any_of(func.getResultTypes(), isTensor);
-}
 
 /// Compiles one specialisation of the already parsed `module`; on success
 /// fills `variant`, `object` and (when asked) the LLVM-dialect text.
@@ -239,27 +184,7 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
                              LoadedVariant &variant, std::string &object,
                              std::string *llvmDialect, std::string &error) {
   OwningOpRef<ModuleOp> clone = module.clone();
-  PassManager pm(module.getContext());
-  if (options.target == Target::CUDA) {
-    // Host code calls the mgpu* functions of libdlrt (registered with the
-    // other runtime symbols); dlrt_call_begin selects the context's device.
-    CUDAPipelineOptions pipelineOptions;
-    pipelineOptions.entry = function.str();
-    pipelineOptions.bufferize = options.bufferize;
-    pipelineOptions.chip = options.chip;
-    pipelineOptions.ptxVersion = options.ptxVersion;
-    pipelineOptions.format = getName(options.format);
-    pipelineOptions.optLevel = options.optLevel;
-    pipelineOptions.toolkit = options.toolkit;
-    buildDLPackCUDAPipeline(pm, pipelineOptions);
-  } else {
-    CPUPipelineOptions pipelineOptions;
-    pipelineOptions.entry = function.str();
-    pipelineOptions.bufferize = options.bufferize;
-    pipelineOptions.identityLayouts = contiguous;
-    buildDLPackCPUPipeline(pm, pipelineOptions);
-  }
-  if (failed(pm.run(*clone)))
+  if (failed(runPipeline(*clone, function, options, contiguous)))
     return failure();
   if (llvmDialect) {
     llvm::raw_string_ostream os(*llvmDialect);

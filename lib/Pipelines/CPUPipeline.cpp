@@ -105,12 +105,19 @@ void buildToLLVM(OpPassManager &pm) {
 
 } // namespace
 
+void dlbridge::buildDLPackCPUPipeline(const CPUPipelineOptions &options,
+                                      StagePassManager stagePM) {
+  OpPassManager &first = stagePM("tensors-to-buffers");
+  if (!options.entry.empty())
+    first.addPass(dlpack::createDLPackSelectEntry({options.entry}));
+  buildTensorToBuffers(first, options);
+  buildLoopsAndVectors(stagePM("loops-and-vectors"));
+  buildElementMath(stagePM("element-math"));
+  buildToLLVM(stagePM("to-llvm"));
+}
+
 void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
                                       const CPUPipelineOptions &options) {
-  if (!options.entry.empty())
-    pm.addPass(dlpack::createDLPackSelectEntry({options.entry}));
-  buildTensorToBuffers(pm, options);
-  buildLoopsAndVectors(pm);
-  buildElementMath(pm);
-  buildToLLVM(pm);
+  buildDLPackCPUPipeline(options,
+                         [&](llvm::StringRef) -> OpPassManager & { return pm; });
 }

@@ -167,17 +167,18 @@ void buildBinary(OpPassManager &pm,
 
 } // namespace
 
-void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
-                                       const CUDAPipelineOptions &options) {
+void dlbridge::buildDLPackCUDAPipeline(const CUDAPipelineOptions &options,
+                                       StagePassManager stagePM) {
   // First, so that invalid options fail before anything (LLVM's NVPTX
   // backend, which aborts the process on a PTX version too old for the
   // chip, in particular) runs.
+  OpPassManager &first = stagePM("tensors-to-buffers");
   CheckCUDAOptionsOptions checkOptions;
   checkOptions.chip = options.chip;
   checkOptions.ptxVersion = options.ptxVersion;
   checkOptions.format = options.format;
   checkOptions.optLevel = options.optLevel;
-  pm.addPass(createCheckCUDAOptions(checkOptions));
+  first.addPass(createCheckCUDAOptions(checkOptions));
   std::string error;
   FailureOr<CUDATarget> target =
       resolveCUDATarget(options.chip, options.ptxVersion, options.format,
@@ -186,11 +187,18 @@ void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
     return;
 
   if (!options.entry.empty())
-    pm.addPass(dlbridge::dlpack::createDLPackSelectEntry({options.entry}));
-  buildTensorToBuffers(pm, options);
-  buildLoopsToKernels(pm);
-  buildEntriesAndCommonLowering(pm, options, *target);
-  buildKernelsToNVVM(pm, options);
-  buildHostToLLVM(pm);
-  buildBinary(pm, options, *target);
+    first.addPass(dlbridge::dlpack::createDLPackSelectEntry({options.entry}));
+  buildTensorToBuffers(first, options);
+  buildLoopsToKernels(stagePM("loops-to-kernels"));
+  buildEntriesAndCommonLowering(stagePM("entries-and-common-lowering"),
+                                options, *target);
+  buildKernelsToNVVM(stagePM("kernels-to-nvvm"), options);
+  buildHostToLLVM(stagePM("host-to-llvm"));
+  buildBinary(stagePM("binary"), options, *target);
+}
+
+void dlbridge::buildDLPackCUDAPipeline(OpPassManager &pm,
+                                       const CUDAPipelineOptions &options) {
+  buildDLPackCUDAPipeline(
+      options, [&](llvm::StringRef) -> OpPassManager & { return pm; });
 }

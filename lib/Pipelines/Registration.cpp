@@ -12,11 +12,15 @@ void dlbridge::registerDLPackPipelines() {
       "dlpack-cpu-pipeline",
       "Lower dlpack.entry functions over tensors or memrefs to the LLVM "
       "dialect with DLPack entry points, for the host",
-      buildDLPackCPUPipeline);
+      [](mlir::OpPassManager &pm, const CPUPipelineOptions &options) {
+        buildDLPackCPUPipeline(pm, options);
+      });
   mlir::PassPipelineRegistration<CUDAPipelineOptions>(
       "dlpack-cuda-pipeline",
       "Lower dlpack.entry functions over tensors or memrefs to the LLVM "
       "dialect with DLPack entry points for CUDA devices: kernels in a "
       "gpu.binary, launched on the stream of the entry's call context",
-      buildDLPackCUDAPipeline);
+      [](mlir::OpPassManager &pm, const CUDAPipelineOptions &options) {
+        buildDLPackCUDAPipeline(pm, options);
+      });
 }

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dlbridge::jit {
@@ -99,6 +100,23 @@ CompileResult compile(const std::string &source, const std::string &entry,
 /// Like compile(), reading the source from `path`.
 CompileResult compileFile(const std::string &path, const std::string &entry,
                           const CompileOptions &options = {});
+
+/// The IR of each stage of a compilation, in order: "input" (the source),
+/// the target pipeline's stages (Pipelines.h), "llvm-ir" (after LLVM's
+/// optimisations at the options' level), "asm" (the host's assembly) and,
+/// for CUDA, "ptx" (the kernels'). Or why there is none.
+struct InspectResult {
+  using Stages = std::vector<std::pair<std::string, std::string>>;
+  Stages stages;
+  std::string error;
+  explicit operator bool() const { return error.empty(); }
+};
+
+/// Compiles `entry` of `source` as compile() would, bypassing the caches, and
+/// keeps the IR between stages: for reading, never on a call's path. The
+/// general (strided) specialisation is the one shown.
+InspectResult inspect(const std::string &source, const std::string &entry,
+                      const CompileOptions &options = {});
 
 /// dlbridge's version, e.g. "0.1.0" (the project() version in CMakeLists.txt).
 const char *version();

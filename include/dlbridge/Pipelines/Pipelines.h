@@ -10,6 +10,7 @@
 #include "dlbridge/Pipelines/Options.h"
 #include "dlbridge/Transforms/GPU/CUDATarget.h"
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace mlir {
 class OpPassManager;
@@ -33,6 +34,12 @@ struct CPUPipelineOptions
       llvm::cl::init(false)};
 };
 
+/// Gives each named stage of a pipeline the pass manager it adds its passes
+/// to: the same one for the whole pipeline, or a fresh one per stage to see
+/// the IR between stages (dlbridge::jit::inspect).
+using StagePassManager =
+    llvm::function_ref<mlir::OpPassManager &(llvm::StringRef stage)>;
+
 /// Lowers `dlpack.entry` functions over tensors (linalg, arith, math, tensor)
 /// or memrefs to the LLVM dialect with their DLPack entry points, ready for
 /// translation to LLVM IR and execution on the host.
@@ -40,6 +47,10 @@ struct CPUPipelineOptions
 /// code), never leaving one behind.
 void buildDLPackCPUPipeline(mlir::OpPassManager &pm,
                             const CPUPipelineOptions &options);
+/// The same, stage by stage: "tensors-to-buffers", "loops-and-vectors",
+/// "element-math", "to-llvm".
+void buildDLPackCPUPipeline(const CPUPipelineOptions &options,
+                            StagePassManager stagePM);
 
 /// Options of `--dlpack-cuda-pipeline`: names, descriptions and defaults
 /// from Options.h.
@@ -77,6 +88,11 @@ struct CUDAPipelineOptions
 /// lower are errors at their location, as on the CPU.
 void buildDLPackCUDAPipeline(mlir::OpPassManager &pm,
                              const CUDAPipelineOptions &options);
+/// The same, stage by stage: "tensors-to-buffers", "loops-to-kernels",
+/// "entries-and-common-lowering", "kernels-to-nvvm", "host-to-llvm",
+/// "binary" (only the first, which fails, when the options are invalid).
+void buildDLPackCUDAPipeline(const CUDAPipelineOptions &options,
+                             StagePassManager stagePM);
 
 /// Registers the named pipelines with the global pass registry.
 void registerDLPackPipelines();

@@ -1,0 +1,124 @@
+//===- Frontend.cpp - Source to LLVM-dialect MLIR -------------------------===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Frontend.h"
+
+#include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
+#include "dlbridge/InitAll.h"
+#include "dlbridge/Pipelines/Pipelines.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+using namespace mlir;
+using namespace dlbridge;
+using namespace dlbridge::jit;
+
+const DialectRegistry &dlbridge::jit::getRegistry() {
+  static const DialectRegistry *registry = [] {
+    auto *registry = new DialectRegistry();
+    registerAllDialects(*registry);
+    return registry;
+  }();
+  return *registry;
+}
+
+void dlbridge::jit::initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+std::string dlbridge::jit::selectEntry(ModuleOp module,
+                                      const std::string &requested,
+                                      std::string &error) {
+  SmallVector<func::FuncOp> entries;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func->hasAttr(dlpack::DLPackDialect::kEntryAttrName))
+      entries.push_back(func);
+  std::string names;
+  for (func::FuncOp func : entries)
+    names += (names.empty() ? "@" : ", @") + func.getSymName().str();
+  func::FuncOp chosen;
+  if (entries.empty()) {
+    error = "no function is marked 'dlpack.entry'";
+  } else if (requested.empty()) {
+    if (entries.size() == 1)
+      chosen = entries.front();
+    else
+      error = "the module has several entries (" + names + "); name one";
+  } else {
+    for (func::FuncOp func : entries)
+      if (func.getSymName() == requested)
+        chosen = func;
+    if (!chosen)
+      error = "no 'dlpack.entry' function named @" + requested +
+              "; entries: " + names;
+  }
+  if (!chosen)
+    return {};
+  return chosen.getSymName().str();
+}
+
+bool dlbridge::jit::takesTensors(ModuleOp module, llvm::StringRef name) {
+  auto func = module.lookupSymbol<func::FuncOp>(name);
+  auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
+  return llvm::any_of(func.getArgumentTypes(), isTensor) ||
+         llvm::any_of(func.getResultTypes(), isTensor);
+}
+
+LogicalResult dlbridge::jit::runPipeline(ModuleOp module,
+                                         llvm::StringRef function,
+                                         const CompileOptions &options,
+                                         bool contiguous,
+                                         InspectResult::Stages *stages) {
+  // One pass manager for the whole pipeline, or one per stage to print the
+  // module between them.
+  std::vector<std::pair<std::string, std::unique_ptr<PassManager>>> managers;
+  auto stagePM = [&](llvm::StringRef stage) -> OpPassManager & {
+    if (managers.empty() || stages)
+      managers.emplace_back(stage.str(),
+                            std::make_unique<PassManager>(module.getContext()));
+    return *managers.back().second;
+  };
+  if (options.target == Target::CUDA) {
+    // Host code calls the mgpu* functions of libdlrt (registered with the
+    // other runtime symbols); dlrt_call_begin selects the context's device.
+    CUDAPipelineOptions pipelineOptions;
+    pipelineOptions.entry = function.str();
+    pipelineOptions.bufferize = options.bufferize;
+    pipelineOptions.chip = options.chip;
+    pipelineOptions.ptxVersion = options.ptxVersion;
+    pipelineOptions.format = getName(options.format);
+    pipelineOptions.optLevel = options.optLevel;
+    pipelineOptions.toolkit = options.toolkit;
+    buildDLPackCUDAPipeline(pipelineOptions, stagePM);
+  } else {
+    CPUPipelineOptions pipelineOptions;
+    pipelineOptions.entry = function.str();
+    pipelineOptions.bufferize = options.bufferize;
+    pipelineOptions.identityLayouts = contiguous;
+    buildDLPackCPUPipeline(pipelineOptions, stagePM);
+  }
+  for (auto &[stage, pm] : managers) {
+    if (failed(pm->run(module)))
+      return failure();
+    if (stages) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      module.print(os);
+      stages->emplace_back(stage, std::move(text));
+    }
+  }
+  return success();
+}

@@ -1,0 +1,184 @@
+//===- Inspect.cpp - The IR between a compilation's stages ----------------===//
+//
+// Part of dlbridge. What dlbridge.inspect() and JitFunction.inspect() show:
+// the module after each pipeline stage, the optimised LLVM IR, the host's
+// assembly and, for CUDA, the kernels' PTX.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CrashGuard.h"
+#include "ExternalSymbols.h"
+#include "Frontend.h"
+#include "SymbolNames.h"
+
+#include "dlbridge/JIT/Kernel.h"
+#include "dlbridge/Transforms/GPU/CUDATarget.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace mlir;
+using namespace dlbridge;
+using namespace dlbridge::jit;
+
+namespace {
+
+/// Appends "llvm-ir" and "asm": `module` translated, optimised and compiled
+/// for the host as the JIT does.
+LogicalResult addLLVMStages(ModuleOp module, const CompileOptions &options,
+                            InspectResult::Stages &stages, std::string &error) {
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder) {
+    error = llvm::toString(machineBuilder.takeError());
+    return failure();
+  }
+  machineBuilder->setCodeGenOptLevel(
+      static_cast<llvm::CodeGenOptLevel>(options.optLevel));
+  auto targetMachine = machineBuilder->createTargetMachine();
+  if (!targetMachine) {
+    error = llvm::toString(targetMachine.takeError());
+    return failure();
+  }
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context);
+  if (!llvmModule) {
+    error = "the module does not translate to LLVM IR";
+    return failure();
+  }
+  llvmModule->setDataLayout((*targetMachine)->createDataLayout());
+  llvmModule->setTargetTriple((*targetMachine)->getTargetTriple());
+  if (llvm::Error failed = makeOptimizingTransformer(
+          options.optLevel, 0, targetMachine->get())(llvmModule.get())) {
+    error = llvm::toString(std::move(failed));
+    return failure();
+  }
+  std::string ir;
+  llvm::raw_string_ostream irStream(ir);
+  llvmModule->print(irStream, nullptr);
+  stages.emplace_back("llvm-ir", std::move(ir));
+
+  llvm::SmallString<0> assembly;
+  llvm::raw_svector_ostream assemblyStream(assembly);
+  llvm::legacy::PassManager codegen;
+  if ((*targetMachine)
+          ->addPassesToEmitFile(codegen, assemblyStream, nullptr,
+                                llvm::CodeGenFileType::AssemblyFile)) {
+    error = "the host target cannot emit assembly";
+    return failure();
+  }
+  codegen.run(*llvmModule);
+  stages.emplace_back("asm", assembly.str().str());
+  return success();
+}
+
+/// Appends "ptx": the kernels of `module`, a module before the CUDA
+/// pipeline's "binary" stage, serialised as PTX whatever the binary format.
+LogicalResult addPTXStage(ModuleOp module, const CompileOptions &options,
+                          InspectResult::Stages &stages) {
+  PassManager pm(module.getContext());
+  GpuModuleToBinaryPassOptions binaryOptions;
+  binaryOptions.compilationTarget = "isa";
+  // Math in kernels links libdevice, as the pipeline's "binary" stage does.
+  std::string toolkit = findCUDAToolkit(options.toolkit);
+  if (!toolkit.empty() &&
+      llvm::sys::fs::is_regular_file(getLibdevicePath(toolkit)))
+    binaryOptions.toolkitPath = toolkit;
+  pm.addPass(createGpuModuleToBinaryPass(binaryOptions));
+  if (failed(pm.run(module)))
+    return failure();
+  std::string ptx;
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute object : binary.getObjects())
+      ptx += cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+  });
+  stages.emplace_back("ptx", std::move(ptx));
+  return success();
+}
+
+InspectResult inspectUnguarded(const std::string &source,
+                               const std::string &requestedEntry,
+                               const CompileOptions &options) {
+  InspectResult result;
+  MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
+  std::string diagnostics;
+  llvm::raw_string_ostream diagnosticStream(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, "<source>"), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnosticStream);
+  context.printOpOnDiagnostic(false);
+
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module) {
+    result.error = diagnostics;
+    return result;
+  }
+  std::string error;
+  std::string name = selectEntry(*module, requestedEntry, error);
+  if (name.empty()) {
+    result.error = "<source>: " + error;
+    return result;
+  }
+  if (failed(verifyExternalFunctions(*module))) {
+    result.error = diagnostics;
+    return result;
+  }
+  std::string function = makeSymbolsPortable(*module, name);
+
+  result.stages.emplace_back("input", source);
+  if (failed(runPipeline(*module, function, options, /*contiguous=*/false,
+                         &result.stages))) {
+    result.error = diagnostics.empty() ? "the pipeline failed" : diagnostics;
+    return result;
+  }
+  if (failed(addLLVMStages(*module, options, result.stages, error))) {
+    result.error = error;
+    return result;
+  }
+  if (options.target == Target::CUDA) {
+    // The kernels as they were before "binary" serialised them.
+    auto hostToLLVM =
+        llvm::find_if(result.stages, [](const auto &stage) {
+          return stage.first == "host-to-llvm";
+        });
+    OwningOpRef<ModuleOp> kernels =
+        parseSourceString<ModuleOp>(hostToLLVM->second, ParserConfig(&context));
+    if (!kernels || failed(addPTXStage(*kernels, options, result.stages)))
+      result.error = diagnostics.empty() ? "the kernels do not compile to PTX"
+                                         : diagnostics;
+  }
+  return result;
+}
+
+} // namespace
+
+InspectResult dlbridge::jit::inspect(const std::string &source,
+                                     const std::string &entry,
+                                     const CompileOptions &options) {
+  InspectResult result;
+  if (std::string error = checkOptions(options, Spelling::Cpp);
+      !error.empty()) {
+    result.error = error;
+    return result;
+  }
+  initializeNativeTarget();
+  std::string crash;
+  if (!runContained([&] { result = inspectUnguarded(source, entry, options); },
+                    crash))
+    result = {{}, "<source>: internal compiler error while inspecting: " +
+                      crash + " inside MLIR/LLVM (contained)"};
+  return result;
+}
