@@ -174,6 +174,10 @@ class JitFunction(_dlbridge.Dispatcher):
     specs traces the Python function and compiles it.
     """
 
+    # Set by functools.update_wrapper: the Python function and its name.
+    __wrapped__: Callable[..., Any]
+    __name__: str
+
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -206,7 +210,14 @@ class JitFunction(_dlbridge.Dispatcher):
 
 
 @overload
-def jit(fn: Callable[..., Any], /) -> JitFunction: ...
+def jit(
+    fn: Callable[..., Any],
+    /,
+    *,
+    target: str | None = None,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+) -> JitFunction: ...
 @overload
 def jit(
     *,
@@ -223,7 +234,7 @@ def jit(
     target: str | None = None,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
-) -> Any:
+) -> JitFunction | Callable[[Callable[..., Any]], JitFunction]:
     """Compiles an array function on its first call with each kind of arguments.
 
     Use as ``@dlbridge.jit`` or ``@dlbridge.jit(target="cpu",

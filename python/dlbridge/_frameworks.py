@@ -78,11 +78,12 @@ def from_dlpack_for(array_type: type) -> Callable[[Any], Any] | None:
     framework = _framework_of(array_type)
     if framework is None:
         module = _import(_root(array_type))
-        return getattr(module, "from_dlpack", None) if module is not None else None
+        found: Callable[[Any], Any] | None = getattr(module, "from_dlpack", None)
+        return found
     module = _import(framework.module)
     if module is None:
         return None
-    from_dlpack = module.from_dlpack
+    from_dlpack: Callable[[Any], Any] = module.from_dlpack
     if framework.capsules:
         return lambda tensor: from_dlpack(tensor.__dlpack__())
     return from_dlpack

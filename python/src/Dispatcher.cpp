@@ -294,10 +294,23 @@ void dlbridge::python::bindDispatcher(nb::module_ &m) {
            nb::arg("compiler"), nb::arg("name"),
            nb::arg("parameters") = nb::none(),
            nb::arg("defaults") = nb::tuple(),
-           nb::arg("statics") = std::vector<size_t>())
-      .def("__call__", &Dispatcher::call)
+           nb::arg("statics") = std::vector<size_t>(),
+           nb::sig("def __init__(self, compiler: collections.abc.Callable["
+                   "[tuple[typing.Any, ...]], typing.Any], name: str, "
+                   "parameters: collections.abc.Sequence[str] | None = None, "
+                   "defaults: tuple[typing.Any, ...] = (), "
+                   "statics: collections.abc.Sequence[int] = []) -> None"))
+      .def("__call__", &Dispatcher::call,
+           nb::sig("def __call__(self, *args: typing.Any, "
+                   "**kwargs: typing.Any) -> typing.Any"),
+           "Binds the arguments as Python does, compiles on the first call "
+           "with new specs, and runs the kernel; stream= gives the CUDA "
+           "stream to run on.")
       .def("specs", &Dispatcher::specsOf,
+           nb::sig("def specs(self, *args: typing.Any, **kwargs: typing.Any) "
+                   "-> tuple[tuple[typing.Any, ...], ...]"),
            "The specialisation specs of an argument list.")
-      .def_prop_ro("num_specialisations", &Dispatcher::numSpecialisations)
-      .def_prop_ro("name", &Dispatcher::name);
+      .def_prop_ro("num_specialisations", &Dispatcher::numSpecialisations,
+                   "How many kernels have been compiled so far.")
+      .def_prop_ro("name", &Dispatcher::name, "The function's name.");
 }

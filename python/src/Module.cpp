@@ -155,20 +155,37 @@ NB_MODULE(_dlbridge, m) {
                               &PyTuple_GET_ITEM(args.ptr(), 0), args.size(),
                               options, &kernel.signature());
             return runKernel(kernel, call, nullptr);
-          })
-      .def_prop_ro("signature",
-                   [](const jit::Kernel &kernel) {
-                     return signatureToDict(kernel.signature());
-                   })
-      .def_prop_ro("mlir",
-                   [](const jit::Kernel &kernel) {
-                     nb::dict stages;
-                     stages["input"] = kernel.stages().input;
-                     stages["llvm"] = kernel.stages().llvmDialect;
-                     return stages;
-                   })
-      .def_prop_ro("has_contiguous_variant", &jit::Kernel::hasContiguousVariant)
-      .def_prop_ro("from_disk_cache", &jit::Kernel::fromDiskCache);
+          },
+          nb::sig("def __call__(self, *args: KernelArgument) "
+                  "-> typing.Any"),
+          "Runs the kernel on one argument per parameter; returns None, one "
+          "result or a tuple of them, in the framework of the first tensor "
+          "argument.")
+      .def_prop_ro(
+          "signature",
+          [](const jit::Kernel &kernel) {
+            return signatureToDict(kernel.signature());
+          },
+          nb::sig("def signature(self) -> KernelSignature"),
+          "The entry point's name and device, and the name, dtype, shape, "
+          "layout and access of every parameter and result.")
+      .def_prop_ro(
+          "mlir",
+          [](const jit::Kernel &kernel) {
+            nb::dict stages;
+            stages["input"] = kernel.stages().input;
+            stages["llvm"] = kernel.stages().llvmDialect;
+            return stages;
+          },
+          nb::sig("def mlir(self) -> KernelStages"),
+          "The MLIR compiled ('input') and its LLVM-dialect lowering "
+          "('llvm').")
+      .def_prop_ro("has_contiguous_variant", &jit::Kernel::hasContiguousVariant,
+                   "Whether calls with contiguous tensors take a variant "
+                   "compiled for them.")
+      .def_prop_ro("from_disk_cache", &jit::Kernel::fromDiskCache,
+                   "Whether the kernel was loaded from the disk cache rather "
+                   "than compiled.");
 
   m.def("compile", &compileOrRaise, nb::arg("source"), nb::arg("entry") = "",
         nb::arg("target") = "cpu", nb::arg("bufferize") = nb::none(),
@@ -178,9 +195,11 @@ NB_MODULE(_dlbridge, m) {
         "Compiles a dlpack.entry function of MLIR source; raises ValueError "
         "naming the option, or with MLIR's diagnostics, when it cannot.");
   m.def("options", &optionTable,
+        nb::sig("def options() -> list[dict[str, typing.Any]]"),
         "The compile options: name, spellings, values, default, description "
         "and where each can be given.");
-  m.def("cuda_available", [] { return dlrt_cuda_available() != 0; });
+  m.def("cuda_available", [] { return dlrt_cuda_available() != 0; },
+        "Whether a CUDA driver loads and reports at least one GPU.");
   m.attr("__version__") = jit::version();
   m.attr("version") = jit::versionString();
 }

@@ -354,27 +354,43 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
       nb::class_<Tensor>(m, "Tensor",
                          "A tensor owned by dlbridge (a kernel's result or an "
                          "import), exported zero-copy through DLPack.")
-          .def_prop_ro("shape", &Tensor::shape)
+          .def_prop_ro("shape", &Tensor::shape,
+                       nb::sig("def shape(self) -> tuple[int, ...]"),
+                       "The size of each dimension.")
           .def_prop_ro("strides", &Tensor::strides,
+                       nb::sig("def strides(self) -> tuple[int, ...]"),
                        "Strides in elements (DLPack's convention).")
-          .def_prop_ro("dtype", &Tensor::dtype)
-          .def_prop_ro("device",
-                       [](const Tensor &t) { return deviceName(t.tensor().device); })
-          .def_prop_ro("ndim", [](const Tensor &t) { return t.tensor().ndim; })
+          .def_prop_ro("dtype", &Tensor::dtype,
+                       "The element type as NumPy names it ('float32', "
+                       "'int64', 'bool'...).")
+          .def_prop_ro(
+              "device",
+              [](const Tensor &t) { return deviceName(t.tensor().device); },
+              "Where the data is, as 'cpu:0' or 'cuda:1'.")
+          .def_prop_ro("ndim", [](const Tensor &t) { return t.tensor().ndim; },
+                       "The number of dimensions.")
           .def_prop_ro("data_ptr", &Tensor::dataPointer,
                        "Address of the first element.")
           .def_prop_ro("readonly",
                        [](const Tensor &t) {
                          return (t.flags() & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
-                       })
+                       },
+                       "Whether the producer forbids writing to the data.")
           .def("__dlpack__", &Tensor::dlpack, nb::kw_only(),
                nb::arg("stream").none() = nb::none(),
                nb::arg("max_version").none() = nb::none(),
                nb::arg("dl_device").none() = nb::none(),
                nb::arg("copy").none() = nb::none(),
+               nb::sig("def __dlpack__(self, *, stream: int | None = None, "
+                       "max_version: tuple[int, int] | None = None, "
+                       "dl_device: tuple[int, int] | None = None, "
+                       "copy: bool | None = None) -> "
+                       "typing_extensions.CapsuleType"),
                "Exports the tensor as a DLPack capsule (versioned when "
                "max_version allows 1.x, legacy otherwise).")
-          .def("__dlpack_device__", &Tensor::dlpackDevice)
+          .def("__dlpack_device__", &Tensor::dlpackDevice,
+               nb::sig("def __dlpack_device__(self) -> tuple[int, int]"),
+               "The (DLDeviceType, device id) pair of the data.")
           .def("__repr__", [](const Tensor &t) {
             std::string shape = nb::cast<std::string>(nb::repr(t.shape()));
             return "dlbridge.Tensor(shape=" + shape + ", dtype=" + t.dtype() +
@@ -412,6 +428,9 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
       },
       nb::arg("x"), nb::kw_only(), nb::arg("device").none() = nb::none(),
       nb::arg("copy").none() = nb::none(),
+      nb::sig("def from_dlpack(x: SupportsDLPack, *, "
+              "device: object | None = None, copy: bool | None = None) -> "
+              "Tensor"),
       "Imports any object implementing __dlpack__ as a dlbridge.Tensor, "
       "zero-copy unless copy=True or another device is asked for. `device` "
       "is a (device_type, device_id) tuple, a name such as 'cpu' or "
