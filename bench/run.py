@@ -61,7 +61,7 @@ def _import_dlbridge(build_dir: Path) -> tuple[Any, str]:
 
 
 def _versions(peers: peers_mod.Peers, dlbridge: Any) -> dict[str, str]:
-    versions = {"python": platform.python_version(), "dlbridge": str(dlbridge._dlbridge.version)}
+    versions = {"python": platform.python_version(), "dlbridge": str(dlbridge._dlbridge.version_string)}
     for name, module in peers.modules.items():
         version = getattr(module, "__version__", None)
         if version:

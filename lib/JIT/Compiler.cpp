@@ -156,6 +156,10 @@ public:
     std::lock_guard<std::mutex> lock(mutex);
     kernels.emplace(toString(key), std::move(kernel));
   }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex);
+    kernels.clear();
+  }
 
 private:
   static std::string toString(const CacheKey &key) {
@@ -388,6 +392,13 @@ CompileResult compileNamed(const std::string &source,
     return result;
   }
   std::string directory = getCacheDirectory();
+  std::string policy;
+  if (!directory.empty()) {
+    std::string error;
+    policy = getCachePruningPolicy(error);
+    if (policy.empty())
+      return compileError(error);
+  }
   if (!directory.empty())
     if (std::optional<CacheEntry> cached = readCacheEntry(directory, key))
       if (auto kernel = loadFromDisk(*cached)) {
@@ -402,12 +413,20 @@ CompileResult compileNamed(const std::string &source,
   if (!result)
     return result;
   getMemoryCache().insert(key, KernelImpl::unwrap(*result.kernel));
-  if (!directory.empty())
+  if (!directory.empty()) {
     writeCacheEntry(directory, key, cacheEntry);
+    pruneCacheDirectory(directory, policy);
+  }
   return result;
 }
 
 } // namespace
+
+unsigned dlbridge::jit::clearCaches() {
+  getMemoryCache().clear();
+  std::string directory = getCacheDirectory();
+  return directory.empty() ? 0 : removeCacheEntries(directory);
+}
 
 const char *dlbridge::jit::version() { return DLBRIDGE_VERSION; }
 

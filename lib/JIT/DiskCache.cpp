@@ -18,6 +18,7 @@
 #include "DiskCache.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CachePruning.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
@@ -36,6 +37,9 @@ using namespace dlbridge::jit;
 namespace {
 constexpr char kMagic[8] = {'D', 'L', 'B', 'R', 'J', 'I', 'T', '1'};
 constexpr uint32_t kFormatVersion = 3;
+/// What names every file the cache writes; LLVM's pruneCache() takes only
+/// files named "llvmcache-*".
+constexpr StringLiteral kEntryPrefix = "llvmcache-dlbridge-";
 
 /// Sequential reads from an entry that fail, rather than overrun, at its end.
 class Reader {
@@ -136,7 +140,48 @@ std::string dlbridge::jit::getCacheDirectory() {
 }
 
 std::string dlbridge::jit::getCacheEntryName(const CacheKey &key) {
-  return toHex(ArrayRef<uint8_t>(key), /*LowerCase=*/true) + ".dlbrjit";
+  return kEntryPrefix.str() + toHex(ArrayRef<uint8_t>(key), /*LowerCase=*/true);
+}
+
+std::string dlbridge::jit::getCachePruningPolicy(std::string &error) {
+  std::string size = "1g";
+  if (std::optional<std::string> value =
+          sys::Process::GetEnv("DLBRIDGE_CACHE_MAX_SIZE"))
+    size = *value;
+  std::string policy = "cache_size_bytes=" + size + ":prune_interval=20m";
+  if (Expected<CachePruningPolicy> parsed = parseCachePruningPolicy(policy);
+      !parsed || StringRef(size).contains(':')) {
+    if (!parsed)
+      consumeError(parsed.takeError());
+    error = "DLBRIDGE_CACHE_MAX_SIZE: expected a size in bytes with an "
+            "optional k, m or g suffix (e.g. 512m), got '" +
+            size + "'";
+    return {};
+  }
+  return policy;
+}
+
+void dlbridge::jit::pruneCacheDirectory(StringRef dir, StringRef policy) {
+  if (!isTrustedDirectory(dir))
+    return;
+  if (Expected<CachePruningPolicy> parsed = parseCachePruningPolicy(policy))
+    pruneCache(dir, *parsed);
+  else
+    consumeError(parsed.takeError());
+}
+
+unsigned dlbridge::jit::removeCacheEntries(StringRef dir) {
+  if (!isTrustedDirectory(dir))
+    return 0;
+  unsigned removed = 0;
+  std::error_code code;
+  for (sys::fs::directory_iterator it(dir, code), end; it != end && !code;
+       it.increment(code)) {
+    StringRef name = sys::path::filename(it->path());
+    if (name.starts_with(kEntryPrefix) && !sys::fs::remove(it->path()))
+      ++removed;
+  }
+  return removed;
 }
 
 std::optional<CacheEntry> dlbridge::jit::readCacheEntry(StringRef dir,

@@ -63,8 +63,24 @@ std::optional<CacheEntry> readCacheEntry(llvm::StringRef dir,
 void writeCacheEntry(llvm::StringRef dir, const CacheKey &key,
                      const CacheEntry &entry);
 
-/// The file name of `key`'s entry inside a cache directory.
+/// The file name of `key`'s entry inside a cache directory. It starts with
+/// "llvmcache-", the prefix LLVM's pruneCache() takes for its own.
 std::string getCacheEntryName(const CacheKey &key);
+
+/// The pruning policy of the disk cache, in LLVM's CachePruning syntax:
+/// at most $DLBRIDGE_CACHE_MAX_SIZE bytes (a number with an optional k, m or
+/// g suffix; default 1g) of entries, the least recently used pruned first,
+/// and entries unused for a week. Empty after writing why into `error` when
+/// the variable holds something else.
+std::string getCachePruningPolicy(std::string &error);
+
+/// Prunes `dir` by `policy` (LLVM's pruneCache(); it scans the directory at
+/// most every 20 minutes).
+void pruneCacheDirectory(llvm::StringRef dir, llvm::StringRef policy);
+
+/// Removes every entry (and leftover temporary file) of `dir`, and nothing
+/// else; returns how many files were removed.
+unsigned removeCacheEntries(llvm::StringRef dir);
 
 } // namespace dlbridge::jit
 

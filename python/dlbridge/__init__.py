@@ -6,14 +6,16 @@ without copying, returning results in the caller's framework.
 ``dlbridge.compile`` does the same for hand-written MLIR.
 """
 
-from ._api import JitFunction, compile, jit, options  # noqa: A004
-from ._dlbridge import Kernel, Tensor, __version__, from_dlpack
+from ._api import JitFunction, clear_cache, compile, inspect, jit, options  # noqa: A004
+from ._dlbridge import Kernel, Tensor, from_dlpack
+from ._dlbridge import version as __version__
 from ._trace import TraceError
 from ._trace.functions import public as _public_functions
 
 globals().update(_public_functions())
 
 __all__ = [
-    "JitFunction", "Kernel", "Tensor", "TraceError", "compile", "from_dlpack", "jit", "options",
+    "JitFunction", "Kernel", "Tensor", "TraceError", "__version__", "clear_cache", "compile", "from_dlpack",
+    "inspect", "jit", "options",
     *sorted(_public_functions()),
 ]

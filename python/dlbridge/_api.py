@@ -1,24 +1,44 @@
-"""``dlbridge.jit``, ``dlbridge.compile`` and its ``dlbridge.options``."""
+"""``dlbridge.jit``, ``dlbridge.compile``, ``dlbridge.inspect`` and ``dlbridge.options``."""
 
 from __future__ import annotations
 
 import functools
-import inspect
+import inspect as pyinspect
 import os
+import time
 from typing import Any, Callable, Iterable, Sequence, overload
 
 from . import _dlbridge
+from ._compile_log import compile_reason, log_compile
 from ._trace import ArraySpec, ScalarSpec, StaticSpec, TraceResult, trace
 
 _DEVICE_TARGETS = {1: "cpu", 2: "cuda", 3: "cpu", 13: "cuda"}
 
 
-def _check_type(keyword: str, value: object, expected: tuple[type, ...], what: str) -> None:
+def _check_type(keyword: str, value: object, expected: tuple[type, ...], what: str,
+                caller: str = "compile") -> None:
     """Raises TypeError naming ``keyword`` unless ``value`` is one of ``expected``
     (a bool is not taken for an int)."""
     if isinstance(value, expected) and (bool in expected or not isinstance(value, bool)):
         return
-    raise TypeError(f"compile(): {keyword}: expected {what}, got {type(value).__name__}")
+    raise TypeError(f"{caller}(): {keyword}: expected {what}, got {type(value).__name__}")
+
+
+def _check_options(caller: str, source: object, entry: object, target: object,
+                   options: dict[str, Any]) -> dict[str, Any]:
+    """Checks the types of compile()'s and inspect()'s arguments; returns the
+    keyword options as the extension takes them."""
+    none = type(None)
+    _check_type("source", source, (str,), "str", caller)
+    _check_type("entry", entry, (str, none), "str or None", caller)
+    _check_type("target", target, (str,), "str", caller)
+    _check_type("bufferize", options["bufferize"], (bool, none), "bool or None", caller)
+    _check_type("opt_level", options["opt_level"], (int, none), "int or None", caller)
+    for keyword in ("chip", "ptx_version", "format"):
+        _check_type(keyword, options[keyword], (str, none), "str or None", caller)
+    toolkit = options["toolkit"]
+    _check_type("toolkit", toolkit, (str, os.PathLike, none), "str, os.PathLike or None", caller)
+    return {**options, "toolkit": None if toolkit is None else os.fspath(toolkit)}
 
 
 def compile(  # noqa: A001
@@ -63,20 +83,63 @@ def compile(  # noqa: A001
             CUDA-only option with ``target="cpu"``, or MLIR's diagnostics when
             the source does not compile.
     """
-    none = type(None)
-    _check_type("source", source, (str,), "str")
-    _check_type("entry", entry, (str, none), "str or None")
-    _check_type("target", target, (str,), "str")
-    _check_type("bufferize", bufferize, (bool, none), "bool or None")
-    _check_type("opt_level", opt_level, (int, none), "int or None")
-    for keyword, value in (("chip", chip), ("ptx_version", ptx_version), ("format", format)):
-        _check_type(keyword, value, (str, none), "str or None")
-    _check_type("toolkit", toolkit, (str, os.PathLike, none), "str, os.PathLike or None")
     _check_type("cache", cache, (bool,), "bool")
-    return _dlbridge.compile(
-        source, entry or "", target, bufferize=bufferize, opt_level=opt_level, chip=chip,
-        ptx_version=ptx_version, format=format,
-        toolkit=None if toolkit is None else os.fspath(toolkit), cache=cache)
+    keywords = _check_options("compile", source, entry, target, dict(
+        bufferize=bufferize, opt_level=opt_level, chip=chip, ptx_version=ptx_version,
+        format=format, toolkit=toolkit))
+    start = time.perf_counter()
+    kernel = _dlbridge.compile(source, entry or "", target, cache=cache, **keywords)
+    log_compile("", f"target {target}", time.perf_counter() - start, kernel)
+    return kernel
+
+
+def inspect(
+    source: str,
+    entry: str | None = None,
+    target: str = "cpu",
+    *,
+    bufferize: bool | None = None,
+    opt_level: int | None = None,
+    chip: str | None = None,
+    ptx_version: str | None = None,
+    format: str | None = None,  # noqa: A002
+    toolkit: str | os.PathLike[str] | None = None,
+) -> dict[str, str]:
+    """The IR of every stage of compiling ``source`` as :func:`compile` would.
+
+    Takes compile()'s arguments and compiles afresh, bypassing the caches (it
+    is for reading, not for calls). For the CPU, the stages are ``input``,
+    ``tensors-to-buffers``, ``loops-and-vectors``, ``element-math`` and
+    ``to-llvm`` (MLIR after each of the pipeline's stages), ``llvm-ir`` (after
+    LLVM's optimisations) and ``asm`` (the host's assembly); for CUDA,
+    ``input``, ``tensors-to-buffers``, ``loops-to-kernels``,
+    ``entries-and-common-lowering``, ``kernels-to-nvvm``, ``host-to-llvm``,
+    ``binary``, ``llvm-ir``, ``asm`` and ``ptx`` (the kernels). Strided
+    arguments' specialisation is the one shown.
+
+    Returns:
+        Stage name to text, in the order of the compilation.
+
+    Raises:
+        TypeError: an argument of the wrong type, naming it.
+        ValueError: as compile() raises it.
+    """
+    keywords = _check_options("inspect", source, entry, target, dict(
+        bufferize=bufferize, opt_level=opt_level, chip=chip, ptx_version=ptx_version,
+        format=format, toolkit=toolkit))
+    return dict(_dlbridge.inspect(source, entry or "", target, **keywords))
+
+
+def clear_cache() -> int:
+    """Empties the in-memory kernel cache and removes every entry of the disk cache
+    (``$DLBRIDGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/dlbridge`` or ``~/.cache/dlbridge``),
+    and nothing else in its directory. Kernels and jitted functions already compiled
+    keep working.
+
+    Returns:
+        How many disk cache entries were removed.
+    """
+    return int(_dlbridge.clear_cache())
 
 
 def options() -> list[dict[str, Any]]:
@@ -119,7 +182,7 @@ def _call_shape(
         ValueError: a static name that is not a parameter, or a static number out of range.
     """
     try:
-        params = list(inspect.signature(fn).parameters.values())
+        params = list(pyinspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
         params = []
     plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) and bool(params)
@@ -184,12 +247,16 @@ class JitFunction(_dlbridge.Dispatcher):
         target: str | None,
         static_argnums: Iterable[int] = (),
         static_argnames: Iterable[str] = (),
+        cache: bool = True,
     ) -> None:
         names, defaults, statics = _call_shape(fn, static_argnums, static_argnames)
         super().__init__(self._compile_specs, fn.__name__, names, defaults, statics)
         functools.update_wrapper(self, fn)
         self._target = target
+        self._cache = cache
+        self._names = names
         self._traces: dict[tuple[Any, ...], TraceResult] = {}
+        self._compiled: list[tuple[Any, ...]] = []
 
     def _trace(self, specs: tuple[Any, ...]) -> TraceResult:
         # static values by type and value, as the dispatcher keys them (1 == 1.0 == True)
@@ -199,14 +266,26 @@ class JitFunction(_dlbridge.Dispatcher):
         return self._traces[key]
 
     def _compile_specs(self, specs: tuple[Any, ...]) -> Any:
+        start = time.perf_counter()
         traced = self._trace(specs)
-        kernel = _dlbridge.compile(traced.mlir, traced.entry, _target_of(specs, self._target))
+        kernel = _dlbridge.compile(traced.mlir, traced.entry, _target_of(specs, self._target),
+                                   cache=self._cache)
+        log_compile(self.__name__, compile_reason(self._names, specs, self._compiled),
+                    time.perf_counter() - start, kernel)
+        self._compiled.append(specs)
         builder = _result_builder(traced.result_tree, traced.num_outputs)
         return kernel if builder is None else (kernel, builder)
 
     def lower(self, *args: Any, **kwargs: Any) -> str:
         """The MLIR this function is compiled from for arguments like ``args``."""
         return self._trace(self.specs(*args, **kwargs)).mlir
+
+    def inspect(self, *args: Any, **kwargs: Any) -> dict[str, str]:
+        """The IR of every stage of compiling this function for arguments like ``args``:
+        what :func:`dlbridge.inspect` gives for the specialisation a call with them runs."""
+        specs = self.specs(*args, **kwargs)
+        traced = self._trace(specs)
+        return inspect(traced.mlir, traced.entry, _target_of(specs, self._target))
 
 
 @overload
@@ -217,6 +296,7 @@ def jit(
     target: str | None = None,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
+    cache: bool = True,
 ) -> JitFunction: ...
 @overload
 def jit(
@@ -224,6 +304,7 @@ def jit(
     target: str | None = None,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
+    cache: bool = True,
 ) -> Callable[[Callable[..., Any]], JitFunction]: ...
 
 
@@ -234,6 +315,7 @@ def jit(
     target: str | None = None,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
+    cache: bool = True,
 ) -> JitFunction | Callable[[Callable[..., Any]], JitFunction]:
     """Compiles an array function on its first call with each kind of arguments.
 
@@ -249,9 +331,26 @@ def jit(
     ``jax.jit``) reach the function as the Python values themselves
     (hashable: ints, floats, strings, tuples...); each new value, compared by
     type and value, compiles a new kernel.
+
+    ``cache=False`` compiles every specialisation afresh instead of reusing
+    kernels from the disk cache (and storing them there). With the environment
+    variable ``DLBRIDGE_DISABLE_JIT=1``, ``jit`` returns the Python function
+    itself, to debug it with print and pdb; ``DLBRIDGE_LOG=compile`` logs every
+    compile with its reason and time.
     """
+    _check_type("cache", cache, (bool,), "bool", "jit")
     nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    if _jit_disabled():
+        return (lambda f: f) if fn is None else fn  # type: ignore[return-value]
     if fn is None:
-        return lambda f: JitFunction(f, target, nums, names)
-    return JitFunction(fn, target, nums, names)
+        return lambda f: JitFunction(f, target, nums, names, cache)
+    return JitFunction(fn, target, nums, names, cache)
+
+
+def _jit_disabled() -> bool:
+    """Whether DLBRIDGE_DISABLE_JIT asks for plain Python functions."""
+    value = os.environ.get("DLBRIDGE_DISABLE_JIT", "")
+    if value not in ("", "0", "1"):
+        raise ValueError(f"DLBRIDGE_DISABLE_JIT: expected 0 or 1, got {value!r}")
+    return value == "1"

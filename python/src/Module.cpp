@@ -14,7 +14,9 @@
 #include "dlbridge/Runtime/dlrt_cuda.h"
 
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <limits>
 
@@ -59,15 +61,15 @@ nb::dict signatureToDict(const jit::Signature &signature) {
   return info;
 }
 
-/// The keywords of dlbridge.compile(); None leaves an option at its default.
-jit::Kernel compileOrRaise(const std::string &source, const std::string &entry,
-                           const std::string &target,
-                           std::optional<bool> bufferize,
-                           std::optional<int64_t> optLevel,
-                           std::optional<std::string> chip,
-                           std::optional<std::string> ptxVersion,
-                           std::optional<std::string> format,
-                           std::optional<std::string> toolkit, bool cache) {
+/// The options of dlbridge.compile() and inspect() from their keywords; None
+/// leaves an option at its default.
+CompileOptions optionsOrRaise(const std::string &target,
+                              std::optional<bool> bufferize,
+                              std::optional<int64_t> optLevel,
+                              std::optional<std::string> chip,
+                              std::optional<std::string> ptxVersion,
+                              std::optional<std::string> format,
+                              std::optional<std::string> toolkit, bool cache) {
   CompileOptions options;
   std::optional<Target> parsedTarget = parseTarget(target);
   if (!parsedTarget)
@@ -99,6 +101,19 @@ jit::Kernel compileOrRaise(const std::string &source, const std::string &entry,
   if (std::string error = checkOptions(options, Spelling::Python);
       !error.empty())
     throw nb::value_error(error.c_str());
+  return options;
+}
+
+jit::Kernel compileOrRaise(const std::string &source, const std::string &entry,
+                           const std::string &target,
+                           std::optional<bool> bufferize,
+                           std::optional<int64_t> optLevel,
+                           std::optional<std::string> chip,
+                           std::optional<std::string> ptxVersion,
+                           std::optional<std::string> format,
+                           std::optional<std::string> toolkit, bool cache) {
+  CompileOptions options = optionsOrRaise(target, bufferize, optLevel, chip,
+                                          ptxVersion, format, toolkit, cache);
   jit::CompileResult result;
   {
     nb::gil_scoped_release unlocked;
@@ -107,6 +122,28 @@ jit::Kernel compileOrRaise(const std::string &source, const std::string &entry,
   if (!result)
     throw nb::value_error(result.error.c_str());
   return *result.kernel;
+}
+
+/// Stage name and text, in the order of the compilation.
+jit::InspectResult::Stages inspectOrRaise(const std::string &source, const std::string &entry,
+                        const std::string &target,
+                        std::optional<bool> bufferize,
+                        std::optional<int64_t> optLevel,
+                        std::optional<std::string> chip,
+                        std::optional<std::string> ptxVersion,
+                        std::optional<std::string> format,
+                        std::optional<std::string> toolkit) {
+  CompileOptions options =
+      optionsOrRaise(target, bufferize, optLevel, chip, ptxVersion, format,
+                     toolkit, /*cache=*/false);
+  jit::InspectResult result;
+  {
+    nb::gil_scoped_release unlocked;
+    result = jit::inspect(source, entry, options);
+  }
+  if (!result)
+    throw nb::value_error(result.error.c_str());
+  return std::move(result.stages);
 }
 
 /// The option table (Options.h), for documentation and its tests.
@@ -194,12 +231,23 @@ NB_MODULE(_dlbridge, m) {
         nb::arg("toolkit") = nb::none(), nb::arg("cache") = true,
         "Compiles a dlpack.entry function of MLIR source; raises ValueError "
         "naming the option, or with MLIR's diagnostics, when it cannot.");
+  m.def("inspect", &inspectOrRaise, nb::arg("source"), nb::arg("entry") = "",
+        nb::arg("target") = "cpu", nb::arg("bufferize") = nb::none(),
+        nb::arg("opt_level") = nb::none(), nb::arg("chip") = nb::none(),
+        nb::arg("ptx_version") = nb::none(), nb::arg("format") = nb::none(),
+        nb::arg("toolkit") = nb::none(),
+        "Compiles as compile() does, bypassing the caches, and returns the "
+        "IR after every stage: (stage name, text) pairs, in order.");
+  m.def("clear_cache", &jit::clearCaches,
+        "Empties the in-memory kernel cache and removes every entry of the "
+        "disk cache; returns how many disk entries were removed. Kernels "
+        "already compiled stay valid.");
   m.def("options", &optionTable,
         nb::sig("def options() -> list[dict[str, typing.Any]]"),
         "The compile options: name, spellings, values, default, description "
         "and where each can be given.");
   m.def("cuda_available", [] { return dlrt_cuda_available() != 0; },
         "Whether a CUDA driver loads and reports at least one GPU.");
-  m.attr("__version__") = jit::version();
-  m.attr("version") = jit::versionString();
+  m.attr("version") = jit::version();
+  m.attr("version_string") = jit::versionString();
 }

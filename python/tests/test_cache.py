@@ -45,7 +45,7 @@ def probe(cache_dir: pathlib.Path, source: str = KERNEL, **env: str) -> list[str
 
 
 def entries(cache_dir: pathlib.Path) -> list[pathlib.Path]:
-    return sorted(cache_dir.glob("*.dlbrjit"))
+    return sorted(cache_dir.glob("llvmcache-dlbridge-*"))
 
 
 def test_a_second_process_reuses_the_disk_cache(tmp_path: pathlib.Path) -> None:

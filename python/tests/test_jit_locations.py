@@ -44,7 +44,7 @@ def test_the_same_body_defined_elsewhere_compiles_once(tmp_path: pathlib.Path) -
     cache = tmp_path / "cache"
     env = dict(os.environ, DLBRIDGE_CACHE_DIR=str(cache))
     subprocess.run([sys.executable, str(script)], check=True, env=env)
-    assert len(list(cache.glob("*.dlbrjit"))) == 1
+    assert len(list(cache.glob("llvmcache-dlbridge-*"))) == 1
 
 
 def test_run_time_checks_name_the_python_line() -> None:

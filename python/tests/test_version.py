@@ -29,4 +29,4 @@ def test_wheel_reads_the_same_version() -> None:
 
 
 def test_version_names_dlbridge_and_llvm_for_cache_keys() -> None:
-    assert dlbridge._dlbridge.version.startswith(f"dlbridge {dlbridge.__version__}; LLVM 22.")
+    assert dlbridge._dlbridge.version_string.startswith(f"dlbridge {dlbridge.__version__}; LLVM 22.")

@@ -159,4 +159,45 @@ TEST_F(DiskCacheTest, EntriesOrDirectoriesOthersMayWriteAreNotRead) {
   EXPECT_FALSE(llvm::sys::fs::exists(entryPath()));
 }
 
+TEST_F(DiskCacheTest, PruningKeepsTheDirectoryUnderItsSize) {
+  writeCacheEntry(dir, key, entry);
+  CacheKey second = key;
+  second[0] ^= 1;
+  writeCacheEntry(dir, second, entry);
+  writeBytes(dir + "/notes.txt", "not the cache's");
+  // Within the limit, nothing goes.
+  pruneCacheDirectory(dir, "cache_size_bytes=1m:prune_interval=0s");
+  EXPECT_TRUE(readCacheEntry(dir, key));
+  EXPECT_TRUE(readCacheEntry(dir, second));
+  // Over it, entries go until the rest fits; other files stay.
+  pruneCacheDirectory(dir, "cache_size_bytes=1:prune_interval=0s");
+  EXPECT_FALSE(readCacheEntry(dir, key));
+  EXPECT_FALSE(readCacheEntry(dir, second));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/notes.txt"));
+}
+
+TEST_F(DiskCacheTest, TheSizeLimitComesFromTheEnvironment) {
+  std::string error;
+  ASSERT_EQ(::unsetenv("DLBRIDGE_CACHE_MAX_SIZE"), 0);
+  EXPECT_EQ(getCachePruningPolicy(error), "cache_size_bytes=1g:prune_interval=20m");
+  ASSERT_EQ(::setenv("DLBRIDGE_CACHE_MAX_SIZE", "512m", 1), 0);
+  EXPECT_EQ(getCachePruningPolicy(error), "cache_size_bytes=512m:prune_interval=20m");
+  for (const char *bad : {"lots", "5x", "1g:prune_after=0s", ""}) {
+    ASSERT_EQ(::setenv("DLBRIDGE_CACHE_MAX_SIZE", bad, 1), 0);
+    error.clear();
+    EXPECT_EQ(getCachePruningPolicy(error), "") << bad;
+    EXPECT_NE(error.find("DLBRIDGE_CACHE_MAX_SIZE"), std::string::npos) << bad;
+  }
+  ASSERT_EQ(::unsetenv("DLBRIDGE_CACHE_MAX_SIZE"), 0);
+}
+
+TEST_F(DiskCacheTest, RemovingEntriesRemovesNothingElse) {
+  writeCacheEntry(dir, key, entry);
+  writeBytes(dir + "/notes.txt", "not the cache's");
+  EXPECT_EQ(removeCacheEntries(dir), 1u);
+  EXPECT_FALSE(readCacheEntry(dir, key));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/notes.txt"));
+  EXPECT_EQ(removeCacheEntries(dir), 0u);
+}
+
 } // namespace

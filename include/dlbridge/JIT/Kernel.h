@@ -118,6 +118,11 @@ struct InspectResult {
 InspectResult inspect(const std::string &source, const std::string &entry,
                       const CompileOptions &options = {});
 
+/// Empties this process's kernel cache and removes every entry of the disk
+/// cache (DiskCache.h: nothing else in its directory); kernels already
+/// compiled stay valid. Returns how many disk entries were removed.
+unsigned clearCaches();
+
 /// dlbridge's version, e.g. "0.1.0" (the project() version in CMakeLists.txt).
 const char *version();
 
