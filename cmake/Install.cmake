@@ -41,7 +41,7 @@ if(NOT DLBRIDGE_STATIC_LLVM)
 endif()
 set_target_properties(dlbridge_core PROPERTIES
   INSTALL_RPATH "$ORIGIN;${llvm_rpath}")
-set_target_properties(dl-opt dl-run PROPERTIES
+set_target_properties(dl-opt dl-run dl-lsp-server PROPERTIES
   INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR};${LLVM_LIBRARY_DIR}")
 
 install(TARGETS dlrt dlbridge_core dlpack_headers
@@ -49,7 +49,7 @@ install(TARGETS dlrt dlbridge_core dlpack_headers
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS dl-opt dl-run
+install(TARGETS dl-opt dl-run dl-lsp-server
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT dlbridgeTargets NAMESPACE dlbridge::
   DESTINATION ${DLBRIDGE_INSTALL_CMAKEDIR})

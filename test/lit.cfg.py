@@ -8,7 +8,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "DLBRIDGE"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dlbridge_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
@@ -20,7 +20,8 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.dlbridge_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
     [ToolSubst("dl-opt", unresolved="fatal"),
-     ToolSubst("dl-run", unresolved="fatal")],
+     ToolSubst("dl-run", unresolved="fatal"),
+     ToolSubst("dl-lsp-server", unresolved="fatal")],
     tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

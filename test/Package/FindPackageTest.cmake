@@ -18,7 +18,7 @@ if(archives)
 endif()
 foreach(file include/dlbridge/JIT/Kernel.h include/dlbridge/Runtime/dlrt.h
              include/dlpack/dlpack.h lib/cmake/dlbridge/dlbridgeConfig.cmake
-             bin/dl-opt bin/dl-run)
+             bin/dl-opt bin/dl-run bin/dl-lsp-server)
   if(NOT EXISTS ${WORK_DIR}/prefix/${file})
     message(FATAL_ERROR "the install lacks ${file}")
   endif()

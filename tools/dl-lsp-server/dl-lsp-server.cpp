@@ -1,0 +1,17 @@
+//===- dl-lsp-server.cpp - MLIR's language server with dlbridge -----------===//
+//
+// Part of dlbridge. mlir-lsp-server with the dialects dl-opt knows, so an
+// editor shows diagnostics, hover, definitions and symbols for modules that
+// use the dlpack dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dlbridge/InitAll.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-lsp-server/MlirLspServerMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  dlbridge::registerAllDialects(registry);
+  return mlir::failed(mlir::MlirLspServerMain(argc, argv, registry));
+}
