@@ -25,7 +25,7 @@ const mlir::DialectRegistry &getRegistry();
 void initializeNativeTarget();
 
 /// Picks the entry to compile (the pipelines then drop the others and what
-/// only they use, --dlpack-select-entry). Returns its name, or an empty
+/// only they use, --dlbridge-select-entry). Returns its name, or an empty
 /// string after writing why into `error`.
 std::string selectEntry(mlir::ModuleOp module, const std::string &requested,
                         std::string &error);

@@ -48,7 +48,7 @@ void buildTensorToBuffers(OpPassManager &pm,
   pm.addPass(dlbridge::createCopiesToLinalg());
 }
 
-/// Loops to kernels (DESIGN.md, "Pipelines"): linalg becomes parallel loops
+/// Loops to kernels (docs/Design.md, "Pipelines"): linalg becomes parallel loops
 /// tiled into blocks of threads and mapped to `gpu.launch`es; what host code
 /// still does to tensor data moves into kernels too, and buffers into device
 /// memory. Kernels, generated or written by hand, are outlined into

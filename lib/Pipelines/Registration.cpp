@@ -9,14 +9,14 @@
 
 void dlbridge::registerDLPackPipelines() {
   mlir::PassPipelineRegistration<CPUPipelineOptions>(
-      "dlpack-cpu-pipeline",
+      "dlbridge-cpu-pipeline",
       "Lower dlpack.entry functions over tensors or memrefs to the LLVM "
       "dialect with DLPack entry points, for the host",
       [](mlir::OpPassManager &pm, const CPUPipelineOptions &options) {
         buildDLPackCPUPipeline(pm, options);
       });
   mlir::PassPipelineRegistration<CUDAPipelineOptions>(
-      "dlpack-cuda-pipeline",
+      "dlbridge-cuda-pipeline",
       "Lower dlpack.entry functions over tensors or memrefs to the LLVM "
       "dialect with DLPack entry points for CUDA devices: kernels in a "
       "gpu.binary, launched on the stream of the entry's call context",

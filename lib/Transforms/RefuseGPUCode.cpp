@@ -30,7 +30,7 @@ struct RefuseGPUCodePass
       found = true;
       op->emitError() << "'" << op->getName()
                       << "' is GPU code: compile it with the CUDA target "
-                         "(target=\"cuda\", or --dlpack-cuda-pipeline)";
+                         "(target=\"cuda\", or --dlbridge-cuda-pipeline)";
       // What is nested in it is part of it.
       return WalkResult::skip();
     });

@@ -160,8 +160,8 @@ nb::list optionTable() {
     row["cuda_only"] = info->cudaOnly;
     nb::list interfaces;
     for (auto [bit, name] :
-         {std::pair{InCPUPipeline, "dlpack-cpu-pipeline"},
-          std::pair{InCUDAPipeline, "dlpack-cuda-pipeline"},
+         {std::pair{InCPUPipeline, "dlbridge-cpu-pipeline"},
+          std::pair{InCUDAPipeline, "dlbridge-cuda-pipeline"},
           std::pair{InDLRun, "dl-run"}, std::pair{InPython, "python"},
           std::pair{InCpp, "c++"}})
       if (info->interfaces & bit)

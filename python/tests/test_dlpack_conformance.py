@@ -1,4 +1,4 @@
-"""DESIGN.md's DLPack conformance checklist, item by item, on dlbridge's
+"""docs/Design.md's DLPack conformance checklist, item by item, on dlbridge's
 import path (``from_dlpack`` and kernel arguments) and export path
 (``Tensor.__dlpack__``)."""
 

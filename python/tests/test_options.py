@@ -159,7 +159,7 @@ def _pipeline_options(help_text: str, pipeline: str) -> set[str]:
 
 def test_dl_opt_pipelines_take_their_options() -> None:
     text = _help(require_dl_opt())
-    for pipeline in ("dlpack-cpu-pipeline", "dlpack-cuda-pipeline"):
+    for pipeline in ("dlbridge-cpu-pipeline", "dlbridge-cuda-pipeline"):
         expected = {row["name"] for row in _table() if pipeline in row["interfaces"]}
         assert _pipeline_options(text, pipeline) == expected, pipeline
     for row in _table():

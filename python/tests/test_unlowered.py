@@ -30,5 +30,5 @@ def test_gpu_launch_for_the_cpu_names_the_op_and_the_target() -> None:
         dlbridge.compile(GPU_LAUNCH, target="cpu")
     message = str(info.value)
     assert ("<source>:6:3: error: 'gpu.launch' is GPU code: compile it with the CUDA target "
-            "(target=\"cuda\", or --dlpack-cuda-pipeline)") in message
+            "(target=\"cuda\", or --dlbridge-cuda-pipeline)") in message
     assert "unrealized_conversion_cast" not in message

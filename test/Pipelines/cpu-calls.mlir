@@ -3,7 +3,7 @@
 // calls three deep, recursion, and helpers returning their tensor argument.
 // The entry's parameters stay read-only unless it writes them.
 // REQUIRES: numpy
-// RUN: dl-opt %s --split-input-file --dlpack-cpu-pipeline | FileCheck %s
+// RUN: dl-opt %s --split-input-file --dlbridge-cpu-pipeline | FileCheck %s
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np; r = np.random.default_rng(5); np.save('%t/m.npy', r.standard_normal((3, 5)).astype(np.float32)); np.save('%t/d.npy', r.standard_normal(100)); np.save('%t/x.npy', r.standard_normal(7).astype(np.float32)); np.save('%t/y.npy', r.standard_normal(7).astype(np.float32))"

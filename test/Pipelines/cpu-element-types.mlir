@@ -7,9 +7,9 @@
 // inputs where the signature admits strides), the CUDA pipeline compiles
 // them through ptxas for sm_80 and sm_90.
 // REQUIRES: numpy
-// RUN: dl-opt %s --dlpack-cpu-pipeline | FileCheck %s
-// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_80 format=cubin" -o /dev/null
-// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_90 format=cubin" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cpu-pipeline | FileCheck %s
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="chip=sm_80 format=cubin" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="chip=sm_90 format=cubin" -o /dev/null
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np, ml_dtypes as md; types = [md.float8_e4m3fn, md.float8_e5m2, md.float8_e4m3fnuz, md.float8_e5m2fnuz, md.float8_e4m3b11fnuz, md.float8_e4m3, md.float8_e3m4]; codes = np.arange(256).astype(np.uint8); np.save('%t/codes.npy', codes.view(np.int8)); grid = [np.sort(np.unique(v[np.isfinite(v)])) for v in (codes.view(t).astype(np.float64) for t in types)]; mids = np.concatenate([(g[:-1] + g[1:]) / 2 for g in grid]); rng = np.random.default_rng(5); x = np.concatenate(grid + [mids, np.nextafter(mids, np.inf), np.nextafter(mids, -np.inf), 1.5 * np.concatenate(grid), np.array([np.inf, -np.inf, np.nan, -0.0, 1e30, -1e30, 1e-30, 1e-45, 3.4e38]), rng.standard_normal(3000) * np.exp(rng.uniform(-25, 25, 3000))]); np.save('%t/x32.npy', x.astype(np.float32)); np.save('%t/x64.npy', x); np.save('%t/fa.npy', rng.standard_normal(64).astype(md.float8_e4m3fn).view(np.int8)); np.save('%t/fb.npy', rng.standard_normal(64).astype(md.float8_e4m3fn).view(np.int8)); np.save('%t/h.npy', rng.standard_normal(10).astype(np.float16)); np.save('%t/bf.npy', rng.standard_normal(10).astype(md.bfloat16).view(np.int16)); c = lambda *s: (rng.standard_normal(s) + 1j * rng.standard_normal(s)); np.save('%t/ca.npy', c(6).astype(np.complex64)); np.save('%t/cb.npy', c(6).astype(np.complex64)); cm = c(3, 4); np.save('%t/cm.npy', cm); np.save('%t/cmf.npy', np.asfortranarray(cm)); np.save('%t/cn.npy', c(4, 2)); np.save('%t/ix.npy', rng.integers(-100, 100, (3, 5)))"
 // RUN: dl-run %s --entry f8_extend -i %t/codes.npy -o %t/e1.npy -o %t/e2.npy -o %t/e3.npy -o %t/e4.npy -o %t/e5.npy -o %t/e6.npy -o %t/e7.npy

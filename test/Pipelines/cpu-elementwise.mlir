@@ -3,9 +3,9 @@
 // and runs them (Fortran-order inputs where the signature admits strides),
 // the CUDA pipeline compiles them through ptxas for sm_80 and sm_90.
 // REQUIRES: numpy
-// RUN: dl-opt %s --dlpack-cpu-pipeline | FileCheck %s
-// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_80 format=cubin" -o /dev/null
-// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_90 format=cubin" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cpu-pipeline | FileCheck %s
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="chip=sm_80 format=cubin" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="chip=sm_90 format=cubin" -o /dev/null
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np; rng = np.random.default_rng(3); a = rng.standard_normal((3, 4)).astype(np.float32); b = rng.standard_normal((3, 4)).astype(np.float32); np.save('%t/a.npy', a); np.save('%t/af.npy', np.asfortranarray(a)); np.save('%t/b.npy', b); np.save('%t/d.npy', rng.standard_normal(7)); np.save('%t/i8.npy', rng.integers(-128, 128, 9).astype(np.int8)); np.save('%t/i16.npy', rng.integers(-300, 300, 9).astype(np.int16)); np.save('%t/i64.npy', rng.integers(1, 50, 9).astype(np.int64) * rng.choice([-1, 1], 9)); np.save('%t/p.npy', rng.random(8) < 0.5); np.save('%t/q.npy', rng.random(8) < 0.5); np.save('%t/x.npy', rng.integers(-9, 9, 8).astype(np.int32))"
 // RUN: dl-run %s --entry float_chain -i %t/af.npy -i %t/b.npy -o %t/chain.npy

@@ -4,12 +4,12 @@
 // entries that target can handle (the pipelines' entry option, which the
 // JIT and dl-run --entry set).
 // REQUIRES: numpy
-// RUN: dl-opt %s '--dlpack-cpu-pipeline=entry=scale' | FileCheck %s --check-prefix=SCALE
-// RUN: dl-opt %s '--dlpack-cpu-pipeline=entry=prefix_sum' | FileCheck %s --check-prefix=PREFIX
-// RUN: dl-opt %s '--dlpack-cuda-pipeline=chip=sm_90 format=cubin entry=fill_on_gpu' | FileCheck %s --check-prefix=GPU
-// RUN: dl-opt %s '--dlpack-cuda-pipeline=chip=sm_90 format=cubin entry=scale' | FileCheck %s --check-prefix=SCALE
-// RUN: not dl-opt %s --dlpack-cpu-pipeline 2>&1 | FileCheck %s --check-prefix=ALL
-// RUN: not dl-opt %s '--dlpack-cpu-pipeline=entry=missing' 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: dl-opt %s '--dlbridge-cpu-pipeline=entry=scale' | FileCheck %s --check-prefix=SCALE
+// RUN: dl-opt %s '--dlbridge-cpu-pipeline=entry=prefix_sum' | FileCheck %s --check-prefix=PREFIX
+// RUN: dl-opt %s '--dlbridge-cuda-pipeline=chip=sm_90 format=cubin entry=fill_on_gpu' | FileCheck %s --check-prefix=GPU
+// RUN: dl-opt %s '--dlbridge-cuda-pipeline=chip=sm_90 format=cubin entry=scale' | FileCheck %s --check-prefix=SCALE
+// RUN: not dl-opt %s --dlbridge-cpu-pipeline 2>&1 | FileCheck %s --check-prefix=ALL
+// RUN: not dl-opt %s '--dlbridge-cpu-pipeline=entry=missing' 2>&1 | FileCheck %s --check-prefix=MISSING
 
 // SCALE-NOT: @fill_on_gpu
 // SCALE-NOT: @prefix_sum
@@ -41,7 +41,7 @@
 // code.
 // ALL: cpu-entry-selection.mlir:[[@LINE+18]]:3: error: 'gpu.launch' is GPU code: compile it with the CUDA target
 
-// MISSING: error: dlpack-select-entry: no 'dlpack.entry' function named @missing; entries: @fill_on_gpu, @prefix_sum, @scale
+// MISSING: error: dlbridge-select-entry: no 'dlpack.entry' function named @missing; entries: @fill_on_gpu, @prefix_sum, @scale
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np; r = np.random.default_rng(6); np.save('%t/a.npy', r.standard_normal(9).astype(np.float32)); np.save('%t/p.npy', np.zeros(9, np.float32))"

@@ -1,4 +1,4 @@
-// RUN: dl-opt %s --split-input-file --verify-diagnostics --dlpack-cpu-pipeline
+// RUN: dl-opt %s --split-input-file --verify-diagnostics --dlbridge-cpu-pipeline
 
 // What the CPU pipeline refuses, one case per rule: each error is at the
 // user's operation, names it and says what to change.
@@ -9,7 +9,7 @@ func.func @double_on_gpu(%x: memref<?xf32>) attributes {dlpack.entry} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %n = memref.dim %x, %c0 : memref<?xf32>
-  // expected-error @+1 {{'gpu.launch' is GPU code: compile it with the CUDA target (target="cuda", or --dlpack-cuda-pipeline)}}
+  // expected-error @+1 {{'gpu.launch' is GPU code: compile it with the CUDA target (target="cuda", or --dlbridge-cuda-pipeline)}}
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %n, %sy = %c1, %sz = %c1) {
     %v = memref.load %x[%tx] : memref<?xf32>

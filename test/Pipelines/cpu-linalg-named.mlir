@@ -3,9 +3,9 @@
 // and runs them (Fortran-order inputs where the signature admits strides),
 // the CUDA pipeline compiles them through ptxas for sm_80 and sm_90.
 // REQUIRES: numpy
-// RUN: dl-opt %s --dlpack-cpu-pipeline | FileCheck %s
-// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_80 format=cubin" -o /dev/null
-// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_90 format=cubin" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cpu-pipeline | FileCheck %s
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="chip=sm_80 format=cubin" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="chip=sm_90 format=cubin" -o /dev/null
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np; rng = np.random.default_rng(4); f = lambda *s: rng.standard_normal(s).astype(np.float32); a = f(3, 4); np.save('%t/a.npy', a); np.save('%t/af.npy', np.asfortranarray(a)); [np.save('%t/' + n + '.npy', v) for n, v in [('b', f(4, 5)), ('x', f(4)), ('y', f(3)), ('ba', f(2, 3, 4)), ('bb', f(2, 4, 5)), ('m4a', f(2, 3, 4, 5)), ('m4b', f(6, 3, 7, 5)), ('qa', rng.integers(-128, 128, (3, 4)).astype(np.int8)), ('qb', rng.integers(-128, 128, (4, 5)).astype(np.int8)), ('img', f(1, 8, 8, 3)), ('w', f(3, 3, 3, 4)), ('dw', f(3, 3, 3)), ('nchw', f(1, 3, 6, 6)), ('fchw', f(4, 3, 3, 3)), ('i2', f(6, 7)), ('k2', f(3, 2)), ('i3', f(4, 5, 6)), ('k3', f(2, 2, 3)), ('r', f(4, 6)), ('ri', rng.integers(-50, 50, (4, 6)).astype(np.int32)), ('p', f(5, 7))]]; np.save('%t/pf.npy', np.asfortranarray(np.load('%t/p.npy')))"
 // RUN: dl-run %s --entry contractions -i %t/af.npy -i %t/b.npy -i %t/x.npy -i %t/y.npy -o %t/mm.npy -o %t/mmt.npy -o %t/mv.npy -o %t/vm.npy -o %t/dot.npy -o %t/ct.npy

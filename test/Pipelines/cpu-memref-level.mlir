@@ -5,10 +5,10 @@
 // entry of the whole file against NumPy. bufferize=false changes nothing
 // for them.
 // REQUIRES: numpy
-// RUN: dl-opt %s --split-input-file --dlpack-cpu-pipeline | FileCheck %s
-// RUN: dl-opt %s --split-input-file '--dlpack-cpu-pipeline=bufferize=false' | FileCheck %s
+// RUN: dl-opt %s --split-input-file --dlbridge-cpu-pipeline | FileCheck %s
+// RUN: dl-opt %s --split-input-file '--dlbridge-cpu-pipeline=bufferize=false' | FileCheck %s
 // RUN: dl-opt %s --split-input-file --verify-diagnostics \
-// RUN:   '--dlpack-cuda-pipeline=chip=sm_90 format=cubin' | FileCheck %s --check-prefix=CUDA
+// RUN:   '--dlbridge-cuda-pipeline=chip=sm_90 format=cubin' | FileCheck %s --check-prefix=CUDA
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np; r = np.random.default_rng(3); np.save('%t/a.npy', r.standard_normal(37).astype(np.float32)); np.save('%t/m.npy', r.standard_normal((3000, 8)).astype(np.float32)); np.save('%t/g.npy', np.arange(24, dtype=np.float32).reshape(4, 6)); [np.save(f'%t/{n}.npy', np.zeros(s, np.float32)) for n, s in [('b', 37), ('p', 37), ('sums', 3000), ('flat', 24), ('picked', (3, 2)), ('reshaped', (6, 4)), ('strided', (2, 3))]]"

@@ -5,9 +5,9 @@
 // CUDA pipeline compiles them through ptxas (the ownership flags that free
 // the buffers a loop yields stay in host memory).
 // REQUIRES: numpy
-// RUN: dl-opt %s --dlpack-cpu-pipeline | FileCheck %s
-// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_80 format=cubin" -o /dev/null
-// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_90 format=cubin" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cpu-pipeline | FileCheck %s
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="chip=sm_80 format=cubin" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="chip=sm_90 format=cubin" -o /dev/null
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np; a = np.arange(12, dtype=np.float32).reshape(3, 4); np.save('%t/a.npy', a); np.save('%t/af.npy', np.asfortranarray(a))"
 // RUN: dl-run %s --entry repeated_double -i %t/af.npy -i 3 -o %t/double.npy

@@ -3,9 +3,9 @@
 // runs them (Fortran-order inputs where the signature admits strides), the
 // CUDA pipeline compiles them through ptxas for sm_80 and sm_90.
 // REQUIRES: numpy
-// RUN: dl-opt %s --dlpack-cpu-pipeline | FileCheck %s
-// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_80 format=cubin" -o /dev/null
-// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_90 format=cubin" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cpu-pipeline | FileCheck %s
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="chip=sm_80 format=cubin" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="chip=sm_90 format=cubin" -o /dev/null
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np; a = np.arange(20, dtype=np.float32).reshape(4, 5); np.save('%t/a.npy', a); np.save('%t/af.npy', np.asfortranarray(a)); np.save('%t/b.npy', np.full((2, 3), 100, np.float32)); np.save('%t/c.npy', np.arange(12, dtype=np.float32).reshape(3, 4)); np.save('%t/d.npy', -np.arange(9, dtype=np.float32).reshape(3, 3)); np.save('%t/e.npy', np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3))); np.save('%t/v.npy', np.arange(5, dtype=np.float32)); np.save('%t/w.npy', np.full(5, 10, np.float32))"
 // RUN: dl-run %s --entry pad -i %t/af.npy -o %t/pad.npy

@@ -8,9 +8,9 @@
 // other vector code over device memory runs as a one-thread kernel, and a
 // scalar host code returns is refused where it is computed.
 // REQUIRES: numpy
-// RUN: dl-opt %s --split-input-file --dlpack-cpu-pipeline | FileCheck %s
+// RUN: dl-opt %s --split-input-file --dlbridge-cpu-pipeline | FileCheck %s
 // RUN: dl-opt %s --split-input-file --verify-diagnostics \
-// RUN:   '--dlpack-cuda-pipeline=chip=sm_90 format=cubin' | FileCheck %s --check-prefix=CUDA
+// RUN:   '--dlbridge-cuda-pipeline=chip=sm_90 format=cubin' | FileCheck %s --check-prefix=CUDA
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %python -c "import numpy as np; r = np.random.default_rng(4); f = lambda *s: r.standard_normal(s).astype(np.float32); np.save('%t/a.npy', f(8, 16)); np.save('%t/b.npy', f(16, 8)); np.save('%t/c.npy', f(8, 8)); np.save('%t/v.npy', f(13)); np.save('%t/m.npy', f(4, 8)); np.save('%t/x.npy', f(4)); np.save('%t/t.npy', f(10, 4)); np.save('%t/idx.npy', np.array([5, 0, 9, 3, 3, 12, 1, 2], np.int32)); [np.save(f'%t/{n}.npy', np.zeros(s, np.float32)) for n, s in [('tail', 13), ('masked', 13), ('scattered', 13), ('rows', 4), ('cols', 8), ('tr', (8, 4)), ('outer', (4, 4)), ('fma', 4)]]"

@@ -1,6 +1,6 @@
 // REQUIRES: ptxas
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=ptx" | FileCheck %s
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=cubin chip=sm_90" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=ptx" | FileCheck %s
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=cubin chip=sm_90" -o /dev/null
 
 // Constant tensors of a CUDA program are device memory: the kernel that
 // reads one holds it in its binary, and host code passes it no host

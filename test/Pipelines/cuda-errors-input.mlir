@@ -1,4 +1,4 @@
-// RUN: dl-opt %s --split-input-file --verify-diagnostics --dlpack-cuda-pipeline="format=ptx"
+// RUN: dl-opt %s --split-input-file --verify-diagnostics --dlbridge-cuda-pipeline="format=ptx"
 
 // Input the CUDA pipeline refuses before compiling anything, one case per
 // rule: each error is at the user's operation or parameter, names it and

@@ -1,15 +1,15 @@
 // RUN: rm -rf %t && split-file %s %t
 // RUN: dl-opt %t/programs.mlir --split-input-file --verify-diagnostics \
-// RUN:   --dlpack-cuda-pipeline="format=ptx"
+// RUN:   --dlbridge-cuda-pipeline="format=ptx"
 // RUN: dl-opt %t/options.mlir --verify-diagnostics \
-// RUN:   --dlpack-cuda-pipeline="chip=sm_90 ptx-version=ptx60"
-// RUN: not dl-opt %t/options.mlir --dlpack-cuda-pipeline="chip=sm_70" 2>&1 \
+// RUN:   --dlbridge-cuda-pipeline="chip=sm_90 ptx-version=ptx60"
+// RUN: not dl-opt %t/options.mlir --dlbridge-cuda-pipeline="chip=sm_70" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OLDCHIP
-// RUN: not dl-opt %t/options.mlir --dlpack-cuda-pipeline="ptx-version=9.9" 2>&1 \
+// RUN: not dl-opt %t/options.mlir --dlbridge-cuda-pipeline="ptx-version=9.9" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=PTX
-// RUN: not dl-opt %t/options.mlir --dlpack-cuda-pipeline="format=elf" 2>&1 \
+// RUN: not dl-opt %t/options.mlir --dlbridge-cuda-pipeline="format=elf" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=FORMAT
-// RUN: not dl-opt %t/options.mlir --dlpack-cuda-pipeline="opt-level=7" 2>&1 \
+// RUN: not dl-opt %t/options.mlir --dlbridge-cuda-pipeline="opt-level=7" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OPT
 
 // What the CUDA pipeline refuses, at the user's operation, saying what to

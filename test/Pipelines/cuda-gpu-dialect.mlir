@@ -1,9 +1,9 @@
 // REQUIRES: ptxas
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=ptx" \
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=ptx" \
 // RUN:   | FileCheck %s
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=cubin chip=sm_80" \
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=cubin chip=sm_80" \
 // RUN:   -o /dev/null
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=cubin chip=sm_90" \
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=cubin chip=sm_90" \
 // RUN:   -o /dev/null
 
 // Hand-written GPU code through the CUDA pipeline: every launch, generated

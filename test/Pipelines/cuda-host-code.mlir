@@ -1,7 +1,7 @@
 // REQUIRES: ptxas
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=ptx" | FileCheck %s
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=cubin chip=sm_80" -o /dev/null
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=cubin chip=sm_90" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=ptx" | FileCheck %s
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=cubin chip=sm_80" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=cubin chip=sm_90" -o /dev/null
 
 // Sequential code a backend wrote for the host (here vector code over an
 // entry's buffers) runs for CUDA as one kernel of one thread, in stream

@@ -1,8 +1,8 @@
 // What neither pipeline lowers among linalg ops is refused at the op, with
 // what to change: a linalg.pack with dynamic inner tiles (upstream's
 // lowering expands the padded source with static tile sizes only).
-// RUN: dl-opt %s --dlpack-cuda-pipeline="chip=sm_80 format=cubin" -verify-diagnostics
-// RUN: dl-opt %s --dlpack-cpu-pipeline -verify-diagnostics
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="chip=sm_80 format=cubin" -verify-diagnostics
+// RUN: dl-opt %s --dlbridge-cpu-pipeline -verify-diagnostics
 
 func.func @pack_dynamic_tile(%a: tensor<?x?xf32>, %t: index) -> tensor<?x?x?x4xf32> attributes {dlpack.entry} {
   %c0 = arith.constant 0 : index

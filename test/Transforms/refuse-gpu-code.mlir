@@ -12,7 +12,7 @@ func.func @host(%x: memref<?xf32>) {
 // silently never run.
 func.func @empty_launch() {
   %c1 = arith.constant 1 : index
-  // expected-error @+1 {{'gpu.launch' is GPU code: compile it with the CUDA target (target="cuda", or --dlpack-cuda-pipeline)}}
+  // expected-error @+1 {{'gpu.launch' is GPU code: compile it with the CUDA target (target="cuda", or --dlbridge-cuda-pipeline)}}
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
     gpu.terminator

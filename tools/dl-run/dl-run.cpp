@@ -380,7 +380,7 @@ int main(int argc, char **argv) {
   if (options.target == dlbridge::Target::CUDA && !printSignature)
     fail("--target cuda: dl-run runs kernels on the CPU only; add "
          "--signature to compile for CUDA and print the entry's signature, "
-         "or use dl-opt --dlpack-cuda-pipeline");
+         "or use dl-opt --dlbridge-cuda-pipeline");
 
   std::string sourceName =
       kernelPath == "-" ? std::string("<stdin>") : kernelPath.getValue();

@@ -1,6 +1,6 @@
 //===- EntryPointTest.cpp - Entry points run on hand-built DLTensors ------===//
 //
-// Part of dlbridge. Memref functions wrapped by --dlpack-expose-entry-points
+// Part of dlbridge. Memref functions wrapped by --dlbridge-expose-entry-points
 // and lowered by --convert-dlpack-to-llvm, JIT-compiled by MLIR's
 // ExecutionEngine and called with DLTensors of every layout the memref types
 // admit; every rejection once, with its status and message; results freed

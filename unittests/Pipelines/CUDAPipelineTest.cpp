@@ -1,7 +1,7 @@
 //===- CUDAPipelineTest.cpp - GPU code checked without a GPU --------------===//
 //
 // Part of dlbridge's unit tests. Compiles linalg programs with
-// --dlpack-cuda-pipeline to PTX and assembles every kernel with the CUDA
+// --dlbridge-cuda-pipeline to PTX and assembles every kernel with the CUDA
 // toolkit's ptxas for sm_80 and sm_90 (skipped, with the reason, when no
 // ptxas is found); checks that math links libdevice when the toolkit has it
 // and fails with a clear message when it does not, and that invalid chip /

@@ -17,7 +17,7 @@ def ConvertDLPackToLLVM : Pass<"convert-dlpack-to-llvm", "::mlir::ModuleOp"> {
   let summary = "Lower the dlpack dialect to the LLVM dialect and libdlrt calls";
   let description = [{
     Lowers every `dlpack` operation to the LLVM dialect, so that entry points
-    built by `--dlpack-expose-entry-points` can be compiled by the usual
+    built by `--dlbridge-expose-entry-points` can be compiled by the usual
     `*-to-llvm` passes and linked against `libdlrt`.
 
     The pass exists separately from the upstream `--convert-to-llvm` (which

@@ -19,7 +19,7 @@ namespace dlbridge {
 
 enum class Target { CPU, CUDA };
 
-/// What `--dlpack-cuda-pipeline` puts into the `gpu.binary`.
+/// What `--dlbridge-cuda-pipeline` puts into the `gpu.binary`.
 enum class GPUBinaryFormat { PTX, Cubin, Fatbin };
 
 /// How an entry is compiled. Every field is an option of the table below;
@@ -44,8 +44,8 @@ struct CompileOptions {
 
 /// Where an option can be given.
 enum OptionInterface : unsigned {
-  InCPUPipeline = 1 << 0,  ///< `--dlpack-cpu-pipeline=...`
-  InCUDAPipeline = 1 << 1, ///< `--dlpack-cuda-pipeline=...`
+  InCPUPipeline = 1 << 0,  ///< `--dlbridge-cpu-pipeline=...`
+  InCUDAPipeline = 1 << 1, ///< `--dlbridge-cuda-pipeline=...`
   InDLRun = 1 << 2,        ///< `dl-run --name`
   InPython = 1 << 3,       ///< `dlbridge.compile(name=...)`
   InCpp = 1 << 4,          ///< `CompileOptions::name` or compile()'s argument
@@ -75,14 +75,14 @@ inline constexpr OptionInfo target{
 inline constexpr OptionInfo entry{
     "entry", "the name of a dlpack.entry function",
     "The dlpack.entry function to compile, with what it references "
-    "(--dlpack-select-entry); the module's other functions need not compile "
+    "(--dlbridge-select-entry); the module's other functions need not compile "
     "for the target. May be omitted when the module has exactly one entry; "
     "empty in a pipeline: every entry",
     InEverything, false};
 inline constexpr OptionInfo bufferize{
     "bufferize", "true or false",
     "Bufferize modules with tensor values and insert deallocations "
-    "(--dlpack-bufferize; a memref-level module is left as it is either "
+    "(--dlbridge-bufferize; a memref-level module is left as it is either "
     "way); false: never",
     InEverything, false};
 inline constexpr OptionInfo optLevel{

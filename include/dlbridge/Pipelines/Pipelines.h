@@ -18,7 +18,7 @@ class OpPassManager;
 
 namespace dlbridge {
 
-/// Options of `--dlpack-cpu-pipeline`: names, descriptions and defaults
+/// Options of `--dlbridge-cpu-pipeline`: names, descriptions and defaults
 /// from Options.h.
 struct CPUPipelineOptions
     : public mlir::PassPipelineOptions<CPUPipelineOptions> {
@@ -52,7 +52,7 @@ void buildDLPackCPUPipeline(mlir::OpPassManager &pm,
 void buildDLPackCPUPipeline(const CPUPipelineOptions &options,
                             StagePassManager stagePM);
 
-/// Options of `--dlpack-cuda-pipeline`: names, descriptions and defaults
+/// Options of `--dlbridge-cuda-pipeline`: names, descriptions and defaults
 /// from Options.h.
 struct CUDAPipelineOptions
     : public mlir::PassPipelineOptions<CUDAPipelineOptions> {

@@ -191,11 +191,11 @@ def RefuseGPUCode : Pass<"dlbridge-refuse-gpu-code"> {
     never runs, and a `gpu.launch_func` fails in a pass that knows nothing
     of GPUs ("ops with unknown memory side effects are not supported").
 
-    This pass runs at the start of `--dlpack-cpu-pipeline`: it fails, with
+    This pass runs at the start of `--dlbridge-cpu-pipeline`: it fails, with
     one error at the location of each GPU operation (a `gpu.module` counts
     as one, whatever it holds), saying to compile for CUDA, e.g.
     `'gpu.launch' is GPU code: compile it with the CUDA target
-    (target="cuda", or --dlpack-cuda-pipeline)`.
+    (target="cuda", or --dlbridge-cuda-pipeline)`.
   }];
 }
 
@@ -222,8 +222,8 @@ def VerifyLowered : Pass<"dlbridge-verify-lowered"> {
     the error surfaces much later as "LLVM Translation failed for operation:
     builtin.unrealized_conversion_cast", naming nothing the user wrote.
 
-    This pass is the last stage of `--dlpack-cpu-pipeline` and
-    `--dlpack-cuda-pipeline`; the CUDA pipeline also runs it on each
+    This pass is the last stage of `--dlbridge-cpu-pipeline` and
+    `--dlbridge-cuda-pipeline`; the CUDA pipeline also runs it on each
     `gpu.module` before serialising its kernels. It fails, with one error
     at the location of each operation left over, unless every operation is
     in the LLVM dialect (for the CUDA target also `gpu.binary` and

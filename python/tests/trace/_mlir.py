@@ -45,8 +45,8 @@ def _unlowered(out: str) -> list[str]:
 
 
 def check_lowers(text: str) -> str:
-    """The module goes through ``--dlpack-cpu-pipeline`` to the LLVM dialect."""
-    r = run_dl_opt(text, ["--dlpack-cpu-pipeline"])
+    """The module goes through ``--dlbridge-cpu-pipeline`` to the LLVM dialect."""
+    r = run_dl_opt(text, ["--dlbridge-cpu-pipeline"])
     assert r.returncode == 0, r.stderr[-4000:] + "\n" + text
     bad = _unlowered(r.stdout)
     assert not bad, "not lowered:\n" + "\n".join(bad[:10])

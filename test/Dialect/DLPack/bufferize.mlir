@@ -1,6 +1,6 @@
-// RUN: dl-opt %s --split-input-file --verify-diagnostics --dlpack-bufferize | FileCheck %s
+// RUN: dl-opt %s --split-input-file --verify-diagnostics --dlbridge-bufferize | FileCheck %s
 // RUN: dl-opt %s --split-input-file --verify-diagnostics \
-// RUN:   --dlpack-bufferize=function-boundary-type-conversion=identity-layout-map \
+// RUN:   --dlbridge-bufferize=function-boundary-type-conversion=identity-layout-map \
 // RUN:   | FileCheck %s --check-prefix=IDENTITY
 
 // A memref-level module is left as it is: its own dealloc stays, and the

@@ -1,4 +1,4 @@
-// RUN: dl-opt %s -split-input-file --dlpack-check-allocations | FileCheck %s
+// RUN: dl-opt %s -split-input-file --dlbridge-check-allocations | FileCheck %s
 
 // Dynamic sizes: not negative and a byte size that fits int64, before the
 // allocation; a buffer that is not NULL, after it.

@@ -1,9 +1,9 @@
-// RUN: dl-opt %s --dlpack-expose-entry-points -split-input-file -verify-diagnostics
-// RUN: not dl-opt %s --dlpack-expose-entry-points=device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
+// RUN: dl-opt %s --dlbridge-expose-entry-points -split-input-file -verify-diagnostics
+// RUN: not dl-opt %s --dlbridge-expose-entry-points=device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
 
-// DEVICE: error: dlpack-expose-entry-points: unknown device 'tpu'
+// DEVICE: error: dlbridge-expose-entry-points: unknown device 'tpu'
 
-// What --dlpack-expose-entry-points refuses, one case each.
+// What --dlbridge-expose-entry-points refuses, one case each.
 
 // expected-error @+1 {{'func.func' op arg 0 of entry @takes_tensor: has type 'tensor<4xf32>'; a DLPack entry takes and returns memrefs and integer, float or index scalars}}
 func.func @takes_tensor(%t: tensor<4xf32>) attributes {dlpack.entry} {

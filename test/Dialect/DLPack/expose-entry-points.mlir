@@ -1,5 +1,5 @@
-// RUN: dl-opt %s --dlpack-expose-entry-points | FileCheck %s
-// RUN: dl-opt %s --dlpack-expose-entry-points=device=cuda | FileCheck %s --check-prefix=CUDA
+// RUN: dl-opt %s --dlbridge-expose-entry-points | FileCheck %s
+// RUN: dl-opt %s --dlbridge-expose-entry-points=device=cuda | FileCheck %s --check-prefix=CUDA
 
 // Every tensor argument is checked before any is unpacked; scalars are
 // loaded; memref results are packed and stored only when all packed.

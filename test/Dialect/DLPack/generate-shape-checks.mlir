@@ -1,4 +1,4 @@
-// RUN: dl-opt %s -split-input-file --dlpack-generate-shape-checks --cse | FileCheck %s
+// RUN: dl-opt %s -split-input-file --dlbridge-generate-shape-checks --cse | FileCheck %s
 
 // Contraction dims of a matmul: the operands' dims against the loop ranges,
 // each check a dlpack.assert naming the op, the operand and the shapes.

@@ -1,5 +1,5 @@
-// RUN: dl-opt %s --dlpack-launch-on-context-stream | FileCheck %s
-// RUN: dl-opt %s --dlpack-launch-on-context-stream --gpu-to-llvm \
+// RUN: dl-opt %s --dlbridge-launch-on-context-stream | FileCheck %s
+// RUN: dl-opt %s --dlbridge-launch-on-context-stream --gpu-to-llvm \
 // RUN:   --reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
 
 // Every GPU operation of host code runs on the stream of the call in

@@ -1,4 +1,4 @@
-// RUN: dl-opt %s -split-input-file -verify-diagnostics --dlpack-lower-assertions
+// RUN: dl-opt %s -split-input-file -verify-diagnostics --dlbridge-lower-assertions
 
 // Early returns need a CFG: structured regions are diagnosed.
 

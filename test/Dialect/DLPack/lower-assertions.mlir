@@ -1,5 +1,5 @@
-// RUN: dl-opt %s -split-input-file --dlpack-lower-assertions | FileCheck %s
-// RUN: dl-opt %s -split-input-file --dlpack-lower-assertions \
+// RUN: dl-opt %s -split-input-file --dlbridge-lower-assertions | FileCheck %s
+// RUN: dl-opt %s -split-input-file --dlbridge-lower-assertions \
 // RUN:   --convert-to-llvm --reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
 
 // A failed dlpack.assert records its status and message, then returns

@@ -1,5 +1,5 @@
 // RUN: dl-opt %s --split-input-file --verify-diagnostics \
-// RUN:   --dlpack-offload-host-code | FileCheck %s
+// RUN:   --dlbridge-offload-host-code | FileCheck %s
 
 // What host code still does with tensor data runs in one-thread kernels, and
 // host buffers are device buffers.

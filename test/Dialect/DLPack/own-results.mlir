@@ -1,6 +1,6 @@
-// RUN: dl-opt %s --split-input-file --dlpack-own-results | FileCheck %s
-// RUN: dl-opt %s --split-input-file --dlpack-own-results \
-// RUN:   --dlpack-expose-entry-points | FileCheck %s --check-prefix=ENTRY
+// RUN: dl-opt %s --split-input-file --dlbridge-own-results | FileCheck %s
+// RUN: dl-opt %s --split-input-file --dlbridge-own-results \
+// RUN:   --dlbridge-expose-entry-points | FileCheck %s --check-prefix=ENTRY
 
 // A returned argument is copied into a fresh buffer of its shape.
 // CHECK-LABEL: func.func @returns_argument(

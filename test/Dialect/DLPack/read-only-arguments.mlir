@@ -1,7 +1,7 @@
-// RUN: dl-opt %s --split-input-file --dlpack-read-only-arguments | FileCheck %s
-// RUN: dl-opt %s --split-input-file --dlpack-read-only-arguments \
+// RUN: dl-opt %s --split-input-file --dlbridge-read-only-arguments | FileCheck %s
+// RUN: dl-opt %s --split-input-file --dlbridge-read-only-arguments \
 // RUN:   --one-shot-bufferize="bufferize-function-boundaries" \
-// RUN:   --dlpack-own-results --dlpack-expose-entry-points \
+// RUN:   --dlbridge-own-results --dlbridge-expose-entry-points \
 // RUN:   | FileCheck %s --check-prefix=ENTRY
 
 // Tensor arguments of entries become read-only; an argument that says

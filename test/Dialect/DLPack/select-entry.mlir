@@ -1,6 +1,6 @@
 // RUN: dl-opt %s --split-input-file --verify-diagnostics \
-// RUN:   --dlpack-select-entry=entry=scale | FileCheck %s
-// RUN: dl-opt %s --split-input-file --dlpack-select-entry | FileCheck %s --check-prefix=ALL
+// RUN:   --dlbridge-select-entry=entry=scale | FileCheck %s
+// RUN: dl-opt %s --split-input-file --dlbridge-select-entry | FileCheck %s --check-prefix=ALL
 
 // The entry, the helpers it calls (transitively), the global one of them
 // reads and what a global constructor names stay; the other entry, the
@@ -61,7 +61,7 @@ func.func @scale(%x: f32) -> f32 attributes {dlpack.entry} {
 
 // -----
 
-// expected-error @below {{dlpack-select-entry: no 'dlpack.entry' function named @scale; entries: @first, @second}}
+// expected-error @below {{dlbridge-select-entry: no 'dlpack.entry' function named @scale; entries: @first, @second}}
 module {
   func.func @first() attributes {dlpack.entry} {
     return

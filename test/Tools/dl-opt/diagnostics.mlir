@@ -1,9 +1,9 @@
 // Errors are located messages without upstream's generic-form dump of the
 // operation ("see current operation: ..."), unless asked for.
-// RUN: not dl-opt %s --split-input-file --dlpack-cpu-pipeline 2>&1 \
+// RUN: not dl-opt %s --split-input-file --dlbridge-cpu-pipeline 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not="see current operation" \
 // RUN:       --implicit-check-not=unrealized_conversion_cast
-// RUN: not dl-opt %s --split-input-file --dlpack-cpu-pipeline \
+// RUN: not dl-opt %s --split-input-file --dlbridge-cpu-pipeline \
 // RUN:     --mlir-print-op-on-diagnostic 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DUMP
 

@@ -23,7 +23,7 @@
 // RUN: not dl-run %s --entry double --format ptx -i %t/x.npy 2>&1 | FileCheck %s --check-prefix=CPUFORMAT
 // CPUFORMAT: dl-run: --format applies to target cuda only
 // RUN: not dl-run %s --entry double --target cuda -i %t/x.npy 2>&1 | FileCheck %s --check-prefix=RUNCUDA
-// RUNCUDA: dl-run: --target cuda: dl-run runs kernels on the CPU only; add --signature to compile for CUDA and print the entry's signature, or use dl-opt --dlpack-cuda-pipeline
+// RUNCUDA: dl-run: --target cuda: dl-run runs kernels on the CPU only; add --signature to compile for CUDA and print the entry's signature, or use dl-opt --dlbridge-cuda-pipeline
 
 // --target cuda compiles (no GPU needed) and prints the signature.
 // RUN: dl-run %s --entry double --target cuda --chip sm_90 --ptx-version ptx80 --format ptx --opt-level 1 --cache=false --signature | FileCheck %s --check-prefix=SIGCUDA

@@ -1,6 +1,6 @@
 //===- Passes.td - Transforms for NVIDIA GPUs -------------*- tablegen -*-===//
 //
-// Part of dlbridge. The steps `--dlpack-cuda-pipeline` adds to upstream's
+// Part of dlbridge. The steps `--dlbridge-cuda-pipeline` adds to upstream's
 // GPU lowering.
 //
 //===----------------------------------------------------------------------===//
@@ -21,7 +21,7 @@ def CheckCUDAOptions
     `gpu-module-to-binary` reports an unknown format without saying which
     ones exist.
 
-    This pass checks the options the way `--dlpack-cuda-pipeline` takes them
+    This pass checks the options the way `--dlbridge-cuda-pipeline` takes them
     (it runs first there, so a bad option fails before any lowering) and
     fails with one error that names the option and what it accepts: an
     unknown chip, a PTX version LLVM does not know (written `ptx78`, `78` or
@@ -44,7 +44,7 @@ def CheckCUDAOptions
 def CopiesToLinalg : Pass<"dlbridge-gpu-copies-to-linalg"> {
   let summary = "Turn memref.copy into linalg.copy so it becomes a kernel";
   let description = [{
-    Bufferization and `--dlpack-own-results` copy buffers with
+    Bufferization and `--dlbridge-own-results` copy buffers with
     `memref.copy`, which lowers to a host `memcpy` (or a call to the
     runtime's strided copy): on device buffers that would read and write GPU
     memory from the host. `linalg.copy` is a structured op like any other,

@@ -1,7 +1,7 @@
 //===- ExposeEntryPoints.cpp - DLPack entry points for memref functions ---===//
 //
 // Part of dlbridge. Generates, for each `dlpack.entry` function, the wrapper
-// of the entry-point ABI (see DESIGN.md and dlbridge/Runtime/dlrt.h) and its
+// of the entry-point ABI (see docs/Design.md and dlbridge/Runtime/dlrt.h) and its
 // signature record.
 //
 //===----------------------------------------------------------------------===//
@@ -102,7 +102,7 @@ LogicalResult verifyResultsAreOwned(func::FuncOp func) {
         break;
       }
       if (isCopyable(buffer.origin))
-        diag << " (--dlpack-own-results returns a copy instead, as the "
+        diag << " (--dlbridge-own-results returns a copy instead, as the "
                 "pipelines do)";
       return WalkResult::interrupt();
     }
@@ -225,7 +225,7 @@ void EntryPointBuilder::buildWrapper() {
   // ends (dlrt_call_end records them in ctx): read the status after it.
   bool statusAfterEnd = device != DeviceType::CPU;
   // A failed check returns early from the function with poison results
-  // (--dlpack-lower-assertions): they are never packed.
+  // (--dlbridge-lower-assertions): they are never packed.
   if (statusAfterEnd) {
     CallEndOp::create(builder, loc, ctx);
     continueIfOk(StatusOp::create(builder, loc, i32, ctx));
@@ -321,7 +321,7 @@ struct DLPackExposeEntryPointsPass
   void runOnOperation() override {
     std::optional<DeviceType> deviceType = symbolizeDeviceType(device);
     if (!deviceType) {
-      getOperation().emitError() << "dlpack-expose-entry-points: unknown "
+      getOperation().emitError() << "dlbridge-expose-entry-points: unknown "
                                     "device '"
                                  << device << "'";
       return signalPassFailure();

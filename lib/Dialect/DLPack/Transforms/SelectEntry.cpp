@@ -32,7 +32,7 @@ struct DLPackSelectEntryPass
     auto chosen = symbols.lookup<func::FuncOp>(entry);
     if (!chosen || !chosen->hasAttr(DLPackDialect::kEntryAttrName)) {
       InFlightDiagnostic diag = module.emitError()
-                                << "dlpack-select-entry: no 'dlpack.entry' "
+                                << "dlbridge-select-entry: no 'dlpack.entry' "
                                    "function named @"
                                 << entry << "; entries:";
       bool any = false;

@@ -28,7 +28,7 @@ def DLPack_Dialect : Dialect {
     the argument.
 
     Functions marked `dlpack.entry` are given a uniform C entry point by
-    `--dlpack-expose-entry-points`; `--convert-dlpack-to-llvm` lowers the
+    `--dlbridge-expose-entry-points`; `--convert-dlpack-to-llvm` lowers the
     dialect to the LLVM dialect and calls into `libdlrt`.
 
     Discardable attributes understood by the dialect:
@@ -46,12 +46,12 @@ def DLPack_Dialect : Dialect {
       `#dlpack.dtype<uint, 8>` for a signless `i8` buffer of unsigned bytes.
 
     Tensor arguments of an entry are read-only: the pipelines bufferize them
-    so that the caller's array is never written (`--dlpack-read-only-arguments`)
+    so that the caller's array is never written (`--dlbridge-read-only-arguments`)
     and the signature records them as `read`. MLIR's
     `bufferization.writable = true` on a tensor argument opts in to updates
     in place (the signature then says `read_write` where it is written).
     Results never alias an argument, a global or another result
-    (`--dlpack-own-results`).
+    (`--dlbridge-own-results`).
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;

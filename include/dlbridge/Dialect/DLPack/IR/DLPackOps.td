@@ -127,7 +127,7 @@ def DLPack_AssertOp : DLPack_Op<"assert", [MemoryEffects<[MemWrite]>]> {
         (%n, %m : index, index)
     ```
 
-    `--dlpack-lower-assertions` lowers it once control flow is a CFG; an
+    `--dlbridge-lower-assertions` lowers it once control flow is a CFG; an
     assertion whose condition is a constant true canonicalizes away.
   }];
   let arguments = (ins I1:$condition, DLPack_FailureStatus:$status,

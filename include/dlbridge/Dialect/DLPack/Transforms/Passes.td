@@ -10,7 +10,7 @@
 include "mlir/Pass/PassBase.td"
 
 def DLPackReadOnlyArguments
-    : Pass<"dlpack-read-only-arguments", "::mlir::ModuleOp"> {
+    : Pass<"dlbridge-read-only-arguments", "::mlir::ModuleOp"> {
   let summary = "Bufferize the tensor arguments of entries read-only";
   let description = [{
     One-shot bufferization treats tensor arguments of public functions as
@@ -37,7 +37,7 @@ def DLPackReadOnlyArguments
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
-def DLPackBufferize : Pass<"dlpack-bufferize", "::mlir::ModuleOp"> {
+def DLPackBufferize : Pass<"dlbridge-bufferize", "::mlir::ModuleOp"> {
   let summary = "Bufferize tensor programs; leave memref-level modules alone";
   let description = [{
     A compiler backend hands dlbridge either tensor programs (linalg on
@@ -49,7 +49,7 @@ def DLPackBufferize : Pass<"dlpack-bufferize", "::mlir::ModuleOp"> {
     supported!") and clones what a private helper returns, so writes
     through a returned alias of an argument would be lost.
 
-    This pass looks at the module (after `--dlpack-select-entry`, only the
+    This pass looks at the module (after `--dlbridge-select-entry`, only the
     entry and what it calls): when any value, block argument or function
     signature has a tensor type, it runs
 
@@ -86,7 +86,7 @@ def DLPackBufferize : Pass<"dlpack-bufferize", "::mlir::ModuleOp"> {
   ];
 }
 
-def DLPackSelectEntry : Pass<"dlpack-select-entry", "::mlir::ModuleOp"> {
+def DLPackSelectEntry : Pass<"dlbridge-select-entry", "::mlir::ModuleOp"> {
   let summary = "Keep only one entry and what it references";
   let description = [{
     A module may hold several `dlpack.entry` functions and helpers, some of
@@ -108,7 +108,7 @@ def DLPackSelectEntry : Pass<"dlpack-select-entry", "::mlir::ModuleOp"> {
   ];
 }
 
-def DLPackOwnResults : Pass<"dlpack-own-results", "::mlir::ModuleOp"> {
+def DLPackOwnResults : Pass<"dlbridge-own-results", "::mlir::ModuleOp"> {
   let summary = "Return fresh buffers for entry results the function does not own";
   let description = [{
     Every memref an entry returns becomes a `DLManagedTensorVersioned` that
@@ -123,7 +123,7 @@ def DLPackOwnResults : Pass<"dlpack-own-results", "::mlir::ModuleOp"> {
 
     Results of other origins (a call, a select between buffers, a value
     carried through control flow) are left alone, and
-    `--dlpack-expose-entry-points` diagnoses them; after
+    `--dlbridge-expose-entry-points` diagnoses them; after
     `--buffer-deallocation-pipeline`, such results are owned already.
     Both named pipelines run this pass before exposing entries, early
     enough that the CUDA pipeline turns the copies into kernels and the
@@ -133,7 +133,7 @@ def DLPackOwnResults : Pass<"dlpack-own-results", "::mlir::ModuleOp"> {
 }
 
 def DLPackExposeEntryPoints
-    : Pass<"dlpack-expose-entry-points", "::mlir::ModuleOp"> {
+    : Pass<"dlbridge-expose-entry-points", "::mlir::ModuleOp"> {
   let summary = "Give every `dlpack.entry` function a DLPack entry point";
   let description = [{
     A compiler writes its kernels over `memref`s; frameworks hold DLPack
@@ -151,7 +151,7 @@ def DLPackExposeEntryPoints
     status is returned, with its message in `ctx`; results already packed
     when packing fails are released. When the call's status is not 0 once
     the function returns (a `dlpack.assert` in it failed and it returned
-    early, see `--dlpack-lower-assertions`), that status is returned and
+    early, see `--dlbridge-lower-assertions`), that status is returned and
     its results, poison then, are not packed.
 
     Next to it the pass emits `<name>__dlpack_signature`
@@ -163,7 +163,7 @@ def DLPackExposeEntryPoints
     Entry functions take memrefs (identity or strided layouts, element types
     with a DLPack dtype) and integer, float or index scalars, and return
     scalars or memrefs they allocate themselves; anything else is diagnosed
-    (`--dlpack-own-results` turns returned arguments, globals and stack
+    (`--dlbridge-own-results` turns returned arguments, globals and stack
     buffers into fresh buffers first).
     The `dlpack.entry` attribute is dropped once the entry point exists.
   }];
@@ -182,11 +182,11 @@ def DLPackExposeEntryPoints
 }
 
 def DLPackOffloadHostCode
-    : Pass<"dlpack-offload-host-code", "::mlir::ModuleOp"> {
+    : Pass<"dlbridge-offload-host-code", "::mlir::ModuleOp"> {
   let summary = "Keep tensor data on the GPU: device buffers, no host accesses";
   let description = [{
     Runs between `convert-parallel-loops-to-gpu` and `gpu-kernel-outlining`
-    in `--dlpack-cuda-pipeline`, on every `func.func` outside a
+    in `--dlbridge-cuda-pipeline`, on every `func.func` outside a
     `gpu.module`. Afterwards host code only allocates, frees and launches;
     everything that touches tensor data runs on the device:
 
@@ -211,7 +211,7 @@ def DLPackOffloadHostCode
 }
 
 def DLPackLaunchOnContextStream
-    : Pass<"dlpack-launch-on-context-stream", "::mlir::ModuleOp"> {
+    : Pass<"dlbridge-launch-on-context-stream", "::mlir::ModuleOp"> {
   let summary = "Run every GPU operation on the stream of the entry's call";
   let description = [{
     Entry points take the stream to run on in their call context
@@ -239,7 +239,7 @@ def DLPackLaunchOnContextStream
 }
 
 def DLPackGenerateShapeChecks
-    : Pass<"dlpack-generate-shape-checks", "::mlir::ModuleOp"> {
+    : Pass<"dlbridge-generate-shape-checks", "::mlir::ModuleOp"> {
   let summary = "Check at run time the shape relations ops rely on, in O(rank)";
   let description = [{
     An entry point checks each argument against its own type, but nothing
@@ -272,7 +272,7 @@ def DLPackGenerateShapeChecks
     the operands' actual shapes ("linalg.matmul at x.mlir:4:8: dimension #0
     of operand #1 is incompatible with inferred dimension size; operand
     shapes: (3, 4) (5, 6) (3, 6)"), so a caller learns what to change.
-    `--dlpack-lower-assertions` turns them into a status of the call.
+    `--dlbridge-lower-assertions` turns them into a status of the call.
   }];
   let dependentDialects = [
     "::dlbridge::dlpack::DLPackDialect",
@@ -286,7 +286,7 @@ def DLPackGenerateShapeChecks
 }
 
 def DLPackCheckAllocations
-    : Pass<"dlpack-check-allocations", "::mlir::ModuleOp"> {
+    : Pass<"dlbridge-check-allocations", "::mlir::ModuleOp"> {
   let summary = "End the call with out_of_memory instead of using a bad buffer";
   let description = [{
     `memref.alloc` (and `gpu.alloc` in host code) lower to a size computed
@@ -310,7 +310,7 @@ def DLPackCheckAllocations
 }
 
 def DLPackLowerAssertions
-    : Pass<"dlpack-lower-assertions", "::mlir::ModuleOp"> {
+    : Pass<"dlbridge-lower-assertions", "::mlir::ModuleOp"> {
   let summary = "Turn failed assertions into early returns with a call status";
   let description = [{
     Nothing inside a compiled function may abort the process; a failed

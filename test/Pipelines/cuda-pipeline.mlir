@@ -1,9 +1,9 @@
 // RUN: rm -rf %t && split-file %s %t && mkdir -p %t/empty-toolkit
-// RUN: dl-opt %t/main.mlir --dlpack-cuda-pipeline="format=ptx" | FileCheck %s
-// RUN: dl-opt %t/main.mlir --dlpack-cuda-pipeline="chip=sm_90a format=ptx" \
+// RUN: dl-opt %t/main.mlir --dlbridge-cuda-pipeline="format=ptx" | FileCheck %s
+// RUN: dl-opt %t/main.mlir --dlbridge-cuda-pipeline="chip=sm_90a format=ptx" \
 // RUN:   | FileCheck %s --check-prefix=SM90A
 // RUN: not dl-opt %t/math.mlir \
-// RUN:   --dlpack-cuda-pipeline="format=ptx toolkit=%t/empty-toolkit" 2>&1 \
+// RUN:   --dlbridge-cuda-pipeline="format=ptx toolkit=%t/empty-toolkit" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NOLIBDEVICE -DTOOLKIT=%t/empty-toolkit
 
 // (Math that links libdevice when a toolkit has it is checked by

@@ -1,4 +1,4 @@
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=ptx" | FileCheck %s
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=ptx" | FileCheck %s
 
 // Kernels read and write bools one byte each: a vector<8xi1> load from a
 // memref<8xi1> reads the eight bytes at offsets 0 to 7 (packed as bits it

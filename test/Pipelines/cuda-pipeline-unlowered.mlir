@@ -1,5 +1,5 @@
 // RUN: dl-opt %s --verify-diagnostics \
-// RUN:   --dlpack-cuda-pipeline="format=ptx bufferize=false"
+// RUN:   --dlbridge-cuda-pipeline="format=ptx bufferize=false"
 
 // What the CUDA pipeline cannot lower in a kernel is an error at its
 // location before the kernels are serialised, not an LLVM translation

@@ -1,4 +1,4 @@
-// RUN: dl-opt %s --dlpack-cuda-pipeline="format=ptx" | FileCheck %s
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=ptx" | FileCheck %s
 
 // A tensor entry that returns its argument hands back a fresh device
 // buffer: allocated on the call's stream and filled by a copy kernel, never
