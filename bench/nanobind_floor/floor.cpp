@@ -16,8 +16,10 @@ namespace nb = nanobind;
 
 namespace {
 
-/// A read-only, compact, 1-d float32 CPU tensor (what the dlbridge kernel takes).
-using Input = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+/// A read-only, compact, 1-d float32 CPU tensor (what the dlbridge kernel
+/// takes).
+using Input =
+    nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 /// a + b + c into a new buffer owned by the returned ndarray.
 template <typename Framework>
@@ -29,7 +31,8 @@ nb::ndarray<Framework, float, nb::ndim<1>> add3(Input a, Input b, Input c) {
   const float *pa = a.data(), *pb = b.data(), *pc = c.data();
   for (size_t i = 0; i < n; ++i)
     out[i] = pa[i] + pb[i] + pc[i];
-  nb::capsule owner(out, [](void *p) noexcept { delete[] static_cast<float *>(p); });
+  nb::capsule owner(out,
+                    [](void *p) noexcept { delete[] static_cast<float *>(p); });
   return nb::ndarray<Framework, float, nb::ndim<1>>(out, {n}, owner);
 }
 
@@ -42,8 +45,10 @@ void touch3(Input a, Input b, Input c) {
 } // namespace
 
 NB_MODULE(nanobind_floor, m) {
-  m.doc() = "dlbridge benchmark floor: nanobind functions taking three nb::ndarray";
-  m.def("add3_numpy", &add3<nb::numpy>, nb::arg("a"), nb::arg("b"), nb::arg("c"));
+  m.doc() =
+      "dlbridge benchmark floor: nanobind functions taking three nb::ndarray";
+  m.def("add3_numpy", &add3<nb::numpy>, nb::arg("a"), nb::arg("b"),
+        nb::arg("c"));
   m.def("add3_jax", &add3<nb::jax>, nb::arg("a"), nb::arg("b"), nb::arg("c"));
   m.def("touch3", &touch3, nb::arg("a"), nb::arg("b"), nb::arg("c"));
 }

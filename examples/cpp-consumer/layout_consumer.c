@@ -13,8 +13,8 @@ int main(void) {
   float data[6] = {0};
   int64_t shape[2] = {2, 3};
   int64_t rowMajor[2] = {3, 1}, transposed[2] = {1, 2};
-  DLTensor tensor = {data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, rowMajor,
-                     0};
+  DLTensor tensor = {data,  {kDLCPU, 0}, 2, {kDLFloat, 32, 1},
+                     shape, rowMajor,    0};
   int compact = dlrt_is_compact(&tensor);
   tensor.strides = transposed;
   int transposedCompact = dlrt_is_compact(&tensor);

@@ -8,8 +8,8 @@
 
 #include "CrashGuard.h"
 #include "DiskCache.h"
-#include "Frontend.h"
 #include "ExternalSymbols.h"
+#include "Frontend.h"
 #include "KernelImpl.h"
 #include "RuntimeSymbols.h"
 #include "SymbolNames.h"
@@ -26,11 +26,11 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -180,7 +180,6 @@ CompileResult compileError(std::string message) {
   return result;
 }
 
-
 /// Compiles one specialisation of the already parsed `module`; on success
 /// fills `variant`, `object` and (when asked) the LLVM-dialect text.
 LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
@@ -233,8 +232,8 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
   (*engine)->initialize();
 
   llvm::SmallString<128> objectPath;
-  if (std::error_code code = llvm::sys::fs::createTemporaryFile(
-          "dlbridge", "o", objectPath)) {
+  if (std::error_code code =
+          llvm::sys::fs::createTemporaryFile("dlbridge", "o", objectPath)) {
     error = "cannot create a temporary object file: " + code.message();
     return failure();
   }
@@ -242,8 +241,8 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
   auto buffer = llvm::MemoryBuffer::getFile(objectPath, /*IsText=*/false);
   llvm::sys::fs::remove(objectPath);
   if (!buffer) {
-    error = "cannot read back the compiled object: " +
-            buffer.getError().message();
+    error =
+        "cannot read back the compiled object: " + buffer.getError().message();
     return failure();
   }
   object = (*buffer)->getBuffer().str();
@@ -338,8 +337,8 @@ CompileResult compileFromSource(const std::string &source,
           },
           crash))
     return result;
-  return compileError(sourceName + ": internal compiler error while " +
-                      stage + ": " + crash +
+  return compileError(sourceName + ": internal compiler error while " + stage +
+                      ": " + crash +
                       " inside MLIR/LLVM (contained; nothing was compiled)");
 }
 
@@ -445,6 +444,7 @@ CompileResult dlbridge::jit::compileFile(const std::string &path,
                                          const CompileOptions &options) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
-    return compileError("cannot read '" + path + "': " + buffer.getError().message());
+    return compileError("cannot read '" + path +
+                        "': " + buffer.getError().message());
   return compileNamed((*buffer)->getBuffer().str(), path, entry, options);
 }

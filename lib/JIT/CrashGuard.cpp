@@ -69,7 +69,8 @@ class AlternateStack {
 public:
   AlternateStack() {
     stack_t current;
-    if (::sigaltstack(nullptr, &current) != 0 || !(current.ss_flags & SS_DISABLE))
+    if (::sigaltstack(nullptr, &current) != 0 ||
+        !(current.ss_flags & SS_DISABLE))
       return;
     memory.reset(new char[kSize]);
     stack_t mine{};

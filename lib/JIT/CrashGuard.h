@@ -16,9 +16,9 @@ namespace dlbridge::jit {
 /// Runs `work` in an llvm::CrashRecoveryContext, as libclang runs a parse:
 /// a signal raised on this thread (SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL,
 /// SIGTRAP; a stack overflow too: the thread gets an alternate signal stack
-/// for the guard's duration) or an LLVM fatal error (report_fatal_error and friends, which
-/// would otherwise abort or exit the process) unwinds back here with
-/// longjmp. Returns true when `work` finished; false after a crash, with
+/// for the guard's duration) or an LLVM fatal error (report_fatal_error and
+/// friends, which would otherwise abort or exit the process) unwinds back here
+/// with longjmp. Returns true when `work` finished; false after a crash, with
 /// what happened in `crash` ("signal 11 (Segmentation fault)", "LLVM
 /// ERROR: ...").
 ///

@@ -67,8 +67,7 @@ private:
   StringRef data;
 };
 
-template <typename T>
-void write(raw_ostream &os, const T &value) {
+template <typename T> void write(raw_ostream &os, const T &value) {
   os.write(reinterpret_cast<const char *>(&value), sizeof(T));
 }
 
@@ -79,7 +78,8 @@ void writeString(raw_ostream &os, StringRef bytes) {
 
 /// Whether `status` belongs to this user and no one else may write it.
 bool isPrivate(const struct stat &status) {
-  return status.st_uid == ::geteuid() && (status.st_mode & (S_IWGRP | S_IWOTH)) == 0;
+  return status.st_uid == ::geteuid() &&
+         (status.st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }
 
 /// Whether `dir` is a directory this user owns and no one else may write:
@@ -122,10 +122,12 @@ std::optional<std::string> readEntryFile(const std::string &path) {
 } // namespace
 
 std::string dlbridge::jit::getCacheDirectory() {
-  if (std::optional<std::string> off = sys::Process::GetEnv("DLBRIDGE_DISK_CACHE"))
+  if (std::optional<std::string> off =
+          sys::Process::GetEnv("DLBRIDGE_DISK_CACHE"))
     if (*off == "0" || StringRef(*off).equals_insensitive("off"))
       return {};
-  if (std::optional<std::string> dir = sys::Process::GetEnv("DLBRIDGE_CACHE_DIR"))
+  if (std::optional<std::string> dir =
+          sys::Process::GetEnv("DLBRIDGE_CACHE_DIR"))
     return *dir;
   SmallString<256> path;
   if (std::optional<std::string> xdg = sys::Process::GetEnv("XDG_CACHE_HOME");
@@ -185,7 +187,7 @@ unsigned dlbridge::jit::removeCacheEntries(StringRef dir) {
 }
 
 std::optional<CacheEntry> dlbridge::jit::readCacheEntry(StringRef dir,
-                                                       const CacheKey &key) {
+                                                        const CacheKey &key) {
   if (!isTrustedDirectory(dir))
     return std::nullopt;
   SmallString<256> path(dir);

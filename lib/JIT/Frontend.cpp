@@ -40,8 +40,8 @@ void dlbridge::jit::initializeNativeTarget() {
 }
 
 std::string dlbridge::jit::selectEntry(ModuleOp module,
-                                      const std::string &requested,
-                                      std::string &error) {
+                                       const std::string &requested,
+                                       std::string &error) {
   SmallVector<func::FuncOp> entries;
   for (auto func : module.getOps<func::FuncOp>())
     if (func->hasAttr(dlpack::DLPackDialect::kEntryAttrName))

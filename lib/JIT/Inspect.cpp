@@ -150,10 +150,9 @@ InspectResult inspectUnguarded(const std::string &source,
   }
   if (options.target == Target::CUDA) {
     // The kernels as they were before "binary" serialised them.
-    auto hostToLLVM =
-        llvm::find_if(result.stages, [](const auto &stage) {
-          return stage.first == "host-to-llvm";
-        });
+    auto hostToLLVM = llvm::find_if(result.stages, [](const auto &stage) {
+      return stage.first == "host-to-llvm";
+    });
     OwningOpRef<ModuleOp> kernels =
         parseSourceString<ModuleOp>(hostToLLVM->second, ParserConfig(&context));
     if (!kernels || failed(addPTXStage(*kernels, options, result.stages)))
@@ -178,7 +177,8 @@ InspectResult dlbridge::jit::inspect(const std::string &source,
   std::string crash;
   if (!runContained([&] { result = inspectUnguarded(source, entry, options); },
                     crash))
-    result = {{}, "<source>: internal compiler error while inspecting: " +
-                      crash + " inside MLIR/LLVM (contained)"};
+    result = {{},
+              "<source>: internal compiler error while inspecting: " + crash +
+                  " inside MLIR/LLVM (contained)"};
   return result;
 }

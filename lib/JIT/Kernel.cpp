@@ -43,7 +43,8 @@ KernelImpl::KernelImpl(std::string name, LoadedVariant general,
   signature.name = std::move(name);
 }
 
-Kernel::Kernel(std::shared_ptr<const KernelImpl> impl) : impl(std::move(impl)) {}
+Kernel::Kernel(std::shared_ptr<const KernelImpl> impl)
+    : impl(std::move(impl)) {}
 
 const Signature &Kernel::signature() const { return impl->signature; }
 

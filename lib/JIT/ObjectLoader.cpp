@@ -31,7 +31,8 @@ dlbridge::jit::loadObject(StringRef object, StringRef function) {
   JITDylib &library = (*jit)->getMainJITDylib();
   MangleAndInterner interner((*jit)->getExecutionSession(),
                              (*jit)->getDataLayout());
-  if (Error error = library.define(absoluteSymbols(getRuntimeSymbols(interner))))
+  if (Error error =
+          library.define(absoluteSymbols(getRuntimeSymbols(interner))))
     return std::move(error);
   Expected<std::unique_ptr<DynamicLibrarySearchGenerator>> process =
       DynamicLibrarySearchGenerator::GetForCurrentProcess(

@@ -4,10 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Bufferization.h"
 #include "dlbridge/Conversion/Passes.h"
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 #include "dlbridge/Pipelines/Pipelines.h"
-#include "Bufferization.h"
 #include "dlbridge/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -118,6 +118,6 @@ void dlbridge::buildDLPackCPUPipeline(const CPUPipelineOptions &options,
 
 void dlbridge::buildDLPackCPUPipeline(OpPassManager &pm,
                                       const CPUPipelineOptions &options) {
-  buildDLPackCPUPipeline(options,
-                         [&](llvm::StringRef) -> OpPassManager & { return pm; });
+  buildDLPackCPUPipeline(
+      options, [&](llvm::StringRef) -> OpPassManager & { return pm; });
 }

@@ -48,10 +48,10 @@ void buildTensorToBuffers(OpPassManager &pm,
   pm.addPass(dlbridge::createCopiesToLinalg());
 }
 
-/// Loops to kernels (docs/Design.md, "Pipelines"): linalg becomes parallel loops
-/// tiled into blocks of threads and mapped to `gpu.launch`es; what host code
-/// still does to tensor data moves into kernels too, and buffers into device
-/// memory. Kernels, generated or written by hand, are outlined into
+/// Loops to kernels (docs/Design.md, "Pipelines"): linalg becomes parallel
+/// loops tiled into blocks of threads and mapped to `gpu.launch`es; what host
+/// code still does to tensor data moves into kernels too, and buffers into
+/// device memory. Kernels, generated or written by hand, are outlined into
 /// `gpu.module`s with the constants they read, their calls must stay on the
 /// device, their vector transfers become loads and stores (in control flow
 /// the next stage lowers), and every launch runs on the stream of the
@@ -102,11 +102,11 @@ void buildEntriesAndCommonLowering(OpPassManager &pm,
 /// Kernels to NVVM. 8-bit floats, which LLVM has no type for, go through f32
 /// and integers first. Then each `gpu.module` on its own (upstream's
 /// GPU-module stage; complex arithmetic to real, as convert-gpu-to-nvvm
-/// lowers only complex construction and access; vector operations, with the contractions, transposes and
-/// reductions convert-gpu-to-nvvm cannot lower, go to LLVM first, and
-/// subgroup reductions become shuffles, which it lowers for every type),
-/// then checked: bools are bytes in memory, nothing is left unlowered, and
-/// math has a libdevice to link.
+/// lowers only complex construction and access; vector operations, with the
+/// contractions, transposes and reductions convert-gpu-to-nvvm cannot lower, go
+/// to LLVM first, and subgroup reductions become shuffles, which it lowers for
+/// every type), then checked: bools are bytes in memory, nothing is left
+/// unlowered, and math has a libdevice to link.
 void buildKernelsToNVVM(OpPassManager &pm,
                         const dlbridge::CUDAPipelineOptions &options) {
   pm.addPass(dlbridge::createExpandSmallFloats());
@@ -190,8 +190,8 @@ void dlbridge::buildDLPackCUDAPipeline(const CUDAPipelineOptions &options,
     first.addPass(dlbridge::dlpack::createDLPackSelectEntry({options.entry}));
   buildTensorToBuffers(first, options);
   buildLoopsToKernels(stagePM("loops-to-kernels"));
-  buildEntriesAndCommonLowering(stagePM("entries-and-common-lowering"),
-                                options, *target);
+  buildEntriesAndCommonLowering(stagePM("entries-and-common-lowering"), options,
+                                *target);
   buildKernelsToNVVM(stagePM("kernels-to-nvvm"), options);
   buildHostToLLVM(stagePM("host-to-llvm"));
   buildBinary(stagePM("binary"), options, *target);

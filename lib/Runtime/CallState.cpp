@@ -1,4 +1,5 @@
-//===- CallState.cpp - Calls in progress per thread ------------------------===//
+//===- CallState.cpp - Calls in progress per thread
+//------------------------===//
 //
 // Part of dlbridge's runtime (libdlrt), a plain C ABI without MLIR.
 //

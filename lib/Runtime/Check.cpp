@@ -1,4 +1,5 @@
-//===- Check.cpp - Checking a DLTensor against a parameter record ----------===//
+//===- Check.cpp - Checking a DLTensor against a parameter record
+//----------===//
 //
 // Part of dlbridge's runtime (libdlrt), a plain C ABI without MLIR.
 //
@@ -125,11 +126,11 @@ int32_t checkStridesAndExtent(dlrt_call_ctx *ctx, int32_t index,
       __builtin_mul_overflow(highestElement, elementBytes, &highestByte) ||
       __builtin_add_overflow(highestByte, elementBytes, &highestByte) ||
       __builtin_add_overflow(highestByte, byteOffset, &highestByte))
-    return fail(ctx, DLRT_ERR_OVERFLOW, index, desc,
-                "expected addressed bytes within int64, got elements %" PRId64
-                " to %" PRId64 " of %" PRId64 " bytes past byte_offset %" PRIu64,
-                lowestElement, highestElement, elementBytes,
-                tensor->byte_offset);
+    return fail(
+        ctx, DLRT_ERR_OVERFLOW, index, desc,
+        "expected addressed bytes within int64, got elements %" PRId64
+        " to %" PRId64 " of %" PRId64 " bytes past byte_offset %" PRIu64,
+        lowestElement, highestElement, elementBytes, tensor->byte_offset);
   return DLRT_OK;
 }
 
@@ -191,18 +192,15 @@ int32_t checkTensor(dlrt_call_ctx *ctx, int32_t index, const DLTensor *tensor,
 
   if (ofParameter && !deviceAccepts(ctx->device, tensor->device)) {
     char expectedDevice[48], actualDevice[48];
-    return fail(ctx, DLRT_ERR_DEVICE, index, desc,
-                "expected device %s, got %s",
-                dlrt_device_name(ctx->device, expectedDevice,
-                                 sizeof(expectedDevice)),
-                dlrt_device_name(tensor->device, actualDevice,
-                                 sizeof(actualDevice)));
+    return fail(
+        ctx, DLRT_ERR_DEVICE, index, desc, "expected device %s, got %s",
+        dlrt_device_name(ctx->device, expectedDevice, sizeof(expectedDevice)),
+        dlrt_device_name(tensor->device, actualDevice, sizeof(actualDevice)));
   }
 
   if (tensor->byte_offset % uint64_t(elementBytes) != 0)
     return fail(ctx, DLRT_ERR_ALIGNMENT, index, desc,
-                "expected byte_offset a multiple of %" PRId64
-                ", got %" PRIu64,
+                "expected byte_offset a multiple of %" PRId64 ", got %" PRIu64,
                 elementBytes, tensor->byte_offset);
   if (tensor->byte_offset > uint64_t(INT64_MAX))
     return fail(ctx, DLRT_ERR_OVERFLOW, index, desc,

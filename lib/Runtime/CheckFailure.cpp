@@ -1,4 +1,5 @@
-//===- CheckFailure.cpp - Failed checks of generated code ------------------===//
+//===- CheckFailure.cpp - Failed checks of generated code
+//------------------===//
 //
 // Part of dlbridge's runtime (libdlrt), a plain C ABI without MLIR.
 //

@@ -1,4 +1,5 @@
-//===- Context.cpp - Call context, status names and errors -----------------===//
+//===- Context.cpp - Call context, status names and errors
+//-----------------===//
 //
 // Part of dlbridge's runtime (libdlrt), a plain C ABI without MLIR.
 //

@@ -1,4 +1,5 @@
-//===- DType.cpp - DLPack dtype names --------------------------------------===//
+//===- DType.cpp - DLPack dtype names
+//--------------------------------------===//
 //
 // Part of dlbridge's runtime (libdlrt), a plain C ABI without MLIR.
 //
@@ -87,8 +88,8 @@ int writeElementName(DLDataType dtype, char *buf, size_t size) {
                ? std::snprintf(buf, size, "%s", fixed.name)
                : std::snprintf(buf, size, "%s(%d bits)", fixed.name,
                                dtype.bits);
-  return std::snprintf(buf, size, "unknown dtype code %d (%d bits)",
-                       dtype.code, dtype.bits);
+  return std::snprintf(buf, size, "unknown dtype code %d (%d bits)", dtype.code,
+                       dtype.bits);
 }
 } // namespace
 

@@ -19,8 +19,7 @@ extern "C" {
 /// legacy default one). Called from result deleters, so it may run on any
 /// thread, must not block on the GPU and must not abort; failures go to the
 /// thread's last error. Implemented by the CUDA half of libdlrt.
-void dlrt_internal_free_device_buffer(DLDevice device, void *ptr,
-                                      void *stream);
+void dlrt_internal_free_device_buffer(DLDevice device, void *ptr, void *stream);
 }
 
 #endif // DLBRIDGE_LIB_RUNTIME_DEVICEFREE_H

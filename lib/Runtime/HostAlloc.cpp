@@ -1,4 +1,5 @@
-//===- HostAlloc.cpp - Aligned, free()-compatible host memory --------------===//
+//===- HostAlloc.cpp - Aligned, free()-compatible host memory
+//--------------===//
 //
 // Part of dlbridge's runtime (libdlrt), a plain C ABI without MLIR.
 //

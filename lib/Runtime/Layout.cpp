@@ -51,8 +51,7 @@ struct Copy {
   int32_t outer;
 };
 
-void copyDims(const Copy &copy, int32_t dim, const char *source,
-              char *target) {
+void copyDims(const Copy &copy, int32_t dim, const char *source, char *target) {
   while (dim < copy.outer && copy.sizes[dim] == 1)
     ++dim;
   if (dim == copy.outer) {
@@ -75,8 +74,8 @@ void dlrt::copyElements(int32_t rank, const int64_t *sizes,
       return;
   // The innermost dims contiguous on both sides become one block; size-1
   // dims never move an address.
-  Copy copy{sizes, sourceStrides, targetStrides, elementBytes, elementBytes,
-            rank};
+  Copy copy{sizes,        sourceStrides, targetStrides,
+            elementBytes, elementBytes,  rank};
   while (copy.outer > 0) {
     const int32_t dim = copy.outer - 1;
     if (sizes[dim] != 1 && (sourceStrides[dim] * elementBytes != copy.block ||
@@ -129,10 +128,10 @@ extern "C" int32_t dlrt_tensor_strides(const DLTensor *tensor,
     return dlrt_set_error(nullptr, DLRT_ERR_INVALID_ARGUMENT,
                           "expected a well-formed tensor and room for its "
                           "strides, got %s",
-                          !tensor              ? "a NULL tensor"
-                          : tensor->ndim < 0   ? "a negative ndim"
-                          : !tensor->shape     ? "a NULL shape"
-                                               : "NULL strides");
+                          !tensor            ? "a NULL tensor"
+                          : tensor->ndim < 0 ? "a negative ndim"
+                          : !tensor->shape   ? "a NULL shape"
+                                             : "NULL strides");
   if (tensor->strides) {
     for (int32_t dim = 0; dim < tensor->ndim; ++dim)
       strides[dim] = tensor->strides[dim];
@@ -154,13 +153,12 @@ extern "C" int32_t dlrt_copy_strided(const DLTensor *source,
     return status;
   if (source->ndim != target->ndim)
     return dlrt_set_error(nullptr, DLRT_ERR_RANK,
-                          "target: expected rank %d, got rank %d",
-                          source->ndim, target->ndim);
+                          "target: expected rank %d, got rank %d", source->ndim,
+                          target->ndim);
   for (int32_t dim = 0; dim < source->ndim; ++dim)
     if (source->shape[dim] != target->shape[dim])
       return dlrt_set_error(nullptr, DLRT_ERR_SHAPE,
-                            "target: dim %d expected %" PRId64
-                            ", got %" PRId64,
+                            "target: dim %d expected %" PRId64 ", got %" PRId64,
                             dim, source->shape[dim], target->shape[dim]);
   const DLDataType from = source->dtype, to = target->dtype;
   if (from.code != to.code || from.bits != to.bits || from.lanes != to.lanes) {
@@ -183,12 +181,12 @@ extern "C" int32_t dlrt_copy_strided(const DLTensor *source,
                             "cannot allocate %d strides", rank);
     dlrt_tensor_strides(source->strides ? target : source, compact);
   }
-  dlrt::copyElements(
-      rank, source->shape, int64_t(from.bits) * from.lanes / 8,
-      static_cast<const char *>(source->data) + source->byte_offset,
-      source->strides ? source->strides : compact,
-      static_cast<char *>(target->data) + target->byte_offset,
-      target->strides ? target->strides : compact);
+  dlrt::copyElements(rank, source->shape, int64_t(from.bits) * from.lanes / 8,
+                     static_cast<const char *>(source->data) +
+                         source->byte_offset,
+                     source->strides ? source->strides : compact,
+                     static_cast<char *>(target->data) + target->byte_offset,
+                     target->strides ? target->strides : compact);
   std::free(compact);
   return DLRT_OK;
 }

@@ -1,4 +1,5 @@
-//===- LiveResults.cpp - Registry of undeleted results ---------------------===//
+//===- LiveResults.cpp - Registry of undeleted results
+//---------------------===//
 //
 // Part of dlbridge's runtime (libdlrt), a plain C ABI without MLIR.
 //

@@ -1,4 +1,5 @@
-//===- MemRefAllocHooks.cpp - memref.alloc/dealloc of generated code -------===//
+//===- MemRefAllocHooks.cpp - memref.alloc/dealloc of generated code
+//-------===//
 //
 // Part of dlbridge's runtime (libdlrt), a plain C ABI without MLIR.
 //

@@ -26,9 +26,8 @@ extern "C" DLRT_EXPORT void memrefCopy(int64_t elementBytes,
   const int64_t rank = source->rank;
   const auto *src = static_cast<const Descriptor *>(source->descriptor);
   const auto *dst = static_cast<const Descriptor *>(target->descriptor);
-  dlrt::copyElements(static_cast<int32_t>(rank), src->sizesAndStrides,
-                     elementBytes, src->aligned + src->offset * elementBytes,
-                     src->sizesAndStrides + rank,
-                     dst->aligned + dst->offset * elementBytes,
-                     dst->sizesAndStrides + rank);
+  dlrt::copyElements(
+      static_cast<int32_t>(rank), src->sizesAndStrides, elementBytes,
+      src->aligned + src->offset * elementBytes, src->sizesAndStrides + rank,
+      dst->aligned + dst->offset * elementBytes, dst->sizesAndStrides + rank);
 }

@@ -1,4 +1,5 @@
-//===- Result.cpp - Results handed to the caller as DLPack tensors ---------===//
+//===- Result.cpp - Results handed to the caller as DLPack tensors
+//---------===//
 //
 // Part of dlbridge's runtime (libdlrt), a plain C ABI without MLIR.
 //
@@ -98,10 +99,11 @@ failPacking(dlrt_call_ctx *ctx, const BufferOwner &owner, int32_t status,
 
 extern "C" {
 
-DLManagedTensorVersioned *
-dlrt_pack_result(dlrt_call_ctx *ctx, void *allocated, void *aligned,
-                 int64_t offset, const int64_t *sizes, const int64_t *strides,
-                 const dlrt_param_desc *desc) {
+DLManagedTensorVersioned *dlrt_pack_result(dlrt_call_ctx *ctx, void *allocated,
+                                           void *aligned, int64_t offset,
+                                           const int64_t *sizes,
+                                           const int64_t *strides,
+                                           const dlrt_param_desc *desc) {
   if (!ctx) {
     dlrt_set_error(nullptr, DLRT_ERR_INVALID_ARGUMENT,
                    "result: no call context (its buffer is leaked)");
@@ -140,10 +142,10 @@ dlrt_pack_result(dlrt_call_ctx *ctx, void *allocated, void *aligned,
                        "expected a non-negative offset, got %" PRId64, offset);
   int64_t byteOffset;
   if (__builtin_mul_overflow(offset, elementBits / 8, &byteOffset))
-    return failPacking(ctx, owner, DLRT_ERR_OVERFLOW, desc,
-                       "expected a byte offset within int64, got offset %" PRId64
-                       " elements",
-                       offset);
+    return failPacking(
+        ctx, owner, DLRT_ERR_OVERFLOW, desc,
+        "expected a byte offset within int64, got offset %" PRId64 " elements",
+        offset);
   for (int32_t dim = 0; dim < rank; ++dim)
     if (sizes[dim] < 0)
       return failPacking(ctx, owner, DLRT_ERR_SHAPE, desc,

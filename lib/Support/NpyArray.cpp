@@ -54,12 +54,12 @@ std::optional<NpyArray> NpyArray::allocate(DLDataType dtype,
     setError(error, "the array is too large (its size overflows int64)");
     return std::nullopt;
   }
-  size_t rounded = (static_cast<size_t>(bytes) + kAlignment - 1) /
-                   kAlignment * kAlignment;
+  size_t rounded =
+      (static_cast<size_t>(bytes) + kAlignment - 1) / kAlignment * kAlignment;
   void *data = std::aligned_alloc(kAlignment, std::max(rounded, kAlignment));
   if (!data) {
-    setError(error, "out of memory allocating " + std::to_string(bytes) +
-                        " bytes");
+    setError(error,
+             "out of memory allocating " + std::to_string(bytes) + " bytes");
     return std::nullopt;
   }
   NpyArray array;

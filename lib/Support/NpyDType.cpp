@@ -20,8 +20,7 @@ std::string dlbridge::npy::dtypeName(DLDataType dtype) {
   return dlrt_dtype_name(dtype, name, sizeof(name));
 }
 
-std::optional<std::string>
-dlbridge::npy::descrForDType(DLDataType dtype) {
+std::optional<std::string> dlbridge::npy::descrForDType(DLDataType dtype) {
   if (dtype.lanes != 1)
     return std::nullopt;
   char kind;

@@ -67,8 +67,9 @@ bool dlbridge::npy::encodeNpy(const DLTensor &t, std::string &bytes,
   size_t elementSize = t.dtype.bits / 8;
   bool fortran = !dlrt_is_compact(&t) && isColumnMajor(t);
 
-  std::string dict = "{'descr': '" + *descr + "', 'fortran_order': " +
-                     (fortran ? "True" : "False") + ", 'shape': (";
+  std::string dict = "{'descr': '" + *descr +
+                     "', 'fortran_order': " + (fortran ? "True" : "False") +
+                     ", 'shape': (";
   for (size_t i = 0; i < shape.size(); ++i)
     dict += std::to_string(shape[i]) + (shape.size() == 1 ? "," : "") +
             (i + 1 < shape.size() ? ", " : "");
@@ -102,7 +103,7 @@ bool dlbridge::npy::encodeNpy(const DLTensor &t, std::string &bytes,
   size_t dataOffset = bytes.size();
   bytes.resize(dataOffset + static_cast<size_t>(count) * elementSize);
   DLTensor target{&bytes[dataOffset], {kDLCPU, 0}, t.ndim, t.dtype,
-                  shape.data(), nullptr, 0};
+                  shape.data(),       nullptr,     0};
   if (dlrt_copy_strided(&t, &target) != DLRT_OK) {
     error = std::string("malformed tensor: ") + dlrt_last_error();
     return false;

@@ -40,8 +40,8 @@ bool dlbridge::npy::parseHeader(const void *bytes, size_t size,
   }
   size_t length = p[8] | (p[9] << 8);
   if (lengthSize == 4)
-    length |= static_cast<size_t>(p[10]) << 16 |
-              static_cast<size_t>(p[11]) << 24;
+    length |= static_cast<size_t>(p[10]) << 16 | static_cast<size_t>(p[11])
+                                                     << 24;
   if (size - start < length) {
     error = "truncated header (" + std::to_string(length) +
             " bytes announced, " + std::to_string(size - start) + " present)";

@@ -222,8 +222,8 @@ private:
       ++p;
       skipSpace();
       if (!isDigit(peek()))
-        return fail(error, "expected a number after '" +
-                               std::string(1, c) + "'");
+        return fail(error,
+                    "expected a number after '" + std::string(1, c) + "'");
       if (!parseInt(out, error))
         return false;
       out.integer = c == '-' ? -out.integer : out.integer;
@@ -308,8 +308,7 @@ private:
         return fail(error, "unexpected key b'" + printable(key.text) + "'");
       skipSpace();
       if (!consume(':'))
-        return fail(error, "expected ':' after '" + printable(key.text) +
-                               "'");
+        return fail(error, "expected ':' after '" + printable(key.text) + "'");
       Literal value;
       if (!parseValue(value, error, depth))
         return false;

@@ -142,8 +142,8 @@ struct Printer {
     if (alignDots && dot != std::string::npos)
       return std::string(left - dot, ' ') + cell +
              std::string(right - (cell.size() - dot), ' ');
-    size_t w = alignDots && left + right > 0 ? std::max(width, left + right)
-                                             : width;
+    size_t w =
+        alignDots && left + right > 0 ? std::max(width, left + right) : width;
     return std::string(w - cell.size(), ' ') + cell;
   }
 
@@ -160,7 +160,6 @@ struct Printer {
     }
     return out;
   }
-
 
   void collect(int d, int64_t offset) {
     if (d == t.ndim) {

@@ -24,8 +24,7 @@ using namespace dlbridge::npy;
 
 namespace {
 
-void byteSwap(char *data, int64_t count, size_t elementSize,
-              DLDataType dtype) {
+void byteSwap(char *data, int64_t count, size_t elementSize, DLDataType dtype) {
   size_t unit = dtype.code == kDLComplex ? elementSize / 2 : elementSize;
   if (unit <= 1)
     return;

@@ -27,8 +27,7 @@ struct ApproximateMathPass
           {math::TanhOp::getOperationName(), math::ErfOp::getOperationName(),
            math::ExpOp::getOperationName(), math::ExpM1Op::getOperationName(),
            math::Exp2Op::getOperationName(), math::LogOp::getOperationName(),
-           math::Log1pOp::getOperationName(),
-           math::Log2Op::getOperationName()},
+           math::Log1pOp::getOperationName(), math::Log2Op::getOperationName()},
           name);
     };
     populateMathF32ExpansionPatterns(patterns, approximated);

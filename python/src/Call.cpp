@@ -32,7 +32,8 @@ struct ResultFramework {
 };
 
 const ResultFramework &getResultFramework(PyTypeObject *type) {
-  static auto *cache = new std::unordered_map<PyTypeObject *, ResultFramework>();
+  static auto *cache =
+      new std::unordered_map<PyTypeObject *, ResultFramework>();
   auto it = cache->find(type);
   if (it != cache->end())
     return it->second;
@@ -118,7 +119,8 @@ void storeInteger(const PreparedCall &call, size_t index,
     fits = !PyErr_Occurred() && bits == 64;
     PyErr_Clear();
   } else if (dtype.code == kDLUInt) {
-    fits = overflow == 0 && signedValue >= 0 && (bits == 64 || word >> bits == 0);
+    fits =
+        overflow == 0 && signedValue >= 0 && (bits == 64 || word >> bits == 0);
   } else {
     long long max = static_cast<long long>(~0ull >> (65 - bits));
     fits = overflow == 0 && signedValue >= -max - 1 && signedValue <= max;
@@ -187,11 +189,11 @@ void storeScalar(const PreparedCall &call, size_t index,
     }
   } else {
     char dtypeName[64];
-    raiseScalarError(
-        call, index, param,
-        (std::string("a tensor (scalars cannot be passed as ") +
-         dlrt_dtype_name(dtype, dtypeName, sizeof(dtypeName)) + ")")
-            .c_str());
+    raiseScalarError(call, index, param,
+                     (std::string("a tensor (scalars cannot be passed as ") +
+                      dlrt_dtype_name(dtype, dtypeName, sizeof(dtypeName)) +
+                      ")")
+                         .c_str());
   }
 }
 
@@ -216,8 +218,8 @@ nb::object loadScalar(const jit::ParamInfo &param, uint64_t slot) {
   unsigned shift = 64 - dtype.bits;
   if (dtype.code == kDLUInt)
     return nb::int_(static_cast<unsigned long long>(slot << shift >> shift));
-  return nb::int_(static_cast<long long>(static_cast<int64_t>(slot << shift) >>
-                                         shift));
+  return nb::int_(
+      static_cast<long long>(static_cast<int64_t>(slot << shift) >> shift));
 }
 
 /// The bytes `t` can address, [first, last], or false when it addresses none
@@ -308,8 +310,8 @@ PreparedCall::PreparedCall(const char *function, PyObject *const *args,
   for (size_t i = 0; i < count; ++i) {
     kinds[i] = python::scalarKind(args[i]);
     // A scalar parameter refuses whatever is not a scalar (runKernel).
-    bool scalarParameter = signature && i < signature->args.size() &&
-                           !signature->args[i].isTensor;
+    bool scalarParameter =
+        signature && i < signature->args.size() && !signature->args[i].isTensor;
     if (kinds[i] != ScalarKind::None || scalarParameter)
       continue;
     tensors[i] = importTensor(args[i], argumentName(i), options);
@@ -403,8 +405,7 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
     raiseStatus(status, std::string(call.function()) + "(): " + ctx.error);
 
   PendingResults pending{signature, results};
-  const ResultFramework &framework =
-      getResultFramework(call.firstTensorType());
+  const ResultFramework &framework = getResultFramework(call.firstTensorType());
   auto result = [&](size_t j) {
     const jit::ParamInfo &param = signature.results[j];
     pending.next = j + 1;

@@ -16,7 +16,6 @@
 
 #include <nanobind/nanobind.h>
 
-
 namespace dlbridge::python {
 
 /// The arguments of one call: Python and NumPy scalars stay scalars (see

@@ -82,8 +82,7 @@ void Dispatcher::bind(const nb::args &args, const nb::kwargs &kwargs,
     values[i] = positional[i];
   for (auto [key, value] : kwargs) {
     std::string name = nb::cast<std::string>(key);
-    auto found =
-        std::find(parameterNames.begin(), parameterNames.end(), name);
+    auto found = std::find(parameterNames.begin(), parameterNames.end(), name);
     if (found == parameterNames.end()) {
       if (name == "stream") {
         bound.stream = value.ptr();
@@ -94,8 +93,8 @@ void Dispatcher::bind(const nb::args &args, const nb::kwargs &kwargs,
     }
     size_t i = found - parameterNames.begin();
     if (values[i])
-      typeError(functionName + "() got multiple values for argument '" +
-                name + "'");
+      typeError(functionName + "() got multiple values for argument '" + name +
+                "'");
     values[i] = value.ptr();
   }
   size_t firstDefault = total - std::min(total, defaults.size());
@@ -126,8 +125,8 @@ uint64_t Dispatcher::staticsId(const nb::tuple &statics) {
   // differently.
   nb::list typed;
   for (nb::handle value : statics)
-    typed.append(nb::make_tuple(nb::handle((PyObject *)Py_TYPE(value.ptr())),
-                                value));
+    typed.append(
+        nb::make_tuple(nb::handle((PyObject *)Py_TYPE(value.ptr())), value));
   nb::tuple key(typed);
   PyObject *id = PyDict_GetItemWithError(staticIds.ptr(), key.ptr());
   if (id)
@@ -198,10 +197,10 @@ nb::tuple specOf(PreparedCall &call, size_t i) {
   nb::list unitDims;
   for (int32_t d = 0; d < t->ndim; ++d)
     unitDims.append(t->shape[d] == 1);
-  return nb::make_tuple(
-      "array", std::string(dtype), t->ndim, nb::tuple(unitDims),
-      nb::make_tuple(static_cast<int>(t->device.device_type),
-                     t->device.device_id));
+  return nb::make_tuple("array", std::string(dtype), t->ndim,
+                        nb::tuple(unitDims),
+                        nb::make_tuple(static_cast<int>(t->device.device_type),
+                                       t->device.device_id));
 }
 
 } // namespace
@@ -231,8 +230,7 @@ nb::object Dispatcher::call(nb::args args, nb::kwargs kwargs) {
   bind(args, kwargs, bound);
   ImportOptions options;
   void *stream = streamOf(bound.stream, functionName, options);
-  PreparedCall call(functionName.c_str(), bound.dynamic, bound.count,
-                    options);
+  PreparedCall call(functionName.c_str(), bound.dynamic, bound.count, options);
   bool hasStatics = !isStatic.empty();
   SmallArray<uint64_t, 16> key(2 * call.size() + hasStatics);
   computeKey(call, key.data());
@@ -251,8 +249,8 @@ nb::object Dispatcher::call(nb::args args, nb::kwargs kwargs) {
       builder = compiled[1];
       compiled = compiled[0];
     }
-    kernel = &table.insert(key.data(), key.size(),
-                           nb::cast<jit::Kernel>(compiled));
+    kernel =
+        &table.insert(key.data(), key.size(), nb::cast<jit::Kernel>(compiled));
     if (builder.is_valid() && !builder.is_none())
       resultBuilders.emplace(kernel, builder);
   }

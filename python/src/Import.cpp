@@ -30,8 +30,8 @@ struct ProtocolNames {
   PyObject *dlpackDevice = PyUnicode_InternFromString("__dlpack_device__");
   PyObject *exchangeAPI =
       PyUnicode_InternFromString("__dlpack_c_exchange_api__");
-  PyObject *maxVersion = Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION,
-                                       DLPACK_MINOR_VERSION);
+  PyObject *maxVersion =
+      Py_BuildValue("(ii)", DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
   PyObject *maxVersionKeyword = Py_BuildValue("(s)", "max_version");
   PyObject *streamKeyword = Py_BuildValue("(s)", "stream");
   PyObject *streamAndMaxVersionKeywords =
@@ -51,9 +51,8 @@ PyObject *callMethod(PyObject *object, PyObject *name,
   size_t count = 1;
   for (PyObject *value : keywordValues)
     arguments[count++] = value;
-  return PyObject_VectorcallMethod(name, arguments,
-                                   1 | PY_VECTORCALL_ARGUMENTS_OFFSET,
-                                   keywordNames);
+  return PyObject_VectorcallMethod(
+      name, arguments, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, keywordNames);
 }
 
 bool isAccelerator(int32_t deviceType) {
@@ -72,7 +71,8 @@ struct CapsuleExporter {
 
 const CapsuleExporter &getCapsuleExporter(PyTypeObject *type) {
   // Types are kept alive by the references the cache holds; the GIL guards it.
-  static auto *cache = new std::unordered_map<PyTypeObject *, CapsuleExporter>();
+  static auto *cache =
+      new std::unordered_map<PyTypeObject *, CapsuleExporter>();
   static PyTypeObject *lastType = nullptr;
   static const CapsuleExporter *last = nullptr;
   if (type == lastType)
@@ -107,9 +107,10 @@ nb::object requestCapsule(nb::handle object, const ArgumentName &name,
     if (!device.is_valid())
       throw nb::python_error();
     if (!nb::isinstance<nb::tuple>(device) || nb::len(device) != 2)
-      throw nb::type_error((name.str() + ": expected __dlpack_device__ to "
-                                         "return a (device_type, device_id) "
-                                         "tuple, got " +
+      throw nb::type_error((name.str() +
+                            ": expected __dlpack_device__ to "
+                            "return a (device_type, device_id) "
+                            "tuple, got " +
                             nb::cast<std::string>(nb::repr(device)))
                                .c_str());
     if (isAccelerator(toInteger(device[0],
@@ -130,19 +131,19 @@ nb::object requestCapsule(nb::handle object, const ArgumentName &name,
     const CapsuleExporter &exporter = getCapsuleExporter(Py_TYPE(object.ptr()));
     if (exporter.toDlpack.is_valid())
       return exporter.toDlpack(object);
-    throw nb::type_error(
-        (name.str() + ": expected an array supporting DLPack "
-                             "(__dlpack__), got '" +
-         Py_TYPE(object.ptr())->tp_name + "'")
-            .c_str());
+    throw nb::type_error((name.str() +
+                          ": expected an array supporting DLPack "
+                          "(__dlpack__), got '" +
+                          Py_TYPE(object.ptr())->tp_name + "'")
+                             .c_str());
   }
   if (!PyErr_ExceptionMatches(PyExc_TypeError))
     throw nb::python_error();
   // A pre-1.0 producer: it does not know `max_version`.
   PyErr_Clear();
-  capsule = stream ? callMethod(object.ptr(), n.dlpack, {stream},
-                                n.streamKeyword)
-                   : PyObject_CallMethodNoArgs(object.ptr(), n.dlpack);
+  capsule = stream
+                ? callMethod(object.ptr(), n.dlpack, {stream}, n.streamKeyword)
+                : PyObject_CallMethodNoArgs(object.ptr(), n.dlpack);
   if (!capsule)
     throw nb::python_error();
   return nb::steal(capsule);
@@ -165,14 +166,14 @@ struct LegacyAdapter {
 
 const DLPackExchangeAPI *dlbridge::python::getExchangeAPI(PyTypeObject *type) {
   // Types live as long as their modules; the GIL guards the map.
-  static auto *cache = new std::unordered_map<PyTypeObject *,
-                                              const DLPackExchangeAPI *>();
+  static auto *cache =
+      new std::unordered_map<PyTypeObject *, const DLPackExchangeAPI *>();
   auto it = cache->find(type);
   if (it != cache->end())
     return it->second;
   const DLPackExchangeAPI *api = nullptr;
-  PyObject *capsule = PyObject_GetAttr(reinterpret_cast<PyObject *>(type),
-                                       names().exchangeAPI);
+  PyObject *capsule =
+      PyObject_GetAttr(reinterpret_cast<PyObject *>(type), names().exchangeAPI);
   if (capsule) {
     auto *candidate = static_cast<const DLPackExchangeAPI *>(
         PyCapsule_GetPointer(capsule, "dlpack_exchange_api"));
@@ -307,10 +308,9 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
   }
 
   nb::object capsule = requestCapsule(object, name, options);
-  uint64_t immutableFlag =
-      getCapsuleExporter(Py_TYPE(object.ptr())).immutable
-          ? DLPACK_FLAG_BITMASK_READ_ONLY
-          : 0;
+  uint64_t immutableFlag = getCapsuleExporter(Py_TYPE(object.ptr())).immutable
+                               ? DLPACK_FLAG_BITMASK_READ_ONLY
+                               : 0;
   PyObject *raw = capsule.ptr();
   if (PyCapsule_IsValid(raw, kVersionedName)) {
     auto *managed = static_cast<DLManagedTensorVersioned *>(
@@ -321,8 +321,9 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
       unsigned major = managed->version.major, minor = managed->version.minor;
       if (managed->deleter)
         managed->deleter(managed);
-      throw nb::buffer_error((name.str() + ": expected DLPack 1.x, "
-                                                  "got version " +
+      throw nb::buffer_error((name.str() +
+                              ": expected DLPack 1.x, "
+                              "got version " +
                               std::to_string(major) + "." +
                               std::to_string(minor))
                                  .c_str());
@@ -345,10 +346,10 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
   }
   if (PyCapsule_IsValid(raw, kUsedVersionedName) ||
       PyCapsule_IsValid(raw, kUsedLegacyName))
-    throw nb::buffer_error(
-        (name.str() + ": expected a fresh DLPack capsule, got one "
-                             "that was already consumed")
-            .c_str());
+    throw nb::buffer_error((name.str() +
+                            ": expected a fresh DLPack capsule, got one "
+                            "that was already consumed")
+                               .c_str());
   throw nb::type_error((name.str() +
                         ": expected __dlpack__ to return a DLPack capsule, "
                         "got '" +

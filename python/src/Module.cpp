@@ -31,7 +31,8 @@ nb::dict paramToDict(const jit::ParamInfo &param) {
   nb::dict info;
   info["name"] = param.name;
   info["kind"] = param.isTensor ? "tensor" : "scalar";
-  info["dtype"] = std::string(dlrt_dtype_name(param.dtype, dtype, sizeof(dtype)));
+  info["dtype"] =
+      std::string(dlrt_dtype_name(param.dtype, dtype, sizeof(dtype)));
   if (param.isTensor) {
     nb::list shape;
     for (int64_t size : param.shape)
@@ -125,14 +126,13 @@ jit::Kernel compileOrRaise(const std::string &source, const std::string &entry,
 }
 
 /// Stage name and text, in the order of the compilation.
-jit::InspectResult::Stages inspectOrRaise(const std::string &source, const std::string &entry,
-                        const std::string &target,
-                        std::optional<bool> bufferize,
-                        std::optional<int64_t> optLevel,
-                        std::optional<std::string> chip,
-                        std::optional<std::string> ptxVersion,
-                        std::optional<std::string> format,
-                        std::optional<std::string> toolkit) {
+jit::InspectResult::Stages
+inspectOrRaise(const std::string &source, const std::string &entry,
+               const std::string &target, std::optional<bool> bufferize,
+               std::optional<int64_t> optLevel, std::optional<std::string> chip,
+               std::optional<std::string> ptxVersion,
+               std::optional<std::string> format,
+               std::optional<std::string> toolkit) {
   CompileOptions options =
       optionsOrRaise(target, bufferize, optLevel, chip, ptxVersion, format,
                      toolkit, /*cache=*/false);
@@ -246,8 +246,9 @@ NB_MODULE(_dlbridge, m) {
         nb::sig("def options() -> list[dict[str, typing.Any]]"),
         "The compile options: name, spellings, values, default, description "
         "and where each can be given.");
-  m.def("cuda_available", [] { return dlrt_cuda_available() != 0; },
-        "Whether a CUDA driver loads and reports at least one GPU.");
+  m.def(
+      "cuda_available", [] { return dlrt_cuda_available() != 0; },
+      "Whether a CUDA driver loads and reports at least one GPU.");
   m.attr("version") = jit::version();
   m.attr("version_string") = jit::versionString();
 }

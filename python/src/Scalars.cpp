@@ -23,9 +23,8 @@ bool derivesFromNumpy(PyTypeObject *type, PyObject *numpy, const char *name) {
     PyErr_Clear();
     return false;
   }
-  bool derives =
-      PyType_Check(base) &&
-      PyType_IsSubtype(type, reinterpret_cast<PyTypeObject *>(base));
+  bool derives = PyType_Check(base) &&
+                 PyType_IsSubtype(type, reinterpret_cast<PyTypeObject *>(base));
   Py_DECREF(base);
   return derives;
 }

@@ -16,8 +16,7 @@ namespace dlbridge::python {
 
 /// `count` value-initialised elements, inline when there are at most
 /// `Inline` (the common case of a kernel call), on the heap otherwise.
-template <typename T, size_t Inline = 8>
-class SmallArray {
+template <typename T, size_t Inline = 8> class SmallArray {
 public:
   explicit SmallArray(size_t count) : count(count) {
     if (count > Inline)

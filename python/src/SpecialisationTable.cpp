@@ -27,15 +27,14 @@ const jit::Kernel *SpecialisationTable::find(const uint64_t *key,
   return nullptr;
 }
 
-const jit::Kernel &SpecialisationTable::insert(const uint64_t *key,
-                                               size_t size,
+const jit::Kernel &SpecialisationTable::insert(const uint64_t *key, size_t size,
                                                jit::Kernel kernel) {
   std::lock_guard<std::mutex> lock(insertMutex);
   if (const jit::Kernel *existing = find(key, size))
     return *existing;
-  auto *node = new Node{std::vector<uint64_t>(key, key + size),
-                        std::move(kernel),
-                        head.load(std::memory_order_relaxed)};
+  auto *node =
+      new Node{std::vector<uint64_t>(key, key + size), std::move(kernel),
+               head.load(std::memory_order_relaxed)};
   head.store(node, std::memory_order_release);
   count.fetch_add(1, std::memory_order_release);
   return node->kernel;

@@ -1,4 +1,5 @@
-//===- SpecialisationTable.h - Kernels by key, safe across threads -*- C++ -*-===//
+//===- SpecialisationTable.h - Kernels by key, safe across threads -*- C++
+//-*-===//
 //
 // Part of dlbridge's Python extension.
 //

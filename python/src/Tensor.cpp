@@ -30,8 +30,7 @@ constexpr const char *kLegacyName = "dltensor";
 
 /// A managed tensor (versioned or legacy) viewing a SharedTensor; its
 /// deleter drops the reference.
-template <typename Managed>
-struct ExportedTensor {
+template <typename Managed> struct ExportedTensor {
   Managed managed;
   SharedTensor *source;
 
@@ -146,7 +145,8 @@ int allocateTensor(DLTensor *prototype, DLManagedTensorVersioned **out,
              "dlbridge allocates host tensors only");
     return -1;
   }
-  bool valid = prototype->ndim >= 0 && (prototype->ndim == 0 || prototype->shape);
+  bool valid =
+      prototype->ndim >= 0 && (prototype->ndim == 0 || prototype->shape);
   for (int32_t i = 0; valid && i < prototype->ndim; ++i)
     valid = prototype->shape[i] >= 0;
   if (!valid) {
@@ -154,8 +154,8 @@ int allocateTensor(DLTensor *prototype, DLManagedTensorVersioned **out,
              "expected a prototype with a shape of non-negative dims");
     return -1;
   }
-  *out = allocateHostTensor(prototype->dtype, prototype->ndim,
-                            prototype->shape, 0);
+  *out = allocateHostTensor(prototype->dtype, prototype->ndim, prototype->shape,
+                            0);
   if (!*out) {
     setError(errorContext, "MemoryError",
              "cannot allocate a host tensor of the prototype's size");
@@ -290,32 +290,27 @@ nb::object Tensor::dlpack(nb::handle stream,
     // dlbridge's results are complete when the call returns: a consumer
     // stream has nothing to wait for; the value must still be valid.
     void *unused;
-    if (dlrt_stream_from_dlpack(t.device,
-                                toInteger(stream, "stream", INT64_MIN,
-                                          INT64_MAX),
-                                1,
-                                &unused) != DLRT_OK)
+    if (dlrt_stream_from_dlpack(
+            t.device, toInteger(stream, "stream", INT64_MIN, INT64_MAX), 1,
+            &unused) != DLRT_OK)
       throw nb::buffer_error(dlrt_last_error());
   }
-  bool versioned =
-      maxVersion && nb::len(*maxVersion) >= 1 &&
-      toInteger((*maxVersion)[0], "max_version[0]", INT64_MIN, INT64_MAX) >=
-          DLPACK_MAJOR_VERSION;
+  bool versioned = maxVersion && nb::len(*maxVersion) >= 1 &&
+                   toInteger((*maxVersion)[0], "max_version[0]", INT64_MIN,
+                             INT64_MAX) >= DLPACK_MAJOR_VERSION;
   bool mustCopy = copy.value_or(false);
   if (dlDevice && !sameDevice(toDevice(*dlDevice), t.device)) {
     DLDevice target = toDevice(*dlDevice);
     if (copy == false || target.device_type != kDLCPU)
-      throw nb::buffer_error(("cannot export a tensor on " +
-                              deviceName(t.device) + " to " +
-                              deviceName(target) +
-                              (copy == false ? " without a copy" : ""))
-                                 .c_str());
+      throw nb::buffer_error(
+          ("cannot export a tensor on " + deviceName(t.device) + " to " +
+           deviceName(target) + (copy == false ? " without a copy" : ""))
+              .c_str());
     mustCopy = true;
   }
 
   if (mustCopy) {
-    Tensor copied(
-        copyOrThrow("__dlpack__", t, DLPACK_FLAG_BITMASK_IS_COPIED));
+    Tensor copied(copyOrThrow("__dlpack__", t, DLPACK_FLAG_BITMASK_IS_COPIED));
     return copied.dlpack(nb::none(), maxVersion, std::nullopt, false);
   }
   if (!versioned && (flags() & DLPACK_FLAG_BITMASK_READ_ONLY))
@@ -367,15 +362,17 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
               "device",
               [](const Tensor &t) { return deviceName(t.tensor().device); },
               "Where the data is, as 'cpu:0' or 'cuda:1'.")
-          .def_prop_ro("ndim", [](const Tensor &t) { return t.tensor().ndim; },
-                       "The number of dimensions.")
+          .def_prop_ro(
+              "ndim", [](const Tensor &t) { return t.tensor().ndim; },
+              "The number of dimensions.")
           .def_prop_ro("data_ptr", &Tensor::dataPointer,
                        "Address of the first element.")
-          .def_prop_ro("readonly",
-                       [](const Tensor &t) {
-                         return (t.flags() & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
-                       },
-                       "Whether the producer forbids writing to the data.")
+          .def_prop_ro(
+              "readonly",
+              [](const Tensor &t) {
+                return (t.flags() & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+              },
+              "Whether the producer forbids writing to the data.")
           .def("__dlpack__", &Tensor::dlpack, nb::kw_only(),
                nb::arg("stream").none() = nb::none(),
                nb::arg("max_version").none() = nb::none(),

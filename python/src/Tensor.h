@@ -29,8 +29,7 @@ public:
   uint64_t flags() const { return managed->flags; }
 
 private:
-  explicit SharedTensor(DLManagedTensorVersioned *managed)
-      : managed(managed) {}
+  explicit SharedTensor(DLManagedTensorVersioned *managed) : managed(managed) {}
   std::atomic<int64_t> refs{1};
   DLManagedTensorVersioned *managed;
 };

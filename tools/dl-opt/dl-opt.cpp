@@ -36,9 +36,8 @@ int main(int argc, char **argv) {
   llvm::CrashRecoveryContext recovery;
   mlir::LogicalResult result = mlir::failure();
   if (!recovery.RunSafely([&] {
-        result = mlir::MlirOptMain(argc, argv,
-                                   "dlbridge modular optimizer driver\n",
-                                   registry);
+        result = mlir::MlirOptMain(
+            argc, argv, "dlbridge modular optimizer driver\n", registry);
       })) {
     llvm::errs() << "dl-opt: internal error: MLIR or LLVM crashed on this "
                     "input (contained; nothing was written)\n";

@@ -1,4 +1,5 @@
-//===- dl-run.cpp - Compile a dlpack.entry function and run it on .npy files ===//
+//===- dl-run.cpp - Compile a dlpack.entry function and run it on .npy files
+//===//
 //
 // Part of dlbridge. `dl-run kernel.mlir --entry f -i a.npy -i 2.5 -o out.npy`
 // compiles the entry with the JIT, reads its tensor arguments from .npy
@@ -77,9 +78,9 @@ cl::opt<unsigned>
                        "printed), time N more calls and print the minimum "
                        "and median in microseconds"),
               cl::value_desc("N"), cl::init(0), cl::cat(category));
-cl::opt<bool> printSignature(
-    "signature", cl::desc("Print the entry's signature and exit"),
-    cl::cat(category));
+cl::opt<bool> printSignature("signature",
+                             cl::desc("Print the entry's signature and exit"),
+                             cl::cat(category));
 
 // The compile options (Options.h); dl-run runs on the CPU, so --target cuda
 // and the CUDA options only compile, with --signature.
@@ -190,8 +191,8 @@ uint16_t floatToHalf(float value) {
       ++half;
     return static_cast<uint16_t>(sign | half);
   }
-  uint32_t half = sign | (static_cast<uint32_t>(exponent) << 10) |
-                  (mantissa >> 13);
+  uint32_t half =
+      sign | (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
   uint32_t rest = mantissa & 0x1fff;
   if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
     ++half; // may carry into the exponent, which is right
@@ -203,8 +204,8 @@ uint16_t floatToHalf(float value) {
 std::string parseScalar(StringRef text, DLDataType dtype, void *storage) {
   std::string literal = text.str();
   auto bad = [&](const std::string &why = "") {
-    return "expected a " + npy::dtypeName(dtype) + " literal, got '" +
-           literal + "'" + (why.empty() ? "" : " (" + why + ")");
+    return "expected a " + npy::dtypeName(dtype) + " literal, got '" + literal +
+           "'" + (why.empty() ? "" : " (" + why + ")");
   };
   if (literal.empty())
     return bad();
@@ -308,8 +309,7 @@ std::string shapeText(const DLTensor &t) {
 
 void printOne(const std::string &label, const DLTensor &t) {
   std::ostringstream os;
-  os << label << ": " << npy::dtypeName(t.dtype) << " " << shapeText(t)
-     << "\n";
+  os << label << ": " << npy::dtypeName(t.dtype) << " " << shapeText(t) << "\n";
   npy::printTensor(os, t);
   os << "\n";
   outs() << os.str();
@@ -429,8 +429,10 @@ int main(int argc, char **argv) {
     StringRef value = inputs[i];
     if (param.isTensor) {
       if (value.starts_with("scalar:"))
-        fail(argumentLabel(i, param) + ": expected a .npy file for a tensor "
-             "parameter, got '" + value.str() + "'");
+        fail(argumentLabel(i, param) +
+             ": expected a .npy file for a tensor "
+             "parameter, got '" +
+             value.str() + "'");
       std::string error;
       arrays[i] = npy::readNpyFile(value.str(), error);
       if (!arrays[i])
@@ -508,11 +510,10 @@ int main(int argc, char **argv) {
           std::chrono::duration<double, std::micro>(stop - start).count());
     }
     std::sort(micros.begin(), micros.end());
-    double median = micros.size() % 2
-                        ? micros[micros.size() / 2]
-                        : (micros[micros.size() / 2 - 1] +
-                           micros[micros.size() / 2]) /
-                              2;
+    double median =
+        micros.size() % 2
+            ? micros[micros.size() / 2]
+            : (micros[micros.size() / 2 - 1] + micros[micros.size() / 2]) / 2;
     char line[160];
     std::snprintf(line, sizeof(line),
                   "time: %u calls, min %.2f us, median %.2f us\n",

@@ -45,9 +45,9 @@ protected:
     const llvm::Target *target =
         llvm::TargetRegistry::lookupTarget(triple, error);
     ASSERT_NE(target, nullptr) << error;
-    std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-        triple, llvm::sys::getHostCPUName(), "", llvm::TargetOptions(),
-        std::nullopt));
+    std::unique_ptr<llvm::TargetMachine> machine(
+        target->createTargetMachine(triple, llvm::sys::getHostCPUName(), "",
+                                    llvm::TargetOptions(), std::nullopt));
     ASSERT_NE(machine, nullptr);
     dataLayout =
         std::make_unique<llvm::DataLayout>(machine->createDataLayout());
@@ -55,7 +55,8 @@ protected:
 
   /// The layout of `type` under the host's data layout.
   const llvm::StructLayout *layout(mlir::LLVM::LLVMStructType type) {
-    auto *llvmType = llvm::cast<llvm::StructType>(translator.translateType(type));
+    auto *llvmType =
+        llvm::cast<llvm::StructType>(translator.translateType(type));
     return dataLayout->getStructLayout(llvmType);
   }
 
@@ -128,12 +129,15 @@ TEST_F(DLPackABITest, DLManagedTensorVersioned) {
 
   auto type = dlpack_abi::getDLManagedTensorVersionedType(&context);
   const llvm::StructLayout *l = layout(type);
-  EXPECT_FIELD(l, dlpack_abi::kManagedVersion, DLManagedTensorVersioned, version);
+  EXPECT_FIELD(l, dlpack_abi::kManagedVersion, DLManagedTensorVersioned,
+               version);
   EXPECT_FIELD(l, dlpack_abi::kManagedManagerCtx, DLManagedTensorVersioned,
                manager_ctx);
-  EXPECT_FIELD(l, dlpack_abi::kManagedDeleter, DLManagedTensorVersioned, deleter);
+  EXPECT_FIELD(l, dlpack_abi::kManagedDeleter, DLManagedTensorVersioned,
+               deleter);
   EXPECT_FIELD(l, dlpack_abi::kManagedFlags, DLManagedTensorVersioned, flags);
-  EXPECT_FIELD(l, dlpack_abi::kManagedDLTensor, DLManagedTensorVersioned, dl_tensor);
+  EXPECT_FIELD(l, dlpack_abi::kManagedDLTensor, DLManagedTensorVersioned,
+               dl_tensor);
   EXPECT_SIZE_AND_ALIGN(type, DLManagedTensorVersioned);
 }
 
@@ -157,9 +161,11 @@ TEST_F(DLPackABITest, Signature) {
   auto type = dlpack_abi::getSignatureType(&context);
   const llvm::StructLayout *l = layout(type);
   EXPECT_FIELD(l, dlpack_abi::kSignatureName, dlrt_signature, name);
-  EXPECT_FIELD(l, dlpack_abi::kSignatureDeviceType, dlrt_signature, device_type);
+  EXPECT_FIELD(l, dlpack_abi::kSignatureDeviceType, dlrt_signature,
+               device_type);
   EXPECT_FIELD(l, dlpack_abi::kSignatureNumArgs, dlrt_signature, num_args);
-  EXPECT_FIELD(l, dlpack_abi::kSignatureNumResults, dlrt_signature, num_results);
+  EXPECT_FIELD(l, dlpack_abi::kSignatureNumResults, dlrt_signature,
+               num_results);
   EXPECT_FIELD(l, dlpack_abi::kSignatureReserved, dlrt_signature, reserved);
   EXPECT_FIELD(l, dlpack_abi::kSignatureArgs, dlrt_signature, args);
   EXPECT_FIELD(l, dlpack_abi::kSignatureResults, dlrt_signature, results);

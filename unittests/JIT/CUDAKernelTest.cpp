@@ -55,8 +55,7 @@ TEST(CUDAKernelTest, PipelineErrorsComeBackAsText) {
   options.ptxVersion = "ptx60";
   CompileResult result = compile(dlbridge::test::kAdd, "add", options);
   ASSERT_FALSE(result);
-  EXPECT_NE(result.error.find("PTX 6.0 cannot target sm_90"),
-            std::string::npos)
+  EXPECT_NE(result.error.find("PTX 6.0 cannot target sm_90"), std::string::npos)
       << result.error;
 }
 
@@ -224,8 +223,7 @@ TEST_F(CUDAExecution, RowSumSoftmaxMatmulAndTotal) {
   CompileResult total = compile(dlbridge::test::kTotal, "", cudaOptions());
   ASSERT_TRUE(total) << total.error;
   std::vector<float> flat(1000, 0.5f);
-  TensorView f(toDevice(flat), {kDLFloat, 32, 1}, {1000}, {}, 0,
-               {kDLCUDA, 0});
+  TensorView f(toDevice(flat), {kDLFloat, 32, 1}, {1000}, {}, 0, {kDLCUDA, 0});
   ASSERT_EQ(call(*total.kernel, {f.get()}, out), DLRT_OK) << ctx.error;
   EXPECT_EQ(out->dl_tensor.ndim, 0);
   std::vector<float> sum = toHost(out);

@@ -145,8 +145,7 @@ TEST_P(OddNameTest, CompilesForCUDAUnderTheUsersName) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CompileSafety, OddNameTest,
-                         ::testing::ValuesIn(kOddNames),
-                         [](const auto &info) {
+                         ::testing::ValuesIn(kOddNames), [](const auto &info) {
                            return std::string(info.param.label);
                          });
 
@@ -215,10 +214,9 @@ TEST(CompileSafetyTest, CrashesOnSeveralThreadsAreContainedEach) {
   std::vector<std::thread> threads;
   for (size_t i = 0; i < errors.size(); ++i)
     threads.emplace_back([&, i] {
-      CompileResult result =
-          compile(i % 2 ? std::string(kTransposeBroadcast)
-                        : truncatedTranspose(),
-                  "", cpuOptions());
+      CompileResult result = compile(i % 2 ? std::string(kTransposeBroadcast)
+                                           : truncatedTranspose(),
+                                     "", cpuOptions());
       compiled[i] = static_cast<bool>(result);
       errors[i] = result.error;
     });
@@ -241,8 +239,8 @@ TEST(CompileSafetyTest, EveryTruncationCompilesOrFails) {
       CompileResult result = compile(source.substr(0, size), "", cpuOptions());
       if (!result) {
         EXPECT_FALSE(result.error.empty()) << size;
-        crashes += result.error.find("internal compiler error") !=
-                   std::string::npos;
+        crashes +=
+            result.error.find("internal compiler error") != std::string::npos;
       }
     }
   // MLIR 22 does crash on some of them: this test exercises the guard.

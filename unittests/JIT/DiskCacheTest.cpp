@@ -36,7 +36,9 @@ protected:
     entry.name = "<lambda>";
     entry.inputMLIR = "func.func @f()";
     entry.llvmDialectMLIR = "llvm.func @f()";
-    entry.objects = {{0, std::string("\x7f" "ELF general", 12)},
+    entry.objects = {{0, std::string("\x7f"
+                                     "ELF general",
+                                     12)},
                      {1, "contiguous"}};
   }
   void TearDown() override { llvm::sys::fs::remove_directories(root); }
@@ -179,9 +181,11 @@ TEST_F(DiskCacheTest, PruningKeepsTheDirectoryUnderItsSize) {
 TEST_F(DiskCacheTest, TheSizeLimitComesFromTheEnvironment) {
   std::string error;
   ASSERT_EQ(::unsetenv("DLBRIDGE_CACHE_MAX_SIZE"), 0);
-  EXPECT_EQ(getCachePruningPolicy(error), "cache_size_bytes=1g:prune_interval=20m");
+  EXPECT_EQ(getCachePruningPolicy(error),
+            "cache_size_bytes=1g:prune_interval=20m");
   ASSERT_EQ(::setenv("DLBRIDGE_CACHE_MAX_SIZE", "512m", 1), 0);
-  EXPECT_EQ(getCachePruningPolicy(error), "cache_size_bytes=512m:prune_interval=20m");
+  EXPECT_EQ(getCachePruningPolicy(error),
+            "cache_size_bytes=512m:prune_interval=20m");
   for (const char *bad : {"lots", "5x", "1g:prune_after=0s", ""}) {
     ASSERT_EQ(::setenv("DLBRIDGE_CACHE_MAX_SIZE", bad, 1), 0);
     error.clear();

@@ -1,4 +1,5 @@
-//===- EntryCallTest.h - A fixture that compiles and calls entries -*- C++ -*-===//
+//===- EntryCallTest.h - A fixture that compiles and calls entries -*- C++
+//-*-===//
 //
 // Part of dlbridge.
 //

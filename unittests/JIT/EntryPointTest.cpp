@@ -258,9 +258,8 @@ TEST_F(EntryPointTest, EveryRejectionHasItsStatusAndMessage) {
   }
   {
     TensorView v = TensorView::of(i32, {3, 2});
-    expectRejected(callSum(v),
-                   {"static dim", DLRT_ERR_SHAPE,
-                    "argument 0 'x': dim 0 expected 2, got 3"});
+    expectRejected(callSum(v), {"static dim", DLRT_ERR_SHAPE,
+                                "argument 0 'x': dim 0 expected 2, got 3"});
   }
   {
     TensorView v = TensorView::of(i32, {2, 3}, {1, 2});

@@ -123,7 +123,8 @@ protected:
 }
 
 float at(void *result, int64_t index) {
-  const DLTensor &t = static_cast<DLManagedTensorVersioned *>(result)->dl_tensor;
+  const DLTensor &t =
+      static_cast<DLManagedTensorVersioned *>(result)->dl_tensor;
   return reinterpret_cast<const float *>(static_cast<const char *>(t.data) +
                                          t.byte_offset)[index];
 }
@@ -134,10 +135,11 @@ TEST_F(ShapeCheckTest, MatmulContractionDimsMustMatch) {
   TensorView av = TensorView::of(a, {3, 4}), bv = TensorView::of(b, {5, 6});
   EXPECT_EQ(call(matmul, {av.get(), bv.get()}), DLRT_ERR_SHAPE_MISMATCH);
   EXPECT_EQ(results[0], nullptr);
-  EXPECT_TRUE(contains(ctx.error, "'linalg.matmul' at <source>:12:8: dimension #0 of "
-                        "input/output operand #1 is incompatible with "
-                        "inferred dimension size; operand shapes: (3, 4) "
-                        "(5, 6) (3, 6)"));
+  EXPECT_TRUE(contains(ctx.error,
+                       "'linalg.matmul' at <source>:12:8: dimension #0 of "
+                       "input/output operand #1 is incompatible with "
+                       "inferred dimension size; operand shapes: (3, 4) "
+                       "(5, 6) (3, 6)"));
   EXPECT_STREQ(dlrt_last_error(), ctx.error);
 
   dlrt_call_ctx_init(&ctx, {kDLCPU, 0}, nullptr);

@@ -14,16 +14,11 @@
 
 namespace dlbridge::testing {
 
-template <typename T>
-DLDataType dtypeOf();
-template <>
-inline DLDataType dtypeOf<float>() { return {kDLFloat, 32, 1}; }
-template <>
-inline DLDataType dtypeOf<double>() { return {kDLFloat, 64, 1}; }
-template <>
-inline DLDataType dtypeOf<int32_t>() { return {kDLInt, 32, 1}; }
-template <>
-inline DLDataType dtypeOf<int64_t>() { return {kDLInt, 64, 1}; }
+template <typename T> DLDataType dtypeOf();
+template <> inline DLDataType dtypeOf<float>() { return {kDLFloat, 32, 1}; }
+template <> inline DLDataType dtypeOf<double>() { return {kDLFloat, 64, 1}; }
+template <> inline DLDataType dtypeOf<int32_t>() { return {kDLInt, 32, 1}; }
+template <> inline DLDataType dtypeOf<int64_t>() { return {kDLInt, 64, 1}; }
 
 /// A DLTensor over memory the test owns; keeps its shape and strides alive.
 /// Copying is disabled because `tensor` points into the object.

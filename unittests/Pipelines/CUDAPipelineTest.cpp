@@ -150,7 +150,8 @@ const Program kPrograms[] = {
     {"matmul", dlbridge::test::kMatmul, false},
 };
 
-class PtxasTest : public ::testing::TestWithParam<std::tuple<Program, const char *>> {};
+class PtxasTest
+    : public ::testing::TestWithParam<std::tuple<Program, const char *>> {};
 
 TEST_P(PtxasTest, KernelsAssemble) {
   auto [program, chip] = GetParam();
@@ -176,19 +177,20 @@ TEST_P(PtxasTest, KernelsAssemble) {
   for (const std::string &ptx : compiled.ptx) {
     bool ok = false;
     std::string log = assemble(ptxas, ptx, chip, ok);
-    EXPECT_TRUE(ok) << ptxas << " -arch=" << chip << ":\n" << log << "\n"
+    EXPECT_TRUE(ok) << ptxas << " -arch=" << chip << ":\n"
+                    << log << "\n"
                     << ptx;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    CUDAPipeline, PtxasTest,
-    ::testing::Combine(::testing::ValuesIn(kPrograms),
-                       ::testing::Values("sm_80", "sm_90")),
-    [](const auto &info) {
-      return std::string(std::get<0>(info.param).name) + "_" +
-             std::get<1>(info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(CUDAPipeline, PtxasTest,
+                         ::testing::Combine(::testing::ValuesIn(kPrograms),
+                                            ::testing::Values("sm_80",
+                                                              "sm_90")),
+                         [](const auto &info) {
+                           return std::string(std::get<0>(info.param).name) +
+                                  "_" + std::get<1>(info.param);
+                         });
 
 TEST(CUDAPipelineTest, CubinAndFatbinRunPtxas) {
   if (findPtxas().empty())
@@ -212,7 +214,8 @@ TEST(CUDAPipelineTest, MathWithoutLibdeviceIsAClearError) {
   EXPECT_NE(compiled.diagnostics.find("kernels call libdevice (__nv_expf"),
             std::string::npos)
       << compiled.diagnostics;
-  EXPECT_NE(compiled.diagnostics.find("libdevice is not at " + empty.str().str() +
+  EXPECT_NE(compiled.diagnostics.find("libdevice is not at " +
+                                      empty.str().str() +
                                       "/nvvm/libdevice/libdevice.10.bc"),
             std::string::npos)
       << compiled.diagnostics;
@@ -251,12 +254,11 @@ TEST(CUDAPipelineTest, PTXVersionDefaultsToTheChipsMinimum) {
   struct Case {
     const char *chip;
     unsigned ptx;
-  } table[] = {{"sm_75", 63},   {"sm_80", 70},   {"sm_86", 71},
-               {"sm_87", 74},   {"sm_89", 78},   {"sm_90", 78},
-               {"sm_90a", 80},  {"sm_100", 86},  {"sm_100a", 86},
-               {"sm_103", 88},  {"sm_110", 90},  {"sm_120", 87},
-               {"sm_120a", 87}, {"sm_121", 88},  {"sm_50", 0},
-               {"sm_70", 0},    {"sm_72", 0},    {"", 0}};
+  } table[] = {{"sm_75", 63},   {"sm_80", 70},  {"sm_86", 71},  {"sm_87", 74},
+               {"sm_89", 78},   {"sm_90", 78},  {"sm_90a", 80}, {"sm_100", 86},
+               {"sm_100a", 86}, {"sm_103", 88}, {"sm_110", 90}, {"sm_120", 87},
+               {"sm_120a", 87}, {"sm_121", 88}, {"sm_50", 0},   {"sm_70", 0},
+               {"sm_72", 0},    {"", 0}};
   for (const Case &c : table)
     EXPECT_EQ(dlbridge::getCUDAMinimumPTXVersion(c.chip), c.ptx) << c.chip;
 

@@ -1,4 +1,5 @@
-//===- CheckDescriptorTest.cpp - dlrt_check_descriptor ---------------------===//
+//===- CheckDescriptorTest.cpp - dlrt_check_descriptor
+//---------------------===//
 //
 // Part of dlbridge's runtime unit tests.
 //

@@ -66,16 +66,15 @@ std::string describe(const Case &c) {
      << "x" << d.dtype.lanes << ", shape "
      << list(c.descShape, d.shape == nullptr) << ", strides "
      << list(c.descStrides, d.strides == nullptr) << ", offset "
-     << (d.offset == DLRT_DYNAMIC ? std::string("?")
-                                  : std::to_string(d.offset))
+     << (d.offset == DLRT_DYNAMIC ? std::string("?") : std::to_string(d.offset))
      << "} tensor{ndim " << t.ndim << ", dtype " << int(t.dtype.code) << "/"
      << int(t.dtype.bits) << "x" << t.dtype.lanes << ", shape "
      << list(c.shape, c.shapeNull) << ", strides "
      << list(c.strides, c.stridesNull) << ", byte_offset " << t.byte_offset
      << ", data " << (t.data ? "set" : "NULL") << ", device "
      << t.device.device_type << ":" << t.device.device_id << "} call "
-     << c.callDevice.device_type << ":" << c.callDevice.device_id
-     << " flags " << (c.hasFlags ? std::to_string(c.flags) : "none");
+     << c.callDevice.device_type << ":" << c.callDevice.device_id << " flags "
+     << (c.hasFlags ? std::to_string(c.flags) : "none");
   return os.str();
 }
 
@@ -229,8 +228,7 @@ public:
                        : chance(0.9) ? actual
                                      : randomSize();
     }
-    c.desc.shape =
-        rank == 0 && chance(0.5) ? nullptr : c.descShape.data();
+    c.desc.shape = rank == 0 && chance(0.5) ? nullptr : c.descShape.data();
 
     std::vector<int64_t> compact(ndim);
     int64_t running = 1;
@@ -246,8 +244,8 @@ public:
     if (c.desc.layout == DLRT_LAYOUT_STRIDED) {
       c.descStrides.resize(rank);
       for (int32_t i = 0; i < rank; ++i) {
-        int64_t actual = i < ndim ? (c.stridesNull ? compact[i] : c.strides[i])
-                                  : 1;
+        int64_t actual =
+            i < ndim ? (c.stridesNull ? compact[i] : c.strides[i]) : 1;
         c.descStrides[i] = chance(0.6)   ? DLRT_DYNAMIC
                            : chance(0.8) ? actual
                                          : randomStride(actual);
@@ -274,11 +272,17 @@ public:
 
     static const DLDevice kCalls[] = {
         {kDLCPU, 0}, {kDLCUDA, 0}, {kDLCUDA, 1}, {kDLROCM, 0}};
-    static const DLDevice kTensors[] = {
-        {kDLCPU, 0},         {kDLCPU, 1},          {kDLCUDA, 0},
-        {kDLCUDA, 1},        {kDLCUDAHost, 3},     {kDLCUDAManaged, 0},
-        {kDLCUDAManaged, 1}, {kDLROCMHost, 0},     {kDLROCM, 0},
-        {kDLVulkan, 0},      {static_cast<DLDeviceType>(42), 0}};
+    static const DLDevice kTensors[] = {{kDLCPU, 0},
+                                        {kDLCPU, 1},
+                                        {kDLCUDA, 0},
+                                        {kDLCUDA, 1},
+                                        {kDLCUDAHost, 3},
+                                        {kDLCUDAManaged, 0},
+                                        {kDLCUDAManaged, 1},
+                                        {kDLROCMHost, 0},
+                                        {kDLROCM, 0},
+                                        {kDLVulkan, 0},
+                                        {static_cast<DLDeviceType>(42), 0}};
     c.callDevice = kCalls[below(4)];
     c.tensor.device = chance(0.7) ? c.callDevice : kTensors[below(11)];
     c.hasFlags = chance(0.3);
@@ -297,13 +301,16 @@ private:
 
   DLDataType randomDType() {
     static const DLDataType kDTypes[] = {
-        {kDLBool, 8, 1},      {kDLInt, 8, 1},       {kDLInt, 16, 1},
-        {kDLInt, 32, 1},      {kDLInt, 64, 1},      {kDLUInt, 8, 1},
-        {kDLUInt, 64, 1},     {kDLFloat, 16, 1},    {kDLBfloat, 16, 1},
-        {kDLFloat, 32, 1},    {kDLFloat, 64, 1},    {kDLComplex, 64, 1},
+        {kDLBool, 8, 1},      {kDLInt, 8, 1},
+        {kDLInt, 16, 1},      {kDLInt, 32, 1},
+        {kDLInt, 64, 1},      {kDLUInt, 8, 1},
+        {kDLUInt, 64, 1},     {kDLFloat, 16, 1},
+        {kDLBfloat, 16, 1},   {kDLFloat, 32, 1},
+        {kDLFloat, 64, 1},    {kDLComplex, 64, 1},
         {kDLComplex, 128, 1}, {kDLFloat8_e4m3fn, 8, 1},
-        {kDLFloat, 32, 4},    {kDLInt, 4, 1},       {kDLInt, 4, 2},
-        {kDLBool, 1, 1},      {kDLInt, 0, 1},       {kDLFloat, 32, 0},
+        {kDLFloat, 32, 4},    {kDLInt, 4, 1},
+        {kDLInt, 4, 2},       {kDLBool, 1, 1},
+        {kDLInt, 0, 1},       {kDLFloat, 32, 0},
         {kDLUInt, 24, 1},     {99, 8, 1}};
     return kDTypes[below(sizeof(kDTypes) / sizeof(kDTypes[0]))];
   }
@@ -318,8 +325,8 @@ private:
     case 3:
       return pick<int64_t>({-1, INT64_MIN, -7});
     case 4:
-      return pick<int64_t>({int64_t(1) << 31, int64_t(1) << 40,
-                            int64_t(1) << 62, INT64_MAX});
+      return pick<int64_t>(
+          {int64_t(1) << 31, int64_t(1) << 40, int64_t(1) << 62, INT64_MAX});
     default:
       return static_cast<int64_t>(2 + below(6));
     }

@@ -1,4 +1,5 @@
-//===- CheckTest.cpp - dlrt_check_tensor and dtype names -------------------===//
+//===- CheckTest.cpp - dlrt_check_tensor and dtype names
+//-------------------===//
 //
 // Part of dlbridge's runtime unit tests.
 //
@@ -28,9 +29,9 @@ std::string dtypeName(DLDataType dtype) {
   return dlrt_dtype_name(dtype, buf, sizeof(buf));
 }
 
-DLTensor makeTensor(void *data, int32_t ndim, int64_t *shape,
-                    int64_t *strides, DLDataType dtype = kF32,
-                    DLDevice device = kCpu0, uint64_t byteOffset = 0) {
+DLTensor makeTensor(void *data, int32_t ndim, int64_t *shape, int64_t *strides,
+                    DLDataType dtype = kF32, DLDevice device = kCpu0,
+                    uint64_t byteOffset = 0) {
   DLTensor tensor;
   tensor.data = data;
   tensor.device = device;
@@ -45,17 +46,30 @@ DLTensor makeTensor(void *data, int32_t ndim, int64_t *shape,
 dlrt_param_desc identityParam(const char *name, int32_t rank,
                               const int64_t *shape, DLDataType dtype = kF32,
                               int32_t access = DLRT_ACCESS_READ) {
-  return dlrt_param_desc{name,  DLRT_PARAM_TENSOR, DLRT_LAYOUT_IDENTITY,
-                         access, rank,             dtype,
-                         0,      shape,            nullptr,
+  return dlrt_param_desc{name,
+                         DLRT_PARAM_TENSOR,
+                         DLRT_LAYOUT_IDENTITY,
+                         access,
+                         rank,
+                         dtype,
+                         0,
+                         shape,
+                         nullptr,
                          0};
 }
 
 dlrt_param_desc stridedParam(const char *name, int32_t rank,
                              const int64_t *shape, const int64_t *strides,
                              int64_t offset) {
-  return dlrt_param_desc{name, DLRT_PARAM_TENSOR, DLRT_LAYOUT_STRIDED,
-                         DLRT_ACCESS_READ, rank, kF32, 0, shape, strides,
+  return dlrt_param_desc{name,
+                         DLRT_PARAM_TENSOR,
+                         DLRT_LAYOUT_STRIDED,
+                         DLRT_ACCESS_READ,
+                         rank,
+                         kF32,
+                         0,
+                         shape,
+                         strides,
                          offset};
 }
 
@@ -90,9 +104,9 @@ protected:
         expectedMessage != ctx.error || expectedMessage != dlrt_last_error())
       return ::testing::AssertionFailure()
              << "got status " << status << " (" << dlrt_status_name(status)
-             << ") \"" << ctx.error << "\", expected " << expectedStatus
-             << " (" << dlrt_status_name(expectedStatus) << ") \""
-             << expectedMessage << "\"";
+             << ") \"" << ctx.error << "\", expected " << expectedStatus << " ("
+             << dlrt_status_name(expectedStatus) << ") \"" << expectedMessage
+             << "\"";
     return ::testing::AssertionSuccess();
   }
 
@@ -140,16 +154,16 @@ TEST_F(CheckTest, AcceptsSlicesWithByteOffset) {
   // byte_offset.
   int64_t rowShape[] = {4};
   const int64_t four[] = {4};
-  EXPECT_TRUE(accepted(0, makeTensor(storage, 1, rowShape, nullptr, kF32,
-                                     kCpu0, 16),
-                       identityParam("a", 1, four)));
+  EXPECT_TRUE(
+      accepted(0, makeTensor(storage, 1, rowShape, nullptr, kF32, kCpu0, 16),
+               identityParam("a", 1, four)));
 }
 
 TEST_F(CheckTest, AcceptsNegativeStrides) {
   int64_t shape[] = {3, 2}, strides[] = {-2, -1};
   const int64_t dynamic[] = {kDyn, kDyn}, reversed[] = {-2, -1};
-  DLTensor flipped = makeTensor(storage, 2, shape, strides, kF32, kCpu0,
-                                5 * sizeof(float));
+  DLTensor flipped =
+      makeTensor(storage, 2, shape, strides, kF32, kCpu0, 5 * sizeof(float));
   EXPECT_TRUE(
       accepted(0, flipped, stridedParam("a", 2, dynamic, dynamic, kDyn)));
   EXPECT_TRUE(accepted(0, flipped, stridedParam("a", 2, dynamic, reversed, 5)));
@@ -197,8 +211,8 @@ TEST_F(CheckTest, AcceptsHostReadableDevicesOnTheCpu) {
   const dlrt_param_desc desc = identityParam("a", 1, four);
   for (DLDevice host : {DLDevice{kDLCUDAHost, 0}, DLDevice{kDLCUDAManaged, 1},
                         DLDevice{kDLROCMHost, 0}})
-    EXPECT_TRUE(accepted(
-        0, makeTensor(storage, 1, shape, nullptr, kF32, host), desc))
+    EXPECT_TRUE(
+        accepted(0, makeTensor(storage, 1, shape, nullptr, kF32, host), desc))
         << host.device_type;
 }
 
@@ -207,12 +221,13 @@ TEST_F(CheckTest, AcceptsTheCallsCudaDeviceAndManagedMemory) {
   int64_t shape[] = {4};
   const int64_t four[] = {4};
   const dlrt_param_desc desc = identityParam("a", 1, four);
-  EXPECT_TRUE(accepted(0, makeTensor(storage, 1, shape, nullptr, kF32,
-                                     DLDevice{kDLCUDA, 1}),
-                       desc));
-  EXPECT_TRUE(accepted(0, makeTensor(storage, 1, shape, nullptr, kF32,
-                                     DLDevice{kDLCUDAManaged, 1}),
-                       desc));
+  EXPECT_TRUE(accepted(
+      0, makeTensor(storage, 1, shape, nullptr, kF32, DLDevice{kDLCUDA, 1}),
+      desc));
+  EXPECT_TRUE(accepted(
+      0,
+      makeTensor(storage, 1, shape, nullptr, kF32, DLDevice{kDLCUDAManaged, 1}),
+      desc));
 }
 
 TEST_F(CheckTest, AcceptsReadOnlyTensorsForReadParameters) {
@@ -223,8 +238,7 @@ TEST_F(CheckTest, AcceptsReadOnlyTensorsForReadParameters) {
   DLTensor tensor = makeTensor(storage, 1, shape, nullptr);
   EXPECT_TRUE(accepted(1, tensor, identityParam("x", 1, four)));
   EXPECT_TRUE(accepted(
-      0, tensor,
-      identityParam("out", 1, four, kF32, DLRT_ACCESS_READ_WRITE)));
+      0, tensor, identityParam("out", 1, four, kF32, DLRT_ACCESS_READ_WRITE)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -345,8 +359,8 @@ TEST_F(CheckTest, RejectsDeviceTypeMismatch) {
       makeTensor(storage, 1, shape, nullptr, kF32, DLDevice{kDLCUDA, 0});
   EXPECT_TRUE(rejected(0, &onGpu, &desc, DLRT_ERR_DEVICE,
                        "argument 0 'a': expected device cpu:0, got cuda:0"));
-  DLTensor onUnknown =
-      makeTensor(storage, 1, shape, nullptr, kF32, DLDevice{DLDeviceType(99), 0});
+  DLTensor onUnknown = makeTensor(storage, 1, shape, nullptr, kF32,
+                                  DLDevice{DLDeviceType(99), 0});
   EXPECT_TRUE(rejected(0, &onUnknown, &desc, DLRT_ERR_DEVICE,
                        "argument 0 'a': expected device cpu:0, got "
                        "device_type 99:0"));
@@ -375,8 +389,8 @@ TEST_F(CheckTest, RejectsDeviceIdMismatch) {
       makeTensor(storage, 1, shape, nullptr, kF32, DLDevice{kDLCUDA, 0});
   EXPECT_TRUE(rejected(0, &otherGpu, &desc, DLRT_ERR_DEVICE,
                        "argument 0 'a': expected device cuda:1, got cuda:0"));
-  DLTensor otherManaged = makeTensor(storage, 1, shape, nullptr, kF32,
-                                     DLDevice{kDLCUDAManaged, 2});
+  DLTensor otherManaged =
+      makeTensor(storage, 1, shape, nullptr, kF32, DLDevice{kDLCUDAManaged, 2});
   EXPECT_TRUE(rejected(0, &otherManaged, &desc, DLRT_ERR_DEVICE,
                        "argument 0 'a': expected device cuda:1, got "
                        "cuda_managed:2"));
@@ -485,8 +499,7 @@ TEST_F(CheckTest, RejectsReadOnlyTensorsForWrittenParameters) {
   int64_t shape[] = {4};
   const int64_t four[] = {4};
   DLTensor tensor = makeTensor(storage, 1, shape, nullptr);
-  dlrt_param_desc desc =
-      identityParam("out", 1, four, kF32, DLRT_ACCESS_WRITE);
+  dlrt_param_desc desc = identityParam("out", 1, four, kF32, DLRT_ACCESS_WRITE);
   EXPECT_TRUE(rejected(1, &tensor, &desc, DLRT_ERR_READ_ONLY,
                        "argument 1 'out': expected a writable tensor, got a "
                        "READ_ONLY one"));

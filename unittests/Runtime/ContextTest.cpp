@@ -1,4 +1,5 @@
-//===- ContextTest.cpp - Call context, errors and status names -------------===//
+//===- ContextTest.cpp - Call context, errors and status names
+//-------------===//
 //
 // Part of dlbridge's runtime unit tests.
 //
@@ -110,8 +111,7 @@ TEST(ContextTest, CallStreamIsTheStreamOfTheCallInProgress) {
 
 TEST(ContextTest, StatusNames) {
   EXPECT_STREQ(dlrt_status_name(DLRT_OK), "ok");
-  EXPECT_STREQ(dlrt_status_name(DLRT_ERR_INVALID_ARGUMENT),
-               "invalid argument");
+  EXPECT_STREQ(dlrt_status_name(DLRT_ERR_INVALID_ARGUMENT), "invalid argument");
   EXPECT_STREQ(dlrt_status_name(DLRT_ERR_RANK), "rank mismatch");
   EXPECT_STREQ(dlrt_status_name(DLRT_ERR_DTYPE), "dtype mismatch");
   EXPECT_STREQ(dlrt_status_name(DLRT_ERR_SHAPE), "shape mismatch");

@@ -20,14 +20,22 @@ namespace {
 
 TEST(DeviceTest, NamesEveryDLPackDeviceType) {
   const std::pair<int32_t, const char *> cases[] = {
-      {kDLCPU, "cpu"},           {kDLCUDA, "cuda"},
-      {kDLCUDAHost, "cuda_host"}, {kDLOpenCL, "opencl"},
-      {kDLVulkan, "vulkan"},     {kDLMetal, "metal"},
-      {kDLVPI, "vpi"},           {kDLROCM, "rocm"},
-      {kDLROCMHost, "rocm_host"}, {kDLExtDev, "ext_dev"},
-      {kDLCUDAManaged, "cuda_managed"}, {kDLOneAPI, "oneapi"},
-      {kDLWebGPU, "webgpu"},     {kDLHexagon, "hexagon"},
-      {kDLMAIA, "maia"},         {kDLTrn, "trn"},
+      {kDLCPU, "cpu"},
+      {kDLCUDA, "cuda"},
+      {kDLCUDAHost, "cuda_host"},
+      {kDLOpenCL, "opencl"},
+      {kDLVulkan, "vulkan"},
+      {kDLMetal, "metal"},
+      {kDLVPI, "vpi"},
+      {kDLROCM, "rocm"},
+      {kDLROCMHost, "rocm_host"},
+      {kDLExtDev, "ext_dev"},
+      {kDLCUDAManaged, "cuda_managed"},
+      {kDLOneAPI, "oneapi"},
+      {kDLWebGPU, "webgpu"},
+      {kDLHexagon, "hexagon"},
+      {kDLMAIA, "maia"},
+      {kDLTrn, "trn"},
   };
   for (const auto &[type, name] : cases) {
     ASSERT_NE(dlrt_device_type_name(type), nullptr) << type;
@@ -56,8 +64,7 @@ TEST(DeviceTest, FormatsTypeAndId) {
       dlrt_device_name({static_cast<DLDeviceType>(42), 0}, buf, sizeof(buf)),
       "device_type 42:0");
   char small[4];
-  EXPECT_STREQ(dlrt_device_name({kDLCUDAHost, 7}, small, sizeof(small)),
-               "cud");
+  EXPECT_STREQ(dlrt_device_name({kDLCUDAHost, 7}, small, sizeof(small)), "cud");
   EXPECT_EQ(dlrt_device_name({kDLCPU, 0}, nullptr, 8), nullptr);
 }
 
@@ -68,8 +75,7 @@ TEST(DeviceTest, ParseRefusesUnknownNamesAndNull) {
   EXPECT_EQ(type, 99);
   // Names are exact: no case folding, no ids, no framework aliases.
   EXPECT_EQ(dlrt_parse_device_type("CUDA", &type), DLRT_ERR_INVALID_ARGUMENT);
-  EXPECT_EQ(dlrt_parse_device_type("cuda:0", &type),
-            DLRT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(dlrt_parse_device_type("cuda:0", &type), DLRT_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(dlrt_parse_device_type("", &type), DLRT_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(dlrt_last_error(), "unknown device type ''");
   EXPECT_EQ(dlrt_parse_device_type(nullptr, &type), DLRT_ERR_INVALID_ARGUMENT);

@@ -1,4 +1,5 @@
-//===- LayoutTest.cpp - ABI layout of the parameter records ----------------===//
+//===- LayoutTest.cpp - ABI layout of the parameter records
+//----------------===//
 //
 // Part of dlbridge's runtime unit tests.
 //

@@ -1,4 +1,5 @@
-//===- ResultTest.cpp - Packed results, deleters and allocation ------------===//
+//===- ResultTest.cpp - Packed results, deleters and allocation
+//------------===//
 //
 // Part of dlbridge's runtime unit tests.
 //
@@ -23,8 +24,15 @@ constexpr DLDevice kCpu0 = {kDLCPU, 0};
 
 dlrt_param_desc resultParam(const char *name, int32_t rank,
                             DLDataType dtype = kF32) {
-  return dlrt_param_desc{name, DLRT_PARAM_TENSOR, DLRT_LAYOUT_STRIDED,
-                         DLRT_ACCESS_WRITE, rank, dtype, 0, nullptr, nullptr,
+  return dlrt_param_desc{name,
+                         DLRT_PARAM_TENSOR,
+                         DLRT_LAYOUT_STRIDED,
+                         DLRT_ACCESS_WRITE,
+                         rank,
+                         dtype,
+                         0,
+                         nullptr,
+                         nullptr,
                          DLRT_DYNAMIC};
 }
 
@@ -47,8 +55,8 @@ struct CountingAllocator {
     self->lastBytes = bytes;
     self->lastAlignment = alignment;
     self->lastAllocDevice = device;
-    return std::aligned_alloc(alignment, (bytes + alignment) / alignment *
-                                             alignment);
+    return std::aligned_alloc(alignment,
+                              (bytes + alignment) / alignment * alignment);
   }
   static void free(void *user, void *ptr, DLDevice device, void *) {
     auto *self = static_cast<CountingAllocator *>(user);
@@ -121,9 +129,9 @@ TEST_F(ResultTest, PacksZeroDimensionalResults) {
 }
 
 TEST(HostAllocTest, AlignsEverySizeTo64BytesAndIsFreeCompatible) {
-  for (size_t bytes : {size_t(0), size_t(1), size_t(7), size_t(63),
-                       size_t(64), size_t(65), size_t(1000), size_t(4096),
-                       size_t(1) << 20}) {
+  for (size_t bytes :
+       {size_t(0), size_t(1), size_t(7), size_t(63), size_t(64), size_t(65),
+        size_t(1000), size_t(4096), size_t(1) << 20}) {
     void *memory = dlrt_host_alloc(bytes);
     ASSERT_NE(memory, nullptr) << bytes;
     EXPECT_TRUE(isAligned(memory, 64)) << bytes;
@@ -342,9 +350,8 @@ TEST(PackWithoutContextTest, RecordsTheThreadsLastError) {
   void *buffer = dlrt_host_alloc(16);
   int64_t sizes[] = {4}, strides[] = {1};
   dlrt_param_desc desc = resultParam("out", 1);
-  EXPECT_EQ(
-      dlrt_pack_result(nullptr, buffer, buffer, 0, sizes, strides, &desc),
-      nullptr);
+  EXPECT_EQ(dlrt_pack_result(nullptr, buffer, buffer, 0, sizes, strides, &desc),
+            nullptr);
   EXPECT_STREQ(dlrt_last_error(),
                "result: no call context (its buffer is leaked)");
   dlrt_host_free(buffer);

@@ -254,12 +254,14 @@ TEST(StridedTest, TensorStridesAreOwnOrCompact) {
   EXPECT_EQ(std::vector<int64_t>(out, out + 3), strides);
   DLTensor compact = view(data, shape);
   ASSERT_EQ(dlrt_tensor_strides(&compact, out), DLRT_OK);
-  EXPECT_EQ(std::vector<int64_t>(out, out + 3), (std::vector<int64_t>{3, 3, 1}));
+  EXPECT_EQ(std::vector<int64_t>(out, out + 3),
+            (std::vector<int64_t>{3, 3, 1}));
   // Dims after a zero-size one stride by 0; the empty tensor addresses nothing.
   std::vector<int64_t> empty = {4, 0, 5};
   DLTensor none = view(nullptr, empty);
   ASSERT_EQ(dlrt_tensor_strides(&none, out), DLRT_OK);
-  EXPECT_EQ(std::vector<int64_t>(out, out + 3), (std::vector<int64_t>{0, 5, 1}));
+  EXPECT_EQ(std::vector<int64_t>(out, out + 3),
+            (std::vector<int64_t>{0, 5, 1}));
   std::vector<int64_t> scalar;
   DLTensor rank0 = view(data, scalar);
   EXPECT_EQ(dlrt_tensor_strides(&rank0, nullptr), DLRT_OK);

@@ -144,8 +144,9 @@ TEST(NpyTest, EveryDTypeRoundTrips) {
     ASSERT_TRUE(array) << error;
     auto *bytes = static_cast<unsigned char *>(array->data());
     for (size_t k = 0; k < array->byteSize(); ++k)
-      bytes[k] = c.dtype.code == kDLBool ? k % 2
-                                         : static_cast<unsigned char>(k * 7 + 1);
+      bytes[k] = c.dtype.code == kDLBool
+                     ? k % 2
+                     : static_cast<unsigned char>(k * 7 + 1);
     std::string encoded = encode(array->tensor());
     EXPECT_EQ(dictOf(encoded), std::string("{'descr': '") + c.descr +
                                    "', 'fortran_order': False, 'shape': (2, "
@@ -240,7 +241,9 @@ TEST(NpyTest, StridedTensorsAreWrittenInCOrder) {
       {"every other element", {6, 2}, 0, {0, 2, 4, 6, 8, 10}},
       {"negative strides and byte_offset", {-3, -1}, 5 * 4, {5, 4, 3, 2, 1, 0}},
       {"broadcast row", {0, 1}, 4, {1, 2, 3, 1, 2, 3}},
-      {"column-major with offset (kept in Fortran order)", {1, 2}, 2 * 4,
+      {"column-major with offset (kept in Fortran order)",
+       {1, 2},
+       2 * 4,
        {2, 4, 6, 3, 5, 7}},
       {"transposed slice", {1, 3}, 2 * 4, {2, 5, 8, 3, 6, 9}},
   };
@@ -339,7 +342,8 @@ TEST(NpyTest, WhatNumPyCannotReadIsNeitherWrittenNorRead) {
     dims += "1, ";
   EXPECT_EQ(readError(image(1,
                             "{'descr': '|u1', 'fortran_order': False, "
-                            "'shape': (" + dims + "), }",
+                            "'shape': (" +
+                                dims + "), }",
                             "\7")),
             "bad header: 65 dimensions (NumPy reads at most 64)");
   std::string wide = "{'descr': '|u1', 'fortran_order': False, 'shape': (), }";
@@ -352,9 +356,9 @@ TEST(NpyTest, WhatNumPyCannotReadIsNeitherWrittenNorRead) {
 TEST(NpyTest, VersionTwoAndThreeHeadersAreRead) {
   for (int major : {2, 3}) {
     SCOPED_TRACE(major);
-    std::string bytes =
-        image(major, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
-              bytesOf(std::vector<float>{1.5f, -2.0f}));
+    std::string bytes = image(
+        major, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",
+        bytesOf(std::vector<float>{1.5f, -2.0f}));
     std::string error;
     NpyHeader header;
     ASSERT_TRUE(parseHeader(bytes.data(), bytes.size(), header, error))
@@ -433,19 +437,22 @@ TEST(NpyTest, HeadersAreReadAsPythonLiteralsLikeNumPyDoes) {
        "f-strings are not literals"},
       {1, "{'descr': '<f4', 'fortran_order': 1, 'shape': (2,)}",
        "'fortran_order' must be True or False"},
-      {1, "{" + good + "'shape': (2,)}\v", "unexpected text after the dictionary"},
+      {1, "{" + good + "'shape': (2,)}\v",
+       "unexpected text after the dictionary"},
       {1, "{" + good + "'shape': (2,)}" + std::string(1, '\0'),
        "a NUL character"},
-      {3, "{" + good + "'shape': (2,)} # \xe9", "not UTF-8, as format 3.0 requires"},
-      {1, "{'descr': '<f4', 'fortran_order': False, 'shape': " +
-              std::string(200, '(') + "2," + std::string(200, ')') + "}",
+      {3, "{" + good + "'shape': (2,)} # \xe9",
+       "not UTF-8, as format 3.0 requires"},
+      {1,
+       "{'descr': '<f4', 'fortran_order': False, 'shape': " +
+           std::string(200, '(') + "2," + std::string(200, ')') + "}",
        "too many nested brackets"},
   };
   for (const Refused &c : refused) {
     SCOPED_TRACE(c.dict);
-    EXPECT_EQ(readError(image(c.major, c.dict,
-                              bytesOf(std::vector<float>{1, 2}))),
-              std::string("bad header: ") + c.message);
+    EXPECT_EQ(
+        readError(image(c.major, c.dict, bytesOf(std::vector<float>{1, 2}))),
+        std::string("bad header: ") + c.message);
   }
   // A line continuation must continue something: one that ends the header
   // (unpadded here) is a syntax error.
@@ -453,7 +460,8 @@ TEST(NpyTest, HeadersAreReadAsPythonLiteralsLikeNumPyDoes) {
   std::string bytes = std::string("\x93NUMPY\x01\x00", 8) +
                       static_cast<char>(header.size()) + '\0' + header +
                       bytesOf(std::vector<float>{1, 2});
-  EXPECT_EQ(readError(bytes), "bad header: a line continuation ends the header");
+  EXPECT_EQ(readError(bytes),
+            "bad header: a line continuation ends the header");
 }
 
 TEST(NpyTest, BigEndianFilesAreByteSwapped) {
@@ -513,7 +521,8 @@ TEST(NpyTest, EveryMalformedFileIsAnError) {
   } cases[] = {
       {"", "not a .npy file (bad magic string)"},
       {"\x93NUM", "not a .npy file (bad magic string)"},
-      {"PK\x03\x04 zip archive, e.g. a .npz", "not a .npy file (bad magic string)"},
+      {"PK\x03\x04 zip archive, e.g. a .npz",
+       "not a .npy file (bad magic string)"},
       {std::string("\x93NUMPY\x01", 7), "truncated header"},
       {std::string("\x93NUMPY\x01\x00\x50", 9), "truncated header"},
       {std::string("\x93NUMPY\x02\x00\x50\x00", 10), "truncated header"},
@@ -555,8 +564,9 @@ TEST(NpyTest, EveryMalformedFileIsAnError) {
        "bad header: the array's size overflows int64"},
       {image(1, dict(good + "'shape': (0, 4294967296, 4294967296)"), f4),
        "bad header: the array's size overflows int64"},
-      {image(1, dict("'descr': [('a', '<f4')], 'fortran_order': False, "
-                     "'shape': (2,)"),
+      {image(1,
+             dict("'descr': [('a', '<f4')], 'fortran_order': False, "
+                  "'shape': (2,)"),
              f4),
        "bad header: unsupported descr: structured dtypes (a list) are not "
        "supported"},
@@ -569,8 +579,9 @@ TEST(NpyTest, EveryMalformedFileIsAnError) {
       {image(1, dict("'descr': '<f16', 'fortran_order': False, 'shape': (2,)"),
              f4),
        "unsupported descr '<f16': long double is not supported"},
-      {image(1, dict("'descr': '<M8[ns]', 'fortran_order': False, "
-                     "'shape': (2,)"),
+      {image(1,
+             dict("'descr': '<M8[ns]', 'fortran_order': False, "
+                  "'shape': (2,)"),
              f4),
        "unsupported descr '<M8[ns]'"},
       {image(1, dict("'descr': '<i3', 'fortran_order': False, 'shape': (2,)"),
@@ -589,10 +600,10 @@ TEST(NpyTest, EveryMalformedFileIsAnError) {
 
 TEST(NpyTest, TrailingBytesAreIgnoredLikeNumPyDoes) {
   std::string error;
-  std::optional<NpyArray> array = read(
-      image(1, "{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }",
-            "\x01\x02 and more"),
-      error);
+  std::optional<NpyArray> array =
+      read(image(1, "{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }",
+                 "\x01\x02 and more"),
+           error);
   ASSERT_TRUE(array) << error;
   EXPECT_EQ(array->byteSize(), 2u);
 }
@@ -628,8 +639,8 @@ TEST_F(NpyFileTest, WriteThenReadAndAlignment) {
     std::vector<int64_t> shape = {n};
     std::string file = path("a" + std::to_string(n) + ".npy");
     std::string error;
-    ASSERT_TRUE(writeNpyFile(
-        file, view(values.data(), {kDLInt, 64, 1}, shape), error))
+    ASSERT_TRUE(
+        writeNpyFile(file, view(values.data(), {kDLInt, 64, 1}, shape), error))
         << error;
     std::optional<NpyArray> array = readNpyFile(file, error);
     ASSERT_TRUE(array) << error;
@@ -645,8 +656,7 @@ TEST_F(NpyFileTest, FileErrorsNameTheFile) {
   std::string error;
   std::string missing = dir + "/missing.npy";
   EXPECT_FALSE(readNpyFile(missing, error));
-  EXPECT_EQ(error,
-            "cannot open '" + missing + "': No such file or directory");
+  EXPECT_EQ(error, "cannot open '" + missing + "': No such file or directory");
 
   EXPECT_FALSE(readNpyFile(dir, error));
   EXPECT_EQ(error, "cannot read '" + dir + "': Is a directory");
@@ -661,7 +671,8 @@ TEST_F(NpyFileTest, FileErrorsNameTheFile) {
       image(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }",
             std::string(9, '\0')));
   EXPECT_FALSE(readNpyFile(shortData, error));
-  EXPECT_EQ(error, shortData + ": truncated data (32 bytes expected, 9 present)");
+  EXPECT_EQ(error,
+            shortData + ": truncated data (32 bytes expected, 9 present)");
 
   std::string hugeHeader = path("huge.npy");
   put(hugeHeader, std::string("\x93NUMPY\x02\x00\x00\x00\x00\x10", 12));
@@ -688,10 +699,10 @@ TEST_F(NpyFileTest, FileErrorsNameTheFile) {
 TEST_F(NpyFileTest, DeclaredSizesAreCheckedBeforeAllocating) {
   // 2**40 float64 elements (8 TiB) declared, none present: an error before
   // any allocation, from memory and from a file.
-  std::string huge =
-      image(1, "{'descr': '<f8', 'fortran_order': False, 'shape': "
-               "(1048576, 1048576), }",
-            std::string(16, '\0'));
+  std::string huge = image(1,
+                           "{'descr': '<f8', 'fortran_order': False, 'shape': "
+                           "(1048576, 1048576), }",
+                           std::string(16, '\0'));
   EXPECT_EQ(readError(huge),
             "truncated data (8796093022208 bytes expected, 16 present)");
   std::string file = path("huge.npy");
@@ -699,11 +710,13 @@ TEST_F(NpyFileTest, DeclaredSizesAreCheckedBeforeAllocating) {
   std::string error;
   EXPECT_FALSE(readNpyFile(file, error));
   EXPECT_EQ(error,
-            file + ": truncated data (8796093022208 bytes expected, 16 present)");
+            file +
+                ": truncated data (8796093022208 bytes expected, 16 present)");
   // The largest shape whose byte size still fits in int64.
   std::string largest =
-      image(1, "{'descr': '|u1', 'fortran_order': True, 'shape': "
-               "(9223372036854775807,), }",
+      image(1,
+            "{'descr': '|u1', 'fortran_order': True, 'shape': "
+            "(9223372036854775807,), }",
             "");
   EXPECT_EQ(readError(largest),
             "truncated data (9223372036854775807 bytes expected, 0 present)");
@@ -731,10 +744,9 @@ TEST_F(NpyFileTest, WritesAreAllOrNone) {
   std::string error;
   size_t failed = 99;
   // The second has no NumPy dtype: neither is written.
-  EXPECT_FALSE(writeNpyFiles(
-      {{first, view(values, {kDLFloat, 32, 1}, shape)},
-       {second, view(bf16, {kDLBfloat, 16, 1}, shape)}},
-      error, &failed));
+  EXPECT_FALSE(writeNpyFiles({{first, view(values, {kDLFloat, 32, 1}, shape)},
+                              {second, view(bf16, {kDLBfloat, 16, 1}, shape)}},
+                             error, &failed));
   EXPECT_EQ(failed, 1u);
   EXPECT_EQ(error, second + ": NumPy has no dtype for bfloat16");
   std::ifstream in(first, std::ios::binary);
@@ -747,10 +759,9 @@ TEST_F(NpyFileTest, WritesAreAllOrNone) {
   EXPECT_EQ(failed, 1u);
   EXPECT_EQ(listDirectory(dir), std::vector<std::string>{"first.npy"});
   // Both writable: both written.
-  ASSERT_TRUE(writeNpyFiles(
-      {{first, view(values, {kDLFloat, 32, 1}, shape)},
-       {second, view(values, {kDLFloat, 32, 1}, shape)}},
-      error))
+  ASSERT_TRUE(writeNpyFiles({{first, view(values, {kDLFloat, 32, 1}, shape)},
+                             {second, view(values, {kDLFloat, 32, 1}, shape)}},
+                            error))
       << error;
   for (const std::string &file : {first, second}) {
     std::optional<NpyArray> array = readNpyFile(file, error);
@@ -818,9 +829,8 @@ TEST(NpyTest, AllocateRefusesWhatCannotBeStored) {
   std::string error;
   EXPECT_FALSE(NpyArray::allocate({kDLFloat, 32, 1}, {-1}, false, &error));
   EXPECT_EQ(error, "the array is too large (its size overflows int64)");
-  EXPECT_FALSE(NpyArray::allocate({kDLFloat, 32, 1},
-                                  {INT64_C(1) << 40, INT64_C(1) << 40}, false,
-                                  &error));
+  EXPECT_FALSE(NpyArray::allocate(
+      {kDLFloat, 32, 1}, {INT64_C(1) << 40, INT64_C(1) << 40}, false, &error));
   EXPECT_EQ(error, "the array is too large (its size overflows int64)");
   EXPECT_FALSE(NpyArray::allocate({kDLFloat, 32, 1},
                                   {0, INT64_C(1) << 62, INT64_C(1) << 62},

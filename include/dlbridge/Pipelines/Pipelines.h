@@ -23,8 +23,8 @@ namespace dlbridge {
 struct CPUPipelineOptions
     : public mlir::PassPipelineOptions<CPUPipelineOptions> {
   Option<std::string> entry{*this, option::entry.name,
-                           llvm::cl::desc(option::entry.description),
-                           llvm::cl::init("")};
+                            llvm::cl::desc(option::entry.description),
+                            llvm::cl::init("")};
   Option<bool> bufferize{*this, option::bufferize.name,
                          llvm::cl::desc(option::bufferize.description),
                          llvm::cl::init(CompileOptions().bufferize)};
@@ -57,8 +57,8 @@ void buildDLPackCPUPipeline(const CPUPipelineOptions &options,
 struct CUDAPipelineOptions
     : public mlir::PassPipelineOptions<CUDAPipelineOptions> {
   Option<std::string> entry{*this, option::entry.name,
-                           llvm::cl::desc(option::entry.description),
-                           llvm::cl::init("")};
+                            llvm::cl::desc(option::entry.description),
+                            llvm::cl::init("")};
   Option<bool> bufferize{*this, option::bufferize.name,
                          llvm::cl::desc(option::bufferize.description),
                          llvm::cl::init(CompileOptions().bufferize)};

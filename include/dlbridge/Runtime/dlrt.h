@@ -39,14 +39,14 @@ typedef enum dlrt_status_code {
   DLRT_ERR_OVERFLOW = 9,         ///< addressed extent overflows int64.
   DLRT_ERR_READ_ONLY = 10,       ///< READ_ONLY tensor for a written parameter.
   DLRT_ERR_OUT_OF_MEMORY = 11,
-  DLRT_ERR_NO_CUDA_DRIVER = 12,  ///< libcuda.so.1 could not be loaded.
-  DLRT_ERR_CUDA = 13,            ///< a CUDA driver call failed.
-  DLRT_ERR_UNSUPPORTED = 14,     ///< valid request this runtime cannot serve.
-  DLRT_ERR_STREAM = 15,          ///< a DLPack stream value invalid for a device.
-  DLRT_ERR_SHAPE_MISMATCH = 16,  ///< shapes of arguments do not fit together
-                                 ///< (checked by generated code).
-  DLRT_ERR_INDEX = 17,           ///< an index out of range for its dimension
-                                 ///< (checked by generated code).
+  DLRT_ERR_NO_CUDA_DRIVER = 12, ///< libcuda.so.1 could not be loaded.
+  DLRT_ERR_CUDA = 13,           ///< a CUDA driver call failed.
+  DLRT_ERR_UNSUPPORTED = 14,    ///< valid request this runtime cannot serve.
+  DLRT_ERR_STREAM = 15,         ///< a DLPack stream value invalid for a device.
+  DLRT_ERR_SHAPE_MISMATCH = 16, ///< shapes of arguments do not fit together
+                                ///< (checked by generated code).
+  DLRT_ERR_INDEX = 17,          ///< an index out of range for its dimension
+                                ///< (checked by generated code).
 } dlrt_status_code;
 
 /// Returns a static, human-readable name for `status` ("rank mismatch", ...).
@@ -117,7 +117,8 @@ DLRT_EXPORT const char *dlrt_last_error(void);
  * Parameter records (emitted as constants by --convert-dlpack-to-llvm)
  *===----------------------------------------------------------------------===*/
 
-/// Marks a dynamic size, stride or offset; equal to MLIR's ShapedType::kDynamic.
+/// Marks a dynamic size, stride or offset; equal to MLIR's
+/// ShapedType::kDynamic.
 #define DLRT_DYNAMIC INT64_MIN
 
 typedef enum dlrt_param_kind {
@@ -164,8 +165,8 @@ typedef struct dlrt_param_desc {
 
 /// The record emitted next to each entry point as `<name>__dlpack_signature`.
 typedef struct dlrt_signature {
-  const char *name;               ///< the wrapped function's name
-  int32_t device_type;            ///< DLDeviceType the entry was built for
+  const char *name;    ///< the wrapped function's name
+  int32_t device_type; ///< DLDeviceType the entry was built for
   int32_t num_args;
   int32_t num_results;
   int32_t reserved;               ///< zero

@@ -126,8 +126,8 @@ DLRT_EXPORT int32_t dlrt_defer_release(DLDevice device, void *stream,
 /// every error. Errors: DLRT_ERR_INVALID_ARGUMENT (`out` NULL),
 /// DLRT_ERR_NO_CUDA_DRIVER, DLRT_ERR_DEVICE (not CUDA, bad id),
 /// DLRT_ERR_OUT_OF_MEMORY, DLRT_ERR_CUDA. Thread-safe.
-DLRT_EXPORT int32_t dlrt_cuda_alloc(DLDevice device, size_t bytes,
-                                    void *stream, void **out);
+DLRT_EXPORT int32_t dlrt_cuda_alloc(DLDevice device, size_t bytes, void *stream,
+                                    void **out);
 
 /*===----------------------------------------------------------------------===*
  * mgpu* launch ABI: error side channel

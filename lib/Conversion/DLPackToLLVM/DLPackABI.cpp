@@ -29,7 +29,8 @@ static Type ptr(MLIRContext *context) {
 }
 
 LLVM::LLVMStructType getDLDeviceType(MLIRContext *context) {
-  return LLVM::LLVMStructType::getLiteral(context, {i32(context), i32(context)});
+  return LLVM::LLVMStructType::getLiteral(context,
+                                          {i32(context), i32(context)});
 }
 
 LLVM::LLVMStructType getDLDataTypeType(MLIRContext *context) {
@@ -39,13 +40,14 @@ LLVM::LLVMStructType getDLDataTypeType(MLIRContext *context) {
 
 LLVM::LLVMStructType getDLTensorType(MLIRContext *context) {
   return LLVM::LLVMStructType::getLiteral(
-      context, {ptr(context), getDLDeviceType(context), i32(context),
-                getDLDataTypeType(context), ptr(context), ptr(context),
-                i64(context)});
+      context,
+      {ptr(context), getDLDeviceType(context), i32(context),
+       getDLDataTypeType(context), ptr(context), ptr(context), i64(context)});
 }
 
 LLVM::LLVMStructType getDLPackVersionType(MLIRContext *context) {
-  return LLVM::LLVMStructType::getLiteral(context, {i32(context), i32(context)});
+  return LLVM::LLVMStructType::getLiteral(context,
+                                          {i32(context), i32(context)});
 }
 
 LLVM::LLVMStructType getDLManagedTensorVersionedType(MLIRContext *context) {

@@ -84,10 +84,10 @@ bool isConvertedFunction(Operation *op) {
 /// Address of `slots[index]` in a `void **` array.
 Value getSlotPtr(OpBuilder &b, Location loc, Value slots, int64_t index) {
   Type ptrType = llvmPtrType(b.getContext());
-  return LLVM::GEPOp::create(b, loc, ptrType, ptrType, slots,
-                             ArrayRef<LLVM::GEPArg>{
-                                 static_cast<int32_t>(index)},
-                             LLVM::GEPNoWrapFlags::inbounds);
+  return LLVM::GEPOp::create(
+      b, loc, ptrType, ptrType, slots,
+      ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(index)},
+      LLVM::GEPNoWrapFlags::inbounds);
 }
 
 //===----------------------------------------------------------------------===//
@@ -131,11 +131,10 @@ struct StoreResultOpLowering : public ConvertOpToLLVMPattern<StoreResultOp> {
     if (op.getIndex() > INT32_MAX)
       return rewriter.notifyMatchFailure(op, "result index out of range");
     Location loc = op.getLoc();
-    Value slot =
-        getSlotPtr(rewriter, loc, adaptor.getResults(), op.getIndex());
+    Value slot = getSlotPtr(rewriter, loc, adaptor.getResults(), op.getIndex());
     if (!isa<ManagedType>(op.getValue().getType()))
-      slot = LLVM::LoadOp::create(rewriter, loc, llvmPtrType(getContext()),
-                                  slot);
+      slot =
+          LLVM::LoadOp::create(rewriter, loc, llvmPtrType(getContext()), slot);
     rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, adaptor.getValue(), slot);
     return success();
   }
@@ -218,9 +217,9 @@ struct UnpackOpLowering : public ConvertOpToLLVMPattern<UnpackOp> {
         rewriter, loc, tensor, dlpack_abi::kDLTensorByteOffset);
     descriptor.setAllocatedPtr(rewriter, loc, data);
     if (identity) {
-      Value aligned = LLVM::GEPOp::create(rewriter, loc, ptrType,
-                                          rewriter.getI8Type(), data,
-                                          ArrayRef<LLVM::GEPArg>{byteOffset});
+      Value aligned =
+          LLVM::GEPOp::create(rewriter, loc, ptrType, rewriter.getI8Type(),
+                              data, ArrayRef<LLVM::GEPArg>{byteOffset});
       descriptor.setAlignedPtr(rewriter, loc, aligned);
       descriptor.setOffset(rewriter, loc, indexConstant(0));
     } else {
@@ -311,8 +310,8 @@ struct UnpackOpLowering : public ConvertOpToLLVMPattern<UnpackOp> {
                                 ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)},
                                 LLVM::GEPNoWrapFlags::inbounds);
         Value loaded = castInteger(
-            rewriter, loc, LLVM::LoadOp::create(rewriter, loc, i64Type, stridePtr),
-            indexType);
+            rewriter, loc,
+            LLVM::LoadOp::create(rewriter, loc, i64Type, stridePtr), indexType);
         strides[i] = LLVM::SelectOp::create(rewriter, loc, hasStrides, loaded,
                                             compact[i]);
       }
@@ -363,8 +362,7 @@ struct PackOpLowering : public ConvertOpToLLVMPattern<PackOp> {
     } else {
       Operation *scope =
           op->getParentWithTrait<OpTrait::AutomaticAllocationScope>();
-      if (!scope || scope->getNumRegions() == 0 ||
-          scope->getRegion(0).empty())
+      if (!scope || scope->getNumRegions() == 0 || scope->getRegion(0).empty())
         return rewriter.notifyMatchFailure(op, "no allocation scope");
       auto arrayType = LLVM::LLVMArrayType::get(i64Type, rank);
       {
@@ -534,8 +532,8 @@ struct FuncOpSignatureConversion : public OpConversionPattern<func::FuncOp> {
                                            &signature)))
       return rewriter.notifyMatchFailure(op, "unconvertible block types");
     rewriter.modifyOpInPlace(op, [&] {
-      op.setType(FunctionType::get(getContext(),
-                                   signature.getConvertedTypes(), results));
+      op.setType(FunctionType::get(getContext(), signature.getConvertedTypes(),
+                                   results));
     });
     return success();
   }
@@ -657,8 +655,7 @@ void dlbridge::populateDLPackToLLVMConversionPatterns(
                                                RuntimeFunction::CallEnd);
 }
 
-void dlbridge::registerConvertDLPackToLLVMInterface(
-    DialectRegistry &registry) {
+void dlbridge::registerConvertDLPackToLLVMInterface(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, DLPackDialect *dialect) {
     dialect->addInterfaces<DLPackToLLVMDialectInterface>();
   });

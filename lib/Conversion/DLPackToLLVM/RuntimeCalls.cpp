@@ -76,14 +76,13 @@ dlbridge::getOrDeclareRuntimeFunction(OpBuilder &b, Operation *module,
   Operation *existing = SymbolTable::lookupSymbolIn(module, name);
   if (existing && !isa<LLVM::LLVMFuncOp>(existing))
     return existing->emitOpError()
-           << "takes the name of the libdlrt function " << type << " @"
-           << name << " that generated code calls; rename it";
+           << "takes the name of the libdlrt function " << type << " @" << name
+           << " that generated code calls; rename it";
   return LLVM::lookupOrCreateFn(b, module, name, type.getParams(),
                                 type.getReturnType());
 }
 
-FailureOr<LLVM::CallOp> dlbridge::createRuntimeCall(OpBuilder &b,
-                                                    Operation *op,
+FailureOr<LLVM::CallOp> dlbridge::createRuntimeCall(OpBuilder &b, Operation *op,
                                                     RuntimeFunction function,
                                                     ValueRange args) {
   auto module = op->getParentOfType<ModuleOp>();

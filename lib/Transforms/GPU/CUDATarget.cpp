@@ -43,10 +43,9 @@ namespace {
 
 /// PTX ISA versions LLVM 22's NVPTX backend knows (`+ptxNN` features).
 bool isKnownPTXVersion(unsigned version) {
-  static const unsigned known[] = {32, 40, 41, 42, 43, 50, 60, 61, 62,
-                                   63, 64, 65, 70, 71, 72, 73, 74, 75,
-                                   76, 77, 78, 80, 81, 82, 83, 84, 85,
-                                   86, 87, 88, 90};
+  static const unsigned known[] = {32, 40, 41, 42, 43, 50, 60, 61, 62, 63, 64,
+                                   65, 70, 71, 72, 73, 74, 75, 76, 77, 78, 80,
+                                   81, 82, 83, 84, 85, 86, 87, 88, 90};
   return llvm::is_contained(known, version);
 }
 
@@ -133,7 +132,8 @@ std::string dlbridge::findCUDAToolkit(llvm::StringRef explicitPath) {
     if (const char *value = std::getenv(variable))
       if (*value && llvm::sys::fs::is_directory(value))
         return value;
-  if (llvm::ErrorOr<std::string> ptxas = llvm::sys::findProgramByName("ptxas")) {
+  if (llvm::ErrorOr<std::string> ptxas =
+          llvm::sys::findProgramByName("ptxas")) {
     // <toolkit>/bin/ptxas
     llvm::StringRef bin = llvm::sys::path::parent_path(*ptxas);
     llvm::StringRef root = llvm::sys::path::parent_path(bin);

@@ -52,36 +52,38 @@ struct CheckDeviceCallsPass
     : public dlbridge::impl::CheckDeviceCallsBase<CheckDeviceCallsPass> {
   void runOnOperation() override {
     bool refused = false;
-    getOperation()->walk([&](CallOpInterface call) {
-      Operation *op = call.getOperation();
-      CallInterfaceCallable callee = call.getCallableForCallee();
-      if (auto value = dyn_cast<Value>(callee)) {
-        if (isDeviceFunctionAddress(value))
-          return;
-        op->emitOpError()
-            << "calls a function pointer in device code that is not a "
-               "function of the GPU module (a host function's address): a "
-               "GPU cannot run host code; call a function defined in the "
-               "module directly, or make the call on the host before the "
-               "launch";
-        refused = true;
-        return;
-      }
-      auto symbol = cast<SymbolRefAttr>(callee);
-      auto function = dyn_cast_or_null<FunctionOpInterface>(
-          SymbolTable::lookupNearestSymbolFrom(op, symbol));
-      if (!function || !function.isExternal() ||
-          isDeviceDeclaration(function.getName()))
-        return;
-      op->emitOpError() << "calls " << symbol
-                        << " in device code, but it is only declared (a host "
-                           "function): a GPU cannot run host code; define "
-                        << symbol
-                        << " in the module with a body, which is compiled "
-                           "for the device, or make the call on the host "
-                           "before the launch";
-      refused = true;
-    });
+    getOperation()->walk(
+        [&](CallOpInterface call) {
+          Operation *op = call.getOperation();
+          CallInterfaceCallable callee = call.getCallableForCallee();
+          if (auto value = dyn_cast<Value>(callee)) {
+            if (isDeviceFunctionAddress(value))
+              return;
+            op->emitOpError()
+                << "calls a function pointer in device code that is not a "
+                   "function of the GPU module (a host function's address): a "
+                   "GPU cannot run host code; call a function defined in the "
+                   "module directly, or make the call on the host before the "
+                   "launch";
+            refused = true;
+            return;
+          }
+          auto symbol = cast<SymbolRefAttr>(callee);
+          auto function = dyn_cast_or_null<FunctionOpInterface>(
+              SymbolTable::lookupNearestSymbolFrom(op, symbol));
+          if (!function || !function.isExternal() ||
+              isDeviceDeclaration(function.getName()))
+            return;
+          op->emitOpError()
+              << "calls " << symbol
+              << " in device code, but it is only declared (a host "
+                 "function): a GPU cannot run host code; define "
+              << symbol
+              << " in the module with a body, which is compiled "
+                 "for the device, or make the call on the host "
+                 "before the launch";
+          refused = true;
+        });
     if (refused)
       signalPassFailure();
   }

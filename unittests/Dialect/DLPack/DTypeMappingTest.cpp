@@ -7,9 +7,9 @@
 #include "dlbridge/Dialect/DLPack/IR/DTypeMapping.h"
 #include "dlbridge/Runtime/dlrt.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/AsmParser/AsmParser.h"
 #include "llvm/Support/raw_ostream.h"
 #include <dlpack/dlpack.h>
 #include <gtest/gtest.h>
@@ -77,8 +77,7 @@ TEST_F(DTypeMappingTest, ElementTypeToDTypeAndBack) {
     SCOPED_TRACE(c.type);
     Type type = parse(c.type);
     ASSERT_TRUE(type);
-    DTypeAttr expected =
-        dtype(static_cast<TypeCode>(c.code), c.bits, c.lanes);
+    DTypeAttr expected = dtype(static_cast<TypeCode>(c.code), c.bits, c.lanes);
     EXPECT_EQ(getDefaultDType(type), expected);
     EXPECT_EQ(getElementType(expected), type);
     EXPECT_TRUE(isCompatible(expected, type));
@@ -141,7 +140,8 @@ TEST(DLPackEnumSpellingTest, DeviceTypesAreLibdlrtsNames) {
   int named = 0;
   for (uint32_t value = 0; value < 256; ++value) {
     std::optional<DeviceType> type = symbolizeDeviceType(value);
-    const char *runtimeName = dlrt_device_type_name(static_cast<int32_t>(value));
+    const char *runtimeName =
+        dlrt_device_type_name(static_cast<int32_t>(value));
     if (!type) {
       EXPECT_EQ(runtimeName, nullptr) << value;
       continue;
@@ -159,11 +159,11 @@ TEST(DLPackEnumSpellingTest, DTypeCodesStartLibdlrtsDTypeNames) {
     if (!code)
       continue;
     // Widths whose names are complete: fixed-width codes name their own.
-    uint8_t bits = *code == TypeCode::Float6E2M3FN || *code == TypeCode::Float6E3M2FN
-                       ? 6
-                   : *code == TypeCode::Float4E2M1FN ? 4
-                   : *code == TypeCode::Complex      ? 64
-                                                     : 8;
+    uint8_t bits =
+        *code == TypeCode::Float6E2M3FN || *code == TypeCode::Float6E3M2FN ? 6
+        : *code == TypeCode::Float4E2M1FN                                  ? 4
+        : *code == TypeCode::Complex                                       ? 64
+                                                                           : 8;
     char name[64];
     dlrt_dtype_name({static_cast<uint8_t>(value), bits, 1}, name, sizeof(name));
     EXPECT_TRUE(llvm::StringRef(name).starts_with(stringifyTypeCode(*code)))

@@ -24,8 +24,8 @@ enum class RuntimeFunction {
 llvm::StringRef getRuntimeFunctionName(RuntimeFunction function);
 
 /// The LLVM type of `function`'s C prototype.
-mlir::LLVM::LLVMFunctionType
-getRuntimeFunctionType(mlir::MLIRContext *context, RuntimeFunction function);
+mlir::LLVM::LLVMFunctionType getRuntimeFunctionType(mlir::MLIRContext *context,
+                                                    RuntimeFunction function);
 
 /// The declaration of `function` in `module`, created at its start unless
 /// there is one. Fails, with a diagnostic at the symbol, when `module` has a
@@ -37,9 +37,10 @@ getOrDeclareRuntimeFunction(mlir::OpBuilder &b, mlir::Operation *module,
 /// Calls `function` with `args` at `b`'s insertion point, at `op`'s
 /// location, declaring it in `op`'s module. Fails with a diagnostic at `op`
 /// when it is not nested in a module, or as getOrDeclareRuntimeFunction.
-mlir::FailureOr<mlir::LLVM::CallOp>
-createRuntimeCall(mlir::OpBuilder &b, mlir::Operation *op,
-                  RuntimeFunction function, mlir::ValueRange args);
+mlir::FailureOr<mlir::LLVM::CallOp> createRuntimeCall(mlir::OpBuilder &b,
+                                                      mlir::Operation *op,
+                                                      RuntimeFunction function,
+                                                      mlir::ValueRange args);
 
 } // namespace dlbridge
 

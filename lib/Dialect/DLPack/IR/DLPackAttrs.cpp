@@ -79,8 +79,7 @@ LogicalResult ParamAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << stringifyAccess(access) << "'";
   if (dtype && !type.isIndex() && !isCompatible(dtype, type))
     return emitError() << "dtype " << dtype << " does not describe scalar "
-                       << "parameter '" << name << "' of type "
-                       << type;
+                       << "parameter '" << name << "' of type " << type;
   return success();
 }
 

@@ -59,8 +59,7 @@ static LogicalResult verifyEntrySignature(FunctionOpInterface function) {
   for (auto [index, type] : llvm::enumerate(function.getResultTypes()))
     if (failed(verifyBoundaryType(
             [&] {
-              return describe(function.getLoc())
-                     << "result " << index << ": ";
+              return describe(function.getLoc()) << "result " << index << ": ";
             },
             type)))
       return failure();
@@ -91,17 +90,17 @@ static LogicalResult verifyValueAttribute(Operation *op, Type type,
   if (attr.getName() == DLPackDialect::kNameAttrName) {
     auto name = dyn_cast<StringAttr>(attr.getValue());
     if (!name || name.empty())
-      return op->emitError() << "'" << DLPackDialect::kNameAttrName << "' of "
-                             << what << " " << index
-                             << " must be a non-empty string";
+      return op->emitError()
+             << "'" << DLPackDialect::kNameAttrName << "' of " << what << " "
+             << index << " must be a non-empty string";
     return success();
   }
   if (attr.getName() == DLPackDialect::kDTypeAttrName) {
     auto dtype = dyn_cast<DTypeAttr>(attr.getValue());
     if (!dtype)
-      return op->emitError() << "'" << DLPackDialect::kDTypeAttrName << "' of "
-                             << what << " " << index
-                             << " must be a #dlpack.dtype";
+      return op->emitError()
+             << "'" << DLPackDialect::kDTypeAttrName << "' of " << what << " "
+             << index << " must be a #dlpack.dtype";
     auto emitError = [&] {
       return op->emitError() << what << " " << index << ": ";
     };

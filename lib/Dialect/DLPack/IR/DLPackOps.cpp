@@ -9,8 +9,8 @@
 #include "dlbridge/Dialect/DLPack/IR/DTypeMapping.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
@@ -60,8 +60,8 @@ LogicalResult AssertOp::canonicalize(AssertOp op, PatternRewriter &rewriter) {
 LogicalResult CheckOp::verify() {
   if (!getParam().getMemRefType())
     return emitOpError() << "checks tensors, but parameter '"
-                         << getParam().getName()
-                         << "' is a scalar of type " << getParam().getType();
+                         << getParam().getName() << "' is a scalar of type "
+                         << getParam().getType();
   return success();
 }
 
@@ -77,8 +77,8 @@ LogicalResult PackOp::verify() {
 
 ParamAttr PackOp::getResultParam() {
   return ParamAttr::get(getContext(), getName().value_or("result"),
-                        getMemref().getType(),
-                        Access::ReadWrite, getDtypeAttr());
+                        getMemref().getType(), Access::ReadWrite,
+                        getDtypeAttr());
 }
 
 LogicalResult
@@ -97,14 +97,14 @@ SignatureOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     for (auto [index, param, type] :
          llvm::enumerate(params.getAsRange<ParamAttr>(), types))
       if (param.getType() != type)
-        return emitOpError() << what << " record " << index << " has type "
-                             << param.getType() << ", but " << what << " "
-                             << index << " of " << getFunctionAttr()
-                             << " is " << type;
+        return emitOpError()
+               << what << " record " << index << " has type " << param.getType()
+               << ", but " << what << " " << index << " of "
+               << getFunctionAttr() << " is " << type;
     return success();
   };
-  if (failed(checkParams(getArgParams(), function.getArgumentTypes(),
-                         "argument")))
+  if (failed(
+          checkParams(getArgParams(), function.getArgumentTypes(), "argument")))
     return failure();
   return checkParams(getResultParams(), function.getResultTypes(), "result");
 }

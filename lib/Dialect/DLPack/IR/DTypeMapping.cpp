@@ -20,8 +20,7 @@ struct FloatEntry {
   Type (*get)(MLIRContext *);
 };
 
-template <typename T>
-Type getType(MLIRContext *context) {
+template <typename T> Type getType(MLIRContext *context) {
   return T::get(context);
 }
 
@@ -177,8 +176,8 @@ verifyBoundaryElementType(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult dlbridge::dlpack::verifyBoundaryMemRefType(
     function_ref<InFlightDiagnostic()> emitError, MemRefType type,
     DTypeAttr dtype) {
-  if (failed(verifyBoundaryElementType(emitError, type.getElementType(),
-                                       dtype)))
+  if (failed(
+          verifyBoundaryElementType(emitError, type.getElementType(), dtype)))
     return failure();
   if (!type.getLayout().isIdentity() &&
       !isa<StridedLayoutAttr>(type.getLayout()))
@@ -195,9 +194,8 @@ LogicalResult dlbridge::dlpack::verifyBoundaryMemRefType(
   return success();
 }
 
-LogicalResult
-dlbridge::dlpack::verifyBoundaryType(function_ref<InFlightDiagnostic()> emitError,
-                                     Type type) {
+LogicalResult dlbridge::dlpack::verifyBoundaryType(
+    function_ref<InFlightDiagnostic()> emitError, Type type) {
   if (auto memrefType = dyn_cast<MemRefType>(type))
     return verifyBoundaryMemRefType(emitError, memrefType, /*dtype=*/nullptr);
   if (auto tensorType = dyn_cast<RankedTensorType>(type)) {

@@ -77,13 +77,11 @@ void checkSizes(OpBuilder &builder, Operation *op, Value buffer,
     Value ok = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge,
                                      size, zero);
     nonNegative =
-        nonNegative ? arith::AndIOp::create(builder, loc, nonNegative, ok)
-                    : ok;
+        nonNegative ? arith::AndIOp::create(builder, loc, nonNegative, ok) : ok;
   }
   CheckMessage negative = describeAllocation(op, type, dynamicSizes);
   negative << "negative dimensions are not allowed";
-  emitAssert(builder, loc, nonNegative, FailureStatus::ShapeMismatch,
-             negative);
+  emitAssert(builder, loc, nonNegative, FailureStatus::ShapeMismatch, negative);
 
   // Bytes = static factor * dynamic sizes; each partial product of
   // non-negative factors below 2^63 fits when the high half of the 128-bit
@@ -124,8 +122,8 @@ void checkNotNull(OpBuilder &builder, Operation *op, Value buffer,
   Value null = arith::ConstantIndexOp::create(builder, loc, 0);
   Value ok = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
                                    pointer, null);
-  CheckMessage message = describeAllocation(
-      op, cast<MemRefType>(buffer.getType()), dynamicSizes);
+  CheckMessage message =
+      describeAllocation(op, cast<MemRefType>(buffer.getType()), dynamicSizes);
   message << "out of memory";
   emitAssert(builder, loc, ok, FailureStatus::OutOfMemory, message);
 }

@@ -43,8 +43,7 @@ CheckMessage &CheckMessage::operator<<(Value value) {
   return *this;
 }
 
-void CheckMessage::appendShape(OpBuilder &builder, Location loc,
-                               Value shaped) {
+void CheckMessage::appendShape(OpBuilder &builder, Location loc, Value shaped) {
   auto type = cast<ShapedType>(shaped.getType());
   SmallVector<Value> dynamicSizes;
   for (int64_t dim = 0, rank = type.getRank(); dim < rank; ++dim) {

@@ -1,8 +1,8 @@
 //===- ExposeEntryPoints.cpp - DLPack entry points for memref functions ---===//
 //
 // Part of dlbridge. Generates, for each `dlpack.entry` function, the wrapper
-// of the entry-point ABI (see docs/Design.md and dlbridge/Runtime/dlrt.h) and its
-// signature record.
+// of the entry-point ABI (see docs/Design.md and dlbridge/Runtime/dlrt.h) and
+// its signature record.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,9 +45,8 @@ FailureOr<ParamAttr> buildParam(func::FuncOp func, Type type,
                                 DictionaryAttr attrs, StringRef what,
                                 unsigned index, Access access) {
   auto emitError = [&] {
-    return func.emitOpError()
-           << what << " " << index << " of entry @" << func.getSymName()
-           << ": ";
+    return func.emitOpError() << what << " " << index << " of entry @"
+                              << func.getSymName() << ": ";
   };
   auto memrefType = dyn_cast<MemRefType>(type);
   if (!memrefType && !isScalar(type))
@@ -70,10 +69,9 @@ LogicalResult verifyResultsAreOwned(func::FuncOp func) {
     for (const ReturnedBuffer &buffer : classifyReturnedBuffers(func, ret)) {
       if (buffer.origin == ResultOrigin::Owned)
         continue;
-      InFlightDiagnostic diag = ret.emitOpError()
-                                << "returns result " << buffer.resultIndex
-                                << " of entry @" << func.getSymName()
-                                << ", which ";
+      InFlightDiagnostic diag =
+          ret.emitOpError() << "returns result " << buffer.resultIndex
+                            << " of entry @" << func.getSymName() << ", which ";
       switch (buffer.origin) {
       case ResultOrigin::Owned:
         llvm_unreachable("owned results are accepted");
@@ -163,11 +161,10 @@ void EntryPointBuilder::buildSignature() {
   builder.setInsertionPointAfter(func);
   SmallVector<Attribute> args(argParams.begin(), argParams.end());
   SmallVector<Attribute> results(resultParams.begin(), resultParams.end());
-  SignatureOp::create(builder, loc,
-                      builder.getStringAttr(func.getSymName() + kSignatureSuffix),
-                      FlatSymbolRefAttr::get(func),
-                      DeviceAttr::get(func.getContext(), device),
-                      builder.getArrayAttr(args), builder.getArrayAttr(results));
+  SignatureOp::create(
+      builder, loc, builder.getStringAttr(func.getSymName() + kSignatureSuffix),
+      FlatSymbolRefAttr::get(func), DeviceAttr::get(func.getContext(), device),
+      builder.getArrayAttr(args), builder.getArrayAttr(results));
 }
 
 void EntryPointBuilder::continueIfOk(Value status) {
@@ -207,8 +204,8 @@ void EntryPointBuilder::buildWrapper() {
     if (!param.getMemRefType())
       continue;
     tensors[index] = LoadArgOp::create(builder, loc, tensorType, args, index);
-    continueIfOk(CheckOp::create(builder, loc, i32, tensors[index], ctx,
-                                 index, param));
+    continueIfOk(
+        CheckOp::create(builder, loc, i32, tensors[index], ctx, index, param));
   }
   SmallVector<Value> callArgs;
   for (auto [index, param] : llvm::enumerate(argParams)) {
@@ -276,8 +273,8 @@ void EntryPointBuilder::buildWrapper() {
                                      status, zero);
     Block *next = builder.createBlock(failureBlock);
     builder.setInsertionPointToEnd(storeBlock);
-    cf::CondBranchOp::create(builder, loc, ok, next, ValueRange(),
-                             releaseBlock, ValueRange(status));
+    cf::CondBranchOp::create(builder, loc, ok, next, ValueRange(), releaseBlock,
+                             ValueRange(status));
     builder.setInsertionPointToStart(next);
   }
   for (auto [index, output] : llvm::enumerate(outputs))
@@ -293,8 +290,8 @@ LogicalResult EntryPointBuilder::build() {
   for (StringLiteral suffix : {kEntrySuffix, kSignatureSuffix}) {
     std::string name = (func.getSymName() + suffix).str();
     if (SymbolTable::lookupSymbolIn(module, name))
-      return func.emitOpError() << "cannot be exposed: symbol @" << name
-                                << " already exists";
+      return func.emitOpError()
+             << "cannot be exposed: symbol @" << name << " already exists";
   }
   if (failed(buildParams()) || failed(verifyResultsAreOwned(func)))
     return failure();
@@ -315,7 +312,8 @@ LogicalResult EntryPointBuilder::build() {
 }
 
 struct DLPackExposeEntryPointsPass
-    : public dlbridge::dlpack::impl::DLPackExposeEntryPointsBase<DLPackExposeEntryPointsPass> {
+    : public dlbridge::dlpack::impl::DLPackExposeEntryPointsBase<
+          DLPackExposeEntryPointsPass> {
   using Base::Base;
 
   void runOnOperation() override {

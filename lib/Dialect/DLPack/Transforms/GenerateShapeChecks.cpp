@@ -41,8 +41,8 @@ bool isCheapToCheck(Operation *op) {
        parent = parent->getParentOp()) {
     if (isa<gpu::GPUModuleOp, gpu::LaunchOp, gpu::GPUFuncOp>(parent))
       return false;
-    if (!structured && (isa<LoopLikeOpInterface>(parent) ||
-                        isa<linalg::LinalgOp>(parent)))
+    if (!structured &&
+        (isa<LoopLikeOpInterface>(parent) || isa<linalg::LinalgOp>(parent)))
       return false;
   }
   return true;
@@ -75,8 +75,8 @@ void generateEmptySpaceChecks(OpBuilder &builder, linalg::LinalgOp op) {
           builder, loc, ranges[loop.getPosition()].size);
       if (isDimOf(size, operand.get(), index))
         continue;
-      Value actual = linalg::createOrFoldDimOp(builder, loc, operand.get(),
-                                               index);
+      Value actual =
+          linalg::createOrFoldDimOp(builder, loc, operand.get(), index);
       Value ok = builder.createOrFold<arith::CmpIOp>(
           loc, arith::CmpIPredicate::eq, actual, size);
       cf::AssertOp::create(builder, loc, ok,
@@ -100,11 +100,10 @@ SmallVector<Operation *> generateChecks(OpBuilder &builder,
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op.getOperation()))
     generateEmptySpaceChecks(builder, linalgOp);
   op.generateRuntimeVerification(
-      builder, op->getLoc(), [&](Operation *, StringRef message) {
-        return message.str();
-      });
-  Block::iterator first = previous ? std::next(previous->getIterator())
-                                   : op->getBlock()->begin();
+      builder, op->getLoc(),
+      [&](Operation *, StringRef message) { return message.str(); });
+  Block::iterator first =
+      previous ? std::next(previous->getIterator()) : op->getBlock()->begin();
   SmallVector<cf::AssertOp> asserts;
   for (Operation &created : llvm::make_range(first, op->getIterator()))
     created.walk([&](cf::AssertOp check) { asserts.push_back(check); });
@@ -126,14 +125,14 @@ SmallVector<Operation *> generateChecks(OpBuilder &builder,
       }
     }
     AssertOp::create(builder, check.getLoc(), check.getArg(),
-                     FailureStatus::ShapeMismatch,
-                     message.getFormat(), message.getValues());
+                     FailureStatus::ShapeMismatch, message.getFormat(),
+                     message.getValues());
     check.erase();
   }
-  first = previous ? std::next(previous->getIterator())
-                   : op->getBlock()->begin();
-  return llvm::to_vector(llvm::make_pointer_range(
-      llvm::make_range(first, op->getIterator())));
+  first =
+      previous ? std::next(previous->getIterator()) : op->getBlock()->begin();
+  return llvm::to_vector(
+      llvm::make_pointer_range(llvm::make_range(first, op->getIterator())));
 }
 
 struct DLPackGenerateShapeChecksPass

@@ -42,16 +42,14 @@ void bindToStream(Operation *op, Value token) {
       cluster = launch.getClusterSizeOperandValues();
     auto async = gpu::LaunchFuncOp::create(
         builder, loc, launch.getKernelAttr(), launch.getGridSizeOperandValues(),
-        launch.getBlockSizeOperandValues(),
-        launch.getDynamicSharedMemorySize(), launch.getKernelOperands(),
-        tokenType, deps, cluster);
+        launch.getBlockSizeOperandValues(), launch.getDynamicSharedMemorySize(),
+        launch.getKernelOperands(), tokenType, deps, cluster);
     async->setDiscardableAttrs(launch->getDiscardableAttrDictionary());
     replacement = async;
   } else if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
     auto async = gpu::AllocOp::create(
-        builder, loc, alloc.getType(), tokenType, deps,
-        alloc.getDynamicSizes(), alloc.getSymbolOperands(),
-        alloc.getHostShared());
+        builder, loc, alloc.getType(), tokenType, deps, alloc.getDynamicSizes(),
+        alloc.getSymbolOperands(), alloc.getHostShared());
     alloc.getMemref().replaceAllUsesWith(async.getMemref());
     replacement = async;
   } else if (auto dealloc = dyn_cast<gpu::DeallocOp>(op)) {
@@ -90,7 +88,8 @@ struct DLPackLaunchOnContextStreamPass
       });
       if (ops.empty())
         continue;
-      OpBuilder builder = OpBuilder::atBlockBegin(&func.getFunctionBody().front());
+      OpBuilder builder =
+          OpBuilder::atBlockBegin(&func.getFunctionBody().front());
       FailureOr<LLVM::CallOp> stream = createRuntimeCall(
           builder, func, RuntimeFunction::CallStream, ValueRange());
       if (failed(stream))

@@ -112,8 +112,8 @@ bool LoopAccessChecker::addRange(Value iv, OpFoldResult lower,
   IVRange range{materialize(lower), materialize(upper), materialize(step)};
   Value empty = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sle,
                                       range.upper, range.lower);
-  anyEmpty = anyEmpty ? arith::OrIOp::create(builder, loc, anyEmpty, empty)
-                      : empty;
+  anyEmpty =
+      anyEmpty ? arith::OrIOp::create(builder, loc, anyEmpty, empty) : empty;
   ranges[iv] = range;
   return true;
 }
@@ -142,9 +142,9 @@ bool LoopAccessChecker::addLoop(Operation *loop) {
   if (auto forOp = dyn_cast<affine::AffineForOp>(loop))
     return addAffineRange(forOp);
   if (auto forall = dyn_cast<scf::ForallOp>(loop)) {
-    for (auto [iv, lower, upper, step] : llvm::zip(
-             forall.getInductionVars(), forall.getMixedLowerBound(),
-             forall.getMixedUpperBound(), forall.getMixedStep()))
+    for (auto [iv, lower, upper, step] :
+         llvm::zip(forall.getInductionVars(), forall.getMixedLowerBound(),
+                   forall.getMixedUpperBound(), forall.getMixedStep()))
       if (!addRange(iv, lower, upper, step))
         return false;
     return true;

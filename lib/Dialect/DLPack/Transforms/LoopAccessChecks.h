@@ -1,4 +1,5 @@
-//===- LoopAccessChecks.h - Element accesses in loops, checked once -*- C++ -*-===//
+//===- LoopAccessChecks.h - Element accesses in loops, checked once -*- C++
+//-*-===//
 //
 // Part of dlbridge.
 //

@@ -78,8 +78,8 @@ void AssertionLowering::convertUpstreamAsserts(func::FuncOp func) {
   for (cf::AssertOp op : asserts) {
     builder.setInsertionPoint(op);
     AssertOp::create(builder, op.getLoc(), op.getArg(),
-                     FailureStatus::ShapeMismatch,
-                     escapeBraces(op.getMsg()), ValueRange());
+                     FailureStatus::ShapeMismatch, escapeBraces(op.getMsg()),
+                     ValueRange());
     op.erase();
   }
 }
@@ -97,8 +97,7 @@ Block *AssertionLowering::getEarlyReturn(func::FuncOp func) {
   return block;
 }
 
-void AssertionLowering::branchUnless(Operation *op, Value ok,
-                                     Block *failure) {
+void AssertionLowering::branchUnless(Operation *op, Value ok, Block *failure) {
   Block *before = op->getBlock();
   Block *after = before->splitBlock(op->getNextNode());
   builder.setInsertionPointToEnd(before);
@@ -107,8 +106,8 @@ void AssertionLowering::branchUnless(Operation *op, Value ok,
 }
 
 /// The message of `op`, followed by " at <name>" when its location is named
-/// (@jit names a check by the user's Python line: `loc("f.py:3: y = a + b"(...))`),
-/// with the name's braces escaped from the message's placeholders.
+/// (@jit names a check by the user's Python line: `loc("f.py:3: y = a +
+/// b"(...))`), with the name's braces escaped from the message's placeholders.
 static std::string messageWithSource(AssertOp op) {
   std::string text = op.getMessage().str();
   auto named = dyn_cast<NameLoc>(op.getLoc());
@@ -221,17 +220,18 @@ LogicalResult AssertionLowering::run() {
   DenseSet<StringRef> mayFail;
   llvm::MapVector<Operation *, SmallVector<AssertOp>> assertsOf;
   for (func::FuncOp func : functions) {
-    WalkResult walk = func.walk([&](AssertOp op) {
-      assertsOf[func].push_back(op);
-      if (op->getParentRegion() != &func.getBody()) {
-        op.emitOpError()
-            << "inside '" << op->getParentOp()->getName()
-            << "' cannot return early from its function; lower structured "
-               "control flow first (convert-scf-to-cf)";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
+    WalkResult walk =
+        func.walk([&](AssertOp op) {
+          assertsOf[func].push_back(op);
+          if (op->getParentRegion() != &func.getBody()) {
+            op.emitOpError()
+                << "inside '" << op->getParentOp()->getName()
+                << "' cannot return early from its function; lower structured "
+                   "control flow first (convert-scf-to-cf)";
+            return WalkResult::interrupt();
+          }
+          return WalkResult::advance();
+        });
     if (walk.wasInterrupted())
       return failure();
     if (assertsOf.contains(func))

@@ -43,8 +43,7 @@ std::optional<SmallVector<Value>> getForwardedAliases(OpOperand &use) {
         index >= args.getBeginOperandIndex() + args.size())
       return std::nullopt;
     SmallVector<Value> aliases(user->getResults());
-    aliases.push_back(
-        callee.getArgument(index - args.getBeginOperandIndex()));
+    aliases.push_back(callee.getArgument(index - args.getBeginOperandIndex()));
     return aliases;
   }
 

@@ -68,8 +68,8 @@ bool accessesData(Operation *op) {
     if (isDeallocationBookkeeping(store.getMemRef()))
       return false;
   // Copies are diagnosed below: a kernel could not lower them either.
-  if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp,
-          memref::CopyOp, gpu::AllocOp, gpu::DeallocOp>(op))
+  if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp, memref::CopyOp,
+          gpu::AllocOp, gpu::DeallocOp>(op))
     return false;
   // Run-time checks end the host function early; they read no data.
   if (isa<cf::AssertOp, dlbridge::dlpack::AssertOp>(op))
@@ -137,8 +137,8 @@ LogicalResult wrapInKernel(ArrayRef<Operation *> run) {
   OpBuilder builder(first);
   Location loc = first->getLoc();
   Value one = arith::ConstantIndexOp::create(builder, loc, 1);
-  auto launch = gpu::LaunchOp::create(builder, loc, one, one, one, one, one,
-                                      one);
+  auto launch =
+      gpu::LaunchOp::create(builder, loc, one, one, one, one, one, one);
   Block &body = launch.getBody().front();
   builder.setInsertionPointToEnd(&body);
   auto terminator = gpu::TerminatorOp::create(builder, loc);

@@ -89,8 +89,9 @@ private:
       SmallVector<Traced> parts;
       for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
         if (!region->empty())
-          parts.push_back(trace(func, region->front().getTerminator()->getOperand(
-                                          result.getResultNumber())));
+          parts.push_back(
+              trace(func, region->front().getTerminator()->getOperand(
+                              result.getResultNumber())));
       return merge(root, parts);
     }
     if (auto forOp = dyn_cast_or_null<scf::ForOp>(def)) {
@@ -98,8 +99,9 @@ private:
       // The body's iter_arg is the loop's own value: the trace of this
       // result covers it.
       active.insert(forOp.getRegionIterArg(index));
-      Traced traced = merge(root, {trace(func, forOp.getInitArgs()[index]),
-                                   trace(func, forOp.getYieldedValues()[index])});
+      Traced traced =
+          merge(root, {trace(func, forOp.getInitArgs()[index]),
+                       trace(func, forOp.getYieldedValues()[index])});
       active.erase(forOp.getRegionIterArg(index));
       return traced;
     }

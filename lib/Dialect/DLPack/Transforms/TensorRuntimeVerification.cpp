@@ -135,11 +135,10 @@ struct ConcatOpInterface
                     Twine(resultType.getDimSize(d)));
         continue;
       }
-      Value expected =
-          resultType.isDynamicDim(d)
-              ? c.dim(inputs.front(), d)
-              : arith::ConstantIndexOp::create(builder, loc,
-                                               resultType.getDimSize(d));
+      Value expected = resultType.isDynamicDim(d)
+                           ? c.dim(inputs.front(), d)
+                           : arith::ConstantIndexOp::create(
+                                 builder, loc, resultType.getDimSize(d));
       for (auto [i, input] : llvm::enumerate(inputs)) {
         if (i == 0 && resultType.isDynamicDim(d))
           continue;

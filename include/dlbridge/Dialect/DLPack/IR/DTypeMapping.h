@@ -32,9 +32,9 @@ bool isCompatible(DTypeAttr dtype, mlir::Type type);
 /// (null: the element type's default): an element type with a whole-byte
 /// dtype compatible with `dtype`, an identity or strided layout and no memory
 /// space. Emits through `emitError` otherwise.
-mlir::LogicalResult
-verifyBoundaryMemRefType(llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
-                         mlir::MemRefType type, DTypeAttr dtype);
+mlir::LogicalResult verifyBoundaryMemRefType(
+    llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+    mlir::MemRefType type, DTypeAttr dtype);
 
 /// Checks that values of `type` can be a parameter or result of a
 /// `dlpack.entry` function: ranked tensors (without an encoding) and memrefs
