@@ -12,9 +12,8 @@ import json
 import time
 from typing import Any
 
-import numpy as np
-
 import dlbridge
+import numpy as np
 
 AXPY_MLIR = """
 #map = affine_map<(d0) -> (d0)>

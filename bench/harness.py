@@ -13,8 +13,9 @@ import gc
 import statistics
 import time
 import timeit
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class Stats:
     loops: int
 
     @classmethod
-    def of(cls, times: Sequence[float], loops: int) -> "Stats":
+    def of(cls, times: Sequence[float], loops: int) -> Stats:
         """Median, quartiles and extremes of ``times``."""
         ordered = sorted(times)
         if len(ordered) >= 2:
@@ -215,7 +216,9 @@ def format_time(seconds: float | None) -> str:
 def _cells(result: Result) -> list[str]:
     stats = result.stats
     if stats is None:
-        text = result.status if result.status == "skipped" else result.status + (": " + result.note if result.note else "")
+        text = result.status
+        if result.status != "skipped" and result.note:
+            text += ": " + result.note
         return [result.peer, result.threads, "—", "—", "—", text]
     spread = f"IQR {stats.iqr_pct:.1f}% (min {format_time(stats.min)})"
     ratio = "baseline" if result.peer == result.baseline else (

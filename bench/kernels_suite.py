@@ -23,7 +23,6 @@ import types
 from typing import Any, Callable
 
 import numpy as np
-
 from harness import Candidate, Result, Row, measure_row
 from peers import BENCH_DIR
 

@@ -13,11 +13,11 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
-
 from harness import Candidate, Result, Row, Stats, TimingConfig, measure_row, skipped_row
 from peers import BENCH_DIR, Peers
 
@@ -253,7 +253,8 @@ def _call_verdict(row: Row, floor_target: bool, dlbridge_peers: Sequence[str]) -
         if floor_target and floor:
             ok = mine / floor <= CALL_FLOOR_MAX_RATIO
             met &= ok
-            parts.append(f"{peer} {mine / floor:.2f}× floor ({'ok' if ok else 'over ' + str(CALL_FLOOR_MAX_RATIO) + '×'})")
+            verdict = "ok" if ok else f"over {CALL_FLOOR_MAX_RATIO}×"
+            parts.append(f"{peer} {mine / floor:.2f}× floor ({verdict})")
         slower_than = [p for p, t in others.items() if t <= mine]
         met &= not slower_than
         if slower_than:

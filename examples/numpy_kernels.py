@@ -54,7 +54,7 @@ def jacobi_2d(u, iters):
 def heat_1d(u, alpha, nt):
     """Explicit heat equation in 1-D with fixed ends."""
     un = u.copy()
-    for t in range(nt):
+    for _ in range(nt):
         un[1:-1] = un[1:-1] + alpha * (un[2:] - 2.0 * un[1:-1] + un[:-2])
     return un
 
@@ -62,7 +62,7 @@ def heat_1d(u, alpha, nt):
 def heat_2d(u, alpha, nt):
     """Explicit heat equation in 2-D: a Laplacian into a zeroed buffer each step."""
     v = u.copy()
-    for t in range(nt):
+    for _ in range(nt):
         lap = np.zeros_like(v)
         lap[1:-1, 1:-1] = v[:-2, 1:-1] + v[2:, 1:-1] + v[1:-1, :-2] + v[1:-1, 2:] - 4.0 * v[1:-1, 1:-1]
         v = v + alpha * lap

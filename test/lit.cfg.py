@@ -57,7 +57,7 @@ if numpy_python:
     # Replaces lit's default %python (its own interpreter).
     config.substitutions = [(key, value) for key, value in config.substitutions
                             if key != "%python"]
-    config.substitutions.append(("%python", '"%s"' % numpy_python))
+    config.substitutions.append(("%python", f'"{numpy_python}"'))
 else:
     lit_config.note("no Python with NumPy found: skipping tests that need it")
 

@@ -6,7 +6,8 @@ import functools
 import inspect as pyinspect
 import os
 import time
-from typing import Any, Callable, Iterable, Sequence, overload
+from collections.abc import Iterable, Sequence
+from typing import Any, Callable, overload
 
 from . import _dlbridge
 from ._compile_log import compile_reason, log_compile

@@ -3,10 +3,9 @@ instead of returning a number NumPy would not: integers to negative integer powe
 
 from __future__ import annotations
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 _NEGATIVE_POWER = "Integers to negative integer powers are not allowed"
 

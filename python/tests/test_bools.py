@@ -3,9 +3,8 @@ each, on scalar, vector and linalg paths alike."""
 
 from __future__ import annotations
 
-import numpy as np
-
 import dlbridge
+import numpy as np
 
 # y[i:i+8] = not x[i:i+8] with vector loads and stores, then the tail
 # element by element.

@@ -3,10 +3,9 @@ errors a caller can make."""
 
 from __future__ import annotations
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 AXPY = """
 func.func @axpy(%x: memref<?xf32, strided<[?], offset: ?>> {dlpack.name = "x"},

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import pytest
-
 import dlbridge
+import pytest
 
 
 class Refusal(NamedTuple):

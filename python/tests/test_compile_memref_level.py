@@ -10,10 +10,9 @@ import mmap
 import os
 import sys
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 ALLOC_DEALLOC = """
 func.func @smooth(%a: memref<?xf32>, %b: memref<?xf32>) attributes {dlpack.entry} {

@@ -4,10 +4,9 @@ compile error (ValueError), and the process compiles on afterwards."""
 
 from __future__ import annotations
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 TRANSPOSE = """
 func.func @t(%a: tensor<2x3xf32>) -> tensor<3x2xf32> attributes {dlpack.entry} {

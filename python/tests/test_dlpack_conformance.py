@@ -7,10 +7,9 @@ from __future__ import annotations
 import gc
 import threading
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 from dlpack_producers import IS_COPIED, READ_ONLY, Producer
 
 COPY_INTO = """
@@ -249,7 +248,7 @@ def test_null_deleter_is_allowed(twice: dlbridge.Kernel) -> None:
 def test_exported_tensor_deleted_on_another_thread_without_the_gil(twice: dlbridge.Kernel) -> None:
     out = twice(np.arange(4, dtype=np.float64))  # a NumPy view of dlbridge's buffer
     holder = []
-    thread = threading.Thread(target=lambda: holder.append(np.asarray(out)))
+    thread = threading.Thread(target=lambda view: holder.append(np.asarray(view)), args=(out,))
     thread.start()
     thread.join()
     del out

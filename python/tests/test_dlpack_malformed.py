@@ -7,12 +7,17 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Callable
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
-from dlpack_producers import (DLManagedTensorVersioned, DLPackExchangeAPI, DLTensor, Producer, edit_tensor,
-                             exchange_api_type)
+from dlpack_producers import (
+    DLManagedTensorVersioned,
+    DLPackExchangeAPI,
+    DLTensor,
+    Producer,
+    edit_tensor,
+    exchange_api_type,
+)
 
 TWICE = """
 func.func @twice(%x: tensor<?xf32> {dlpack.name = "x"}) -> tensor<?xf32> attributes {dlpack.entry} {

@@ -4,10 +4,9 @@ buffers, never the caller's array or a shared constant."""
 
 from __future__ import annotations
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 INSERT = """
 func.func @insert(%x: tensor<?xf32> {dlpack.name = "x"}, %i: index) -> tensor<?xf32> attributes {dlpack.entry} {

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any, Iterator
-
-import numpy as np
-import pytest
+from collections.abc import Iterator
+from typing import Any
 
 import dlbridge
+import numpy as np
+import pytest
 
 
 class _CapsuleHolder:

@@ -7,10 +7,9 @@ from __future__ import annotations
 import resource
 import threading
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 from reference import CASES, check
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 X = np.arange(12.0).reshape(3, 4)
 

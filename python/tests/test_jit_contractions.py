@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 RNG = np.random.default_rng(7)
 A = RNG.random((2, 3, 4))
 B = RNG.random((5, 4, 6))
 V = RNG.random(4)
 M = RNG.random((4, 4))
-I = np.arange(12, dtype=np.int32).reshape(3, 4)
+INTS = np.arange(12, dtype=np.int32).reshape(3, 4)
 
 CASES: list[tuple[str, Callable[..., Any], tuple[Any, ...]]] = [
     ("dot-nd", lambda a, b: np.dot(a, b), (A, B)),
@@ -28,7 +27,7 @@ CASES: list[tuple[str, Callable[..., Any], tuple[Any, ...]]] = [
     ("trace", lambda a: np.einsum("ii", a), (M,)),
     ("batched", lambda a, b: np.einsum("bij,kjl->bikl", a, b), (A, B)),
     ("implicit", lambda a, b: np.einsum("ijk,k", a, b), (A, V)),
-    ("total-int", lambda a: np.einsum("ij->", a), (I,)),
+    ("total-int", lambda a: np.einsum("ij->", a), (INTS,)),
     ("three-operands", lambda a, b, c: np.einsum("i,ij,j->", a, b, c), (V, M, V)),
     ("tensordot", lambda a, b: np.tensordot(a, b, axes=([2], [1])), (A, B)),
     ("tensordot-int", lambda a, b: np.tensordot(a, b, axes=1), (M, M)),

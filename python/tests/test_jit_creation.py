@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import dlbridge
 import numpy as np
 import pytest
 from numpy import zeros_like as imported_zeros_like
-
-import dlbridge
 
 
 def _same(fn: Callable[..., Any], *args: Any) -> None:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 FLOATS = np.array([-2.5, -0.5, -0.0, 0.0, 0.5, 1.5, 2.5, 0.75, np.nan, np.inf, -np.inf, 1e300])
 INPUTS = {

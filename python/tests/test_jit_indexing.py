@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 
 def _layouts(base: np.ndarray) -> dict[str, np.ndarray]:

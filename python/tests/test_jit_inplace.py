@@ -7,10 +7,9 @@ from __future__ import annotations
 import operator
 import re
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 from dlbridge._trace import TraceError
 
 

@@ -14,10 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 import numpy_kernels  # noqa: E402

@@ -8,10 +8,9 @@ import subprocess
 import sys
 import textwrap
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 PROGRAM = textwrap.dedent(
     """

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 from dlbridge._trace.loops import UNROLL_LIMIT
 
 
@@ -159,7 +158,7 @@ def test_loop_variable_used_after_the_loop_needs_a_value_before() -> None:
 
 def test_zero_step_is_value_error() -> None:
     def f(x: Any, s: int) -> Any:
-        for i in range(0, 10, s):
+        for _ in range(0, 10, s):
             x = x + 1
         return x
 

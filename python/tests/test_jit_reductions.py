@@ -5,10 +5,9 @@ from __future__ import annotations
 import warnings
 from typing import Any, Callable
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 ARRAYS = {
     "f64-nan": np.array([[3.0, np.nan, 1.0, 7.0], [2.0, 2.0, -1.0, 0.0], [5.0, 1.0, 5.0, -9.0]]),

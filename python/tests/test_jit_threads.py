@@ -6,9 +6,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-import numpy as np
-
 import dlbridge
+import numpy as np
 
 _DTYPES = ["float32", "float64", "int32", "int64", "int16", "uint8"]
 

@@ -4,10 +4,9 @@ scalar is converted to it exactly as NumPy converts it."""
 
 from __future__ import annotations
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 
 def mul(x, s):

@@ -11,11 +11,10 @@ import re
 import subprocess
 from typing import Any
 
+import dlbridge
 import numpy as np
 import pytest
 from _mlir import require_dl_opt
-
-import dlbridge
 from dlbridge import _options_doc
 
 REPO = pathlib.Path(__file__).resolve().parents[2]

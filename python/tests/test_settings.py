@@ -12,10 +12,9 @@ import subprocess
 import sys
 import textwrap
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 _unique = itertools.count()
 

@@ -4,10 +4,9 @@ and ``dlbridge.compile`` alike; shapes that fit still give NumPy's numbers."""
 
 from __future__ import annotations
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 
 MATMUL = """
 func.func @mm(%a: tensor<?x?xf32> {dlpack.name = "a"}, %b: tensor<?x?xf32> {dlpack.name = "b"})

@@ -15,9 +15,8 @@ import sys
 import typing
 from typing import Any
 
-import pytest
-
 import dlbridge
+import pytest
 from dlbridge import _dlbridge, _typing
 
 PACKAGE_DIR = pathlib.Path(dlbridge.__file__).parent

@@ -4,9 +4,8 @@ operation, never with an LLVM translation error about casts."""
 
 from __future__ import annotations
 
-import pytest
-
 import dlbridge
+import pytest
 
 GPU_LAUNCH = """
 func.func @double(%x: memref<?xf32>) attributes {dlpack.entry} {

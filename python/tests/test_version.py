@@ -2,9 +2,9 @@
 
 import pathlib
 import re
-import tomllib
 
 import dlbridge
+import tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

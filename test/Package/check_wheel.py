@@ -6,8 +6,9 @@ wheel (and NumPy) was installed, from a directory outside the source tree:
     venv/bin/python test/Package/check_wheel.py
 
 It jits a function, calls it and checks the numbers, then fails if any
-shared library of LLVM or MLIR was loaded into the process, or if the
-package still resolves anything from a system LLVM installation.
+shared library of LLVM or MLIR was loaded into the process, if the
+package still resolves anything from a system LLVM installation, or if it
+lacks what type checkers read (py.typed and the extension's stub).
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ import pathlib
 import subprocess
 import sys
 
-import numpy as np
-
 import dlbridge
+import numpy as np
 
 LLVM_MARKERS = ("libLLVM", "libMLIR", "/llvm-")
 
@@ -56,12 +56,20 @@ def check_no_llvm_needed() -> None:
             sys.exit(f"{library.name} needs what a bare machine lacks: {bad}")
 
 
+def check_typed() -> None:
+    package = pathlib.Path(dlbridge.__file__).parent
+    for name in ("py.typed", "_dlbridge.pyi"):
+        if not (package / name).is_file():
+            sys.exit(f"the installed package lacks {name}: type checkers would see Any")
+
+
 def main() -> None:
     if pathlib.Path.cwd().joinpath("python", "dlbridge").is_dir():
         sys.exit("run this outside the source tree, so that the installed package is imported")
     check_jit_runs()
     check_no_llvm_loaded()
     check_no_llvm_needed()
+    check_typed()
     print(f"dlbridge {dlbridge.__version__} from {pathlib.Path(dlbridge.__file__).parent}: "
           "a jitted function ran with no LLVM or MLIR library loaded")
 

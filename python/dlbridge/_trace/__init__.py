@@ -20,9 +20,9 @@ from .tracer import (
     ScalarSpec,
     StaticSpec,
     SymbolicDim,
+    TracedArray,
     TraceError,
     TraceResult,
-    TracedArray,
 )
 from .tracing import trace
 

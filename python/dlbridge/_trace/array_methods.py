@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import core, indexing, inplace, numpy_dispatch, registry  # core: the operators' ufuncs
+from . import core, indexing, inplace, numpy_dispatch, registry  # noqa: F401 - core declares the operators' ufuncs
 from .tracer import TracedArray, unsupported
 
 __all__: list[str] = []

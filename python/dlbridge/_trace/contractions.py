@@ -5,7 +5,8 @@ the op table.  Plain 2-D products keep going to ``matmul``'s named op."""
 from __future__ import annotations
 
 import string
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import dtypes as D
 from . import ops

@@ -12,7 +12,8 @@ through ``__array_function__``.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -292,7 +293,8 @@ def _f64(ctx: TraceContext, v: Any, what: str) -> str:
         if not v._is_scalar:
             if v.ndim:
                 raise unsupported("numpy.linspace", f"an array {what}")
-            v = TracedArray(ctx, ctx.top.op("s", f"tensor.extract {v._value}[] : {v.mlir_type}"), v._dtype, (), is_scalar=True)
+            element = ctx.top.op("s", f"tensor.extract {v._value}[] : {v.mlir_type}")
+            v = TracedArray(ctx, element, v._dtype, (), is_scalar=True)
         return ops.convert(ctx.top, v._value, v._dtype, D.FLOAT64)
     return ctx.top.const(float(v), "f64")
 
@@ -399,7 +401,8 @@ def _check_equal(ctx: TraceContext, sizes: list[str], message: str) -> None:
 
 
 @op("concatenate")
-def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
+def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
+                casting: str = "same_kind") -> TracedArray:
     """The arrays joined along ``axis`` (``None``: flattened first)."""
     ops._no_out(out, "numpy.concatenate")
     ctx = _context(*(arrays if isinstance(arrays, (list, tuple)) else [arrays]))

@@ -74,7 +74,7 @@ class DType:
         return self.kind in "fc"
 
     @property
-    def component(self) -> "DType":
+    def component(self) -> DType:
         """The real component type of a complex dtype (itself otherwise)."""
         if self.kind == "c":
             return DTYPES["float32"] if self.bits == 64 else DTYPES["float64"]

@@ -10,7 +10,7 @@ import contextvars
 import math
 import re
 import struct
-from typing import Sequence
+from collections.abc import Sequence
 
 from .dtypes import DType
 

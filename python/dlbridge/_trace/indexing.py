@@ -15,8 +15,9 @@ the data).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -289,9 +290,9 @@ def extract(x: TracedArray, region: Region) -> TracedArray:
     ctx = x._ctx
     sliced_dims, _ = _region_dims(region)
     ty = tensor_type(sliced_dims, x._dtype)
-    if region.kept == list(range(x.ndim)) and all(o == 0 for o in region.offsets) and all(s == 1 for s in region.strides) and all(
-        isinstance(z, int) and z == d for z, d in zip(region.sizes, x._dims)
-    ):
+    if (region.kept == list(range(x.ndim)) and all(o == 0 for o in region.offsets)
+            and all(s == 1 for s in region.strides)
+            and all(isinstance(z, int) and z == d for z, d in zip(region.sizes, x._dims))):
         value = x._value
     else:
         value = ctx.top.op(
@@ -366,7 +367,7 @@ def _check_indices(arr: TracedArray, size: str, axis: int) -> None:
     """Run-time check that every value of index array ``arr`` is in ``[-size, size)``."""
     ctx = arr._ctx
     i1 = D.dtype("bool")
-    init = ctx.top.op("all_in", f"tensor.empty() : tensor<i1>")
+    init = ctx.top.op("all_in", "tensor.empty() : tensor<i1>")
     true = ctx.top.const(True, "i1")
     init = ctx.top.op("all_in", f"linalg.fill ins({true} : i1) outs({init} : tensor<i1>) -> tensor<i1>")
     neg = _binop(ctx, "subi", 0, size)

@@ -25,7 +25,6 @@ from .tracer import (
     TraceContext,
     TracedArray,
     format_location,
-    make_view,
     sync_view,
     trace_error,
     unsupported,
@@ -84,7 +83,8 @@ def _check_shape(target: TracedArray, value: Any, op: str, ufunc_output: bool) -
             f"match the broadcast shape {_shape(value._dims)}"
         )
     else:
-        msg = f"{op}: could not broadcast input array from shape {_shape(value._dims)} into shape {_shape(target._dims)}"
+        msg = (f"{op}: could not broadcast input array from shape {_shape(value._dims)} "
+               f"into shape {_shape(target._dims)}")
     raise trace_error(msg, ValueError)
 
 

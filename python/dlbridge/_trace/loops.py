@@ -25,8 +25,9 @@ import inspect
 import itertools
 import textwrap
 import types
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
@@ -252,7 +253,7 @@ def _compile_rewritten(fn: types.FunctionType) -> Callable[..., Any] | None:
         return None
     for cell in fn.__closure__ or ():
         try:
-            cell.cell_contents
+            _ = cell.cell_contents
         except ValueError:
             return None
     rewriter = _LoopRewriter()
@@ -439,7 +440,8 @@ class _Loop:
         return i
 
     def _run_body(self, block: Block, types_: list[_Carried | None], roots: list[TracedArray],
-                  args: list[str], iv: str) -> tuple[tuple[Any, ...], dict[int, tuple[TracedArray, tuple[Any, ...]]], dict[int, Any]]:
+                  args: list[str], iv: str
+                  ) -> tuple[tuple[Any, ...], dict[int, tuple[TracedArray, tuple[Any, ...]]], dict[int, Any]]:
         """Traces the body into ``block`` with the carried names as ``args`` (in order, then the
         roots updated in place); returns the body's state, the arrays it updated and the stand-ins
         it was given for the carried names."""

@@ -10,8 +10,9 @@ with reduction iterators, ``matmul`` is ``linalg.matmul`` (or a batched ``linalg
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from functools import reduce as _fold
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
@@ -21,8 +22,8 @@ from .emitter import Block, affine_map, tensor_type
 from .tracer import (
     SymbolicDim,
     TraceContext,
-    TraceError,
     TracedArray,
+    TraceError,
     current_context,
     make_view,
     sync_view,
@@ -694,7 +695,8 @@ def _collapse_units(ctx: TraceContext, x: TracedArray, positions: Sequence[int])
 def _copy(x: TracedArray) -> TracedArray:
     """A new array with the contents of ``x`` (NumPy's copy): the same SSA value, but another
     object, so that updating one in place leaves the other alone."""
-    out = TracedArray(x.context, x.value, x.element_type, x.dims, weak=x.weak, is_scalar=x.is_scalar, alias=x.may_alias_argument)
+    out = TracedArray(x.context, x.value, x.element_type, x.dims, weak=x.weak, is_scalar=x.is_scalar,
+                      alias=x.may_alias_argument)
     out.copy_sizes_from(x)
     return out
 
@@ -1065,7 +1067,8 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
         n64 = ctx.top.op("count", f"arith.index_cast {n} : index to i64")
         nf = ctx.top.op("count", f"arith.sitofp {n64} : i64 to {acc.mlir}")
         cnt = TracedArray(ctx, nf, acc, (), is_scalar=True)
-        out = _ewise(ctx, "mean", [(out, acc), (cnt, acc)], res_dt, lambda b, v: convert(b, _s_div(b, v[0], v[1], acc), acc, res_dt))
+        out = _ewise(ctx, "mean", [(out, acc), (cnt, acc)], res_dt,
+                     lambda b, v: convert(b, _s_div(b, v[0], v[1], acc), acc, res_dt))
     if keepdims:
         out = _expand_units(ctx, out, list(axes))
     return out
@@ -1257,7 +1260,8 @@ def reshape(x: Any, shape: Any) -> TracedArray:
             total *= d  # type: ignore[operator]
         if infer >= 0 and all(d is not None or j == infer for j, d in enumerate(tdims)):
             if prod_known == 0 or total % prod_known:
-                raise trace_error(f"reshape: cannot reshape array of size {total} into shape {tuple(target)}", ValueError)
+                raise trace_error(f"reshape: cannot reshape array of size {total} into shape {tuple(target)}",
+                                  ValueError)
             tdims[infer] = total // prod_known
         elif all(d is not None for d in tdims) and prod_known != total:
             raise trace_error(f"reshape: cannot reshape array of size {total} into shape {tuple(target)}", ValueError)

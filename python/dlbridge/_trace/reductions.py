@@ -124,8 +124,10 @@ def _arg_reduce(a: Any, axis: Any, keepdims: bool, out: Any, largest: bool) -> T
         worst = lo if largest else hi
     v0 = ops._py_const(ctx.top, worst, dt)
     i0 = ctx.top.const(np.iinfo(np.int64).max, "i64")
-    val_init = ctx.top.op("best", f"linalg.fill ins({v0} : {dt.mlir}) outs({ops._empty(ctx, dims, dt, sizes)} : {val_ty}) -> {val_ty}")
-    idx_init = ctx.top.op("at", f"linalg.fill ins({i0} : i64) outs({ops._empty(ctx, dims, D.INT64, sizes)} : {idx_ty}) -> {idx_ty}")
+    val_empty = ops._empty(ctx, dims, dt, sizes)
+    val_init = ctx.top.op("best", f"linalg.fill ins({v0} : {dt.mlir}) outs({val_empty} : {val_ty}) -> {val_ty}")
+    idx_empty = ops._empty(ctx, dims, D.INT64, sizes)
+    idx_init = ctx.top.op("at", f"linalg.fill ins({i0} : i64) outs({idx_empty} : {idx_ty}) -> {idx_ty}")
     blk = Block(ctx.names, indent=3)
     v, best, at = ("%" + ctx.names.fresh(h) for h in ("v", "best", "at"))
     i = blk.op("i", f"linalg.index {ax} : index")

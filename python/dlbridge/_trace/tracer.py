@@ -7,17 +7,18 @@ import functools
 import inspect
 import linecache
 import os
-import re
 import sys
 import types
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
 from . import registry
-from .dtypes import DType, dtype as _as_dtype, int_range
-from .emitter import Block, NameTable, clear_location, dims_str, set_location, tensor_type
+from .dtypes import DType
+from .dtypes import dtype as _as_dtype
+from .emitter import Block, NameTable, set_location, tensor_type
 
 __all__ = [
     "ArgSlot",
@@ -29,7 +30,6 @@ __all__ = [
     "SymbolicDim",
     "make_view",
     "sync_view",
-    "trace",
     "unsupported",
     "user_location",
 ]
@@ -139,7 +139,7 @@ class ArgSlot:
 
     name: str
     ssa: str
-    array: "TracedArray"
+    array: TracedArray
     written: bool = False
     buffer: str = ""
 
@@ -254,7 +254,7 @@ def trace_error(message: str, exc: type[Exception] = TraceError) -> Exception:
 # --------------------------------------------------------------------------------------------------
 # context
 
-_current: contextvars.ContextVar["TraceContext | None"] = contextvars.ContextVar(
+_current: contextvars.ContextVar[TraceContext | None] = contextvars.ContextVar(
     "dlbridge_trace_ctx", default=None
 )
 
@@ -273,8 +273,8 @@ class TraceContext:
         self._serials = 0
         # while a loop body is traced: the arrays updated in place, and the dim sizes cached on
         # arrays (which must not outlive the loop's region)
-        self.update_log: dict[int, tuple["TracedArray", tuple[Any, ...]]] | None = None
-        self.dim_log: list[tuple["TracedArray", int]] | None = None
+        self.update_log: dict[int, tuple[TracedArray, tuple[Any, ...]]] | None = None
+        self.dim_log: list[tuple[TracedArray, int]] | None = None
 
     def fresh_serial(self) -> int:
         """A number larger than that of every array created so far."""
@@ -286,7 +286,7 @@ class TraceContext:
         self._versions += 1
         return self._versions
 
-    def note_update(self, root: "TracedArray") -> None:
+    def note_update(self, root: TracedArray) -> None:
         """Called before ``root`` is updated in place: a loop being traced records it, with its
         state before the loop's first update of it."""
         if self.update_log is not None and id(root) not in self.update_log:
@@ -307,7 +307,7 @@ class TraceContext:
             self._last_loc = key
             self.top.comment(format_location(loc))
 
-    def dim(self, arr: "TracedArray", k: int) -> str:
+    def dim(self, arr: TracedArray, k: int) -> str:
         """The SSA ``index`` value of dim ``k`` of ``arr`` (a constant for static dims)."""
         d = arr._dims[k]
         if d is not None:
@@ -325,14 +325,14 @@ class TraceContext:
         return cached
 
 
-def begin_trace(ctx: TraceContext) -> contextvars.Token["TraceContext | None"]:
+def begin_trace(ctx: TraceContext) -> contextvars.Token[TraceContext | None]:
     """Makes ``ctx`` the trace that operations on traced arrays emit into."""
     if _current.get() is not None:
         raise TraceError("dlbridge.jit: trace() called while another trace is running")
     return _current.set(ctx)
 
 
-def end_trace(token: contextvars.Token["TraceContext | None"]) -> None:
+def end_trace(token: contextvars.Token[TraceContext | None]) -> None:
     """Ends the trace :func:`begin_trace` began."""
     _current.reset(token)
 
@@ -466,20 +466,20 @@ class SymbolicDim:
     def __rmod__(self, o: object) -> Any:
         return self._binary("remsi", "%", o, True)
 
-    def __neg__(self) -> "SymbolicDim":
+    def __neg__(self) -> SymbolicDim:
         return 0 - self  # type: ignore[no-any-return]
 
-    def __pos__(self) -> "SymbolicDim":
+    def __pos__(self) -> SymbolicDim:
         return self
 
-    def __abs__(self) -> "SymbolicDim":
+    def __abs__(self) -> SymbolicDim:
         top = self._ctx.top
         zero = top.const(0, "index")
         neg = top.op("neg", f"arith.subi {zero}, {self._value} : index")
         value = top.op("abs", f"arith.maxsi {self._value}, {neg} : index")
         return SymbolicDim(self._ctx, value, f"abs({self._desc})")
 
-    def as_array(self) -> "TracedArray":
+    def as_array(self) -> TracedArray:
         """The size as a traced weak Python int (``int64``), for array arithmetic."""
         value = self._ctx.top.op("n", f"arith.index_cast {self._value} : index to i64")
         return TracedArray(self._ctx, value, _as_dtype("int64"), (), weak="int", is_scalar=True)
@@ -587,7 +587,7 @@ class TracedArray:
         """Records ``size`` as the SSA size of dynamic dim ``k``."""
         self._dim_ssa[k] = size
 
-    def copy_sizes_from(self, other: "TracedArray") -> None:
+    def copy_sizes_from(self, other: TracedArray) -> None:
         """Takes the SSA sizes ``other`` knows (an array of the same shape)."""
         self._dim_ssa = dict(other._dim_ssa)
 
@@ -628,11 +628,11 @@ class TracedArray:
         return total
 
     @property
-    def T(self) -> "TracedArray":
+    def T(self) -> TracedArray:
         return registry.lookup("transpose").impl(self)  # type: ignore[union-attr, no-any-return]
 
     @property
-    def mT(self) -> "TracedArray":
+    def mT(self) -> TracedArray:
         if self.ndim < 2:
             raise trace_error("mT needs at least 2 dims", ValueError)
         axes = list(range(self.ndim))

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any, Callable, Sequence
+from collections.abc import Sequence
+from typing import Any, Callable
 
 from . import ops
-from .dtypes import DType, dtype as _as_dtype, int_range
+from .dtypes import DType, int_range
+from .dtypes import dtype as _as_dtype
 from .emitter import Block, clear_location, dims_str, tensor_type
 from .loops import rewrite_loops
 from .numpy_proxy import with_numpy_proxy
@@ -23,7 +25,6 @@ from .tracer import (
     ScalarSpec,
     StaticSpec,
     TraceContext,
-    TraceError,
     TracedArray,
     TraceResult,
     begin_trace,

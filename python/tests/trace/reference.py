@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import numpy as np
-
-from dlbridge._trace import ArraySpec, ScalarSpec
 import dlbridge as dl
+import numpy as np
+from dlbridge._trace import ArraySpec, ScalarSpec
 
 
 @dataclass

@@ -7,10 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from dlbridge._trace import ArraySpec, ScalarSpec, TraceError, trace
-
 from _mlir import check_lowers, check_verifies
+from dlbridge._trace import ArraySpec, ScalarSpec, TraceError, trace
 
 
 def _traced(fn, specs):

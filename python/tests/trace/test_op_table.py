@@ -8,10 +8,9 @@ import ast
 import pathlib
 from typing import Any
 
+import dlbridge
 import numpy as np
 import pytest
-
-import dlbridge
 from dlbridge._trace import registry
 
 ENTRIES = registry.all_ops()

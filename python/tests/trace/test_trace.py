@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import re
 
+import dlbridge as dl
 import numpy as np
 import pytest
-
+from _mlir import check_lowers, check_verifies
 from dlbridge._trace import ArraySpec, ScalarSpec, TraceError, trace
 from dlbridge._trace import dtypes as D
-import dlbridge as dl
-
-from _mlir import check_lowers, check_verifies
 from reference import CASES, specs_for
 
 NP_DTYPES = [

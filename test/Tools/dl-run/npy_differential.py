@@ -252,7 +252,7 @@ def check_seed(dl_run: str, workdir: str, seed: int, cases: int) -> list[str]:
         if result.returncode != 0:
             failures.append(f"copying the files NumPy reads failed: {result.stderr.strip()}")
             compared = []
-        for (path, what, expected), output in zip(compared, outputs):
+        for (_path, what, expected), output in zip(compared, outputs):
             got = np.load(output)
             native = expected.astype(expected.dtype.newbyteorder("="))
             if got.dtype != native.dtype or got.shape != native.shape or \
