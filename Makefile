@@ -13,7 +13,7 @@ JOBS       ?= $(shell nproc)
 
 APT_PACKAGES := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
                 libzstd-dev zlib1g-dev ninja-build cmake g++ ccache \
-                libgtest-dev python3 python3-dev python3-venv
+                libgtest-dev clang-format python3 python3-dev python3-venv
 PY_REQUIREMENTS := python/requirements-test.txt
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
@@ -40,7 +40,7 @@ CMAKE_FLAGS = -G Ninja -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
                -DPython_EXECUTABLE=$(PY) $(CCACHE_FLAGS)
 
 .PHONY: all deps deps-system build test test-unit test-lit test-python test-sanitizers \
-        test-wheel wheel demo bench clean
+        test-wheel wheel lint demo bench clean
 
 all: build
 
@@ -59,7 +59,7 @@ deps: deps-system
 	  echo "$(PYTHON) is externally managed: Python packages go into $(VENV)"; \
 	  $(PYTHON) -m venv $(VENV); \
 	fi
-	@$(PY) -c "import nanobind, numpy, pytest, jax, auditwheel" 2>/dev/null || \
+	@$(PY) -c "import nanobind, numpy, pytest, jax, auditwheel, ruff" 2>/dev/null || \
 	  $(PY) -m pip install -q -r $(PY_REQUIREMENTS)
 
 $(BUILD)/build.ninja: | deps
@@ -117,7 +117,15 @@ test-wheel: wheel
 	cd /tmp && env -i PATH=/usr/bin:/bin HOME="$$HOME" DLBRIDGE_DISK_CACHE=0 \
 	  $(CURDIR)/$(WHEEL_BUILD)/venv/bin/python $(CURDIR)/test/Package/check_wheel.py
 
-test: test-lit test-unit test-python test-sanitizers test-wheel
+# Style, checked and never rewritten: C and C++ against .clang-format (LLVM's
+# style), Python against pyproject.toml's ruff configuration.
+# `clang-format -i FILE` and `ruff check --fix` apply them.
+lint: deps
+	git ls-files -z '*.c' '*.cpp' '*.h' ':!:third_party' | \
+	  xargs -0 clang-format --dry-run -Werror
+	$(PY) -m ruff check .
+
+test: lint test-lit test-unit test-python test-sanitizers test-wheel
 
 demo: build
 	PYTHONPATH=$(BUILD)/python $(PY) examples/quickstart.py
