@@ -109,12 +109,14 @@ wheel: deps
 	  $(PY) -m auditwheel repair -w $(WHEEL_BUILD)/dist $(WHEEL_BUILD)/raw/dlbridge-*.whl
 
 # The wheel installed into a bare virtual environment and run from outside
-# the source tree with nothing else on the paths: no LLVM may be loaded.
+# the source tree, with nothing else on the paths and LLVM hidden as if it
+# were not installed: no LLVM may be needed or loaded.
 test-wheel: wheel
 	rm -rf $(WHEEL_BUILD)/venv
 	$(PY) -m venv $(WHEEL_BUILD)/venv
 	$(WHEEL_BUILD)/venv/bin/python -m pip install -q $(WHEEL_BUILD)/dist/dlbridge-*.whl
-	cd /tmp && env -i PATH=/usr/bin:/bin HOME="$$HOME" DLBRIDGE_DISK_CACHE=0 \
+	cd /tmp && $(CURDIR)/test/Package/run_without_llvm.sh \
+	  env -i PATH=/usr/bin:/bin HOME="$$HOME" DLBRIDGE_DISK_CACHE=0 \
 	  $(CURDIR)/$(WHEEL_BUILD)/venv/bin/python $(CURDIR)/test/Package/check_wheel.py
 
 # Style, checked and never rewritten: C and C++ against .clang-format (LLVM's

@@ -3,7 +3,7 @@
 Run with the interpreter of a bare virtual environment into which only the
 wheel (and NumPy) was installed, from a directory outside the source tree:
 
-    venv/bin/python test/Package/check_wheel.py
+    test/Package/run_without_llvm.sh venv/bin/python test/Package/check_wheel.py
 
 It jits a function, calls it and checks the numbers, then fails if any
 shared library of LLVM or MLIR was loaded into the process, if the
@@ -70,8 +70,10 @@ def main() -> None:
     check_no_llvm_loaded()
     check_no_llvm_needed()
     check_typed()
+    hidden = not any(pathlib.Path("/usr/lib").glob("llvm-*/lib"))
     print(f"dlbridge {dlbridge.__version__} from {pathlib.Path(dlbridge.__file__).parent}: "
-          "a jitted function ran with no LLVM or MLIR library loaded")
+          "a jitted function ran with no LLVM or MLIR library loaded"
+          + (", LLVM hidden" if hidden else ", LLVM installed but unused"))
 
 
 if __name__ == "__main__":
