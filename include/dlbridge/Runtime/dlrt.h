@@ -383,6 +383,44 @@ typedef struct dlrt_unranked_memref {
 DLRT_EXPORT void memrefCopy(int64_t element_bytes, dlrt_unranked_memref *source,
                             dlrt_unranked_memref *target);
 
+/*===----------------------------------------------------------------------===*
+ * Contractions (--dlbridge-contractions-to-blas)
+ *===----------------------------------------------------------------------===*/
+
+/// C[b] = A[b] * B[b] (+ C[b] when `accumulate` is nonzero) for each of
+/// `batch` products of an m x k matrix A and a k x n matrix B into the m x n
+/// matrix C, all of `element_bits` 32 (float) or 64 (double) bits, through
+/// the BLAS of dlrt_blas_library. Each matrix is given by its first element
+/// and element strides: between batches, rows and columns. Any strides
+/// work: the strides of size-1 dims are ignored, layouts BLAS takes (one
+/// unit stride) are passed as they are, the others (zero or negative
+/// strides, no unit stride) are packed first. C must not overlap A or B.
+/// Thread-safe; never fails (without a BLAS, or without memory to pack,
+/// products run in plain loops). Other element sizes do nothing.
+DLRT_EXPORT void dlrt_matmul(int32_t element_bits, int32_t accumulate,
+                             int64_t batch, int64_t m, int64_t n, int64_t k,
+                             const void *a, int64_t a_batch_stride,
+                             int64_t a_row_stride, int64_t a_col_stride,
+                             const void *b, int64_t b_batch_stride,
+                             int64_t b_row_stride, int64_t b_col_stride,
+                             void *c, int64_t c_batch_stride,
+                             int64_t c_row_stride, int64_t c_col_stride);
+
+/// Makes dlrt_matmul call the CBLAS of the shared library at `path` (loaded
+/// already or not): LP64 `cblas_sgemm`, `_dgemm`, `_sgemv`, `_dgemv`, or
+/// OpenBLAS's ILP64 `cblas_sgemm64_` ..., or NumPy's `scipy_cblas_sgemm64_`
+/// ... Python's dlbridge passes NumPy's, so that a process has one BLAS
+/// thread pool. Without a call, the first product loads libopenblas.so.0,
+/// else libcblas.so.3, else libblas.so.3. Returns DLRT_OK, or
+/// DLRT_ERR_INVALID_ARGUMENT (recorded as the thread's last error) for NULL
+/// or a library that does not load or lacks those functions, which leaves
+/// the BLAS in use as it was. Thread-safe.
+DLRT_EXPORT int32_t dlrt_set_blas(const char *path);
+
+/// The path of the library dlrt_matmul calls (loading the default one if
+/// none was set), or "" when there is none and products run in loops.
+DLRT_EXPORT const char *dlrt_blas_library(void);
+
 #ifdef __cplusplus
 }
 #endif
