@@ -9,14 +9,13 @@
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 #include "dlbridge/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
 
 void dlbridge::addBufferizationPasses(
     OpPassManager &pm, bufferization::LayoutMapOption boundaryLayout) {
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(createFuseElementwiseOps());
   pm.addPass(dlpack::createDLPackReadOnlyArguments());
   dlpack::DLPackBufferizeOptions options;
   options.functionBoundaryTypeConversion = boundaryLayout;

@@ -37,7 +37,6 @@ void buildTensorToBuffers(OpPassManager &pm,
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(dlbridge::createLowerPackUnpack());
   pm.addPass(dlbridge::dlpack::createDLPackGenerateShapeChecks());
-  pm.addPass(dlbridge::createMatmulLoopOrder());
   if (options.bufferize)
     dlbridge::addBufferizationPasses(
         pm, options.identityLayouts
@@ -49,14 +48,18 @@ void buildTensorToBuffers(OpPassManager &pm,
   pm.addPass(dlbridge::dlpack::createDLPackExposeEntryPoints());
 }
 
-/// Structured ops to loops, and vector code to what convert-vector-to-llvm
-/// converts: vector.mask regions (masked transfers become transfers with a
-/// mask operand, before they are unrolled) and n-d reductions, which it does
-/// not lower itself; n-d transfers to 1-d ones, which become (masked) loads
-/// and stores. Fully unrolled: loops would go through a stack buffer of
-/// vectors, and one of vectors of i1 is bits to LLVM but bytes to
+/// f32 and f64 matmuls to BLAS calls, the other structured ops to loops (in
+/// a vectorisable order for matmuls), and vector code to what
+/// convert-vector-to-llvm converts: vector.mask regions (masked transfers
+/// become transfers with a mask operand, before they are unrolled) and n-d
+/// reductions, which it does not lower itself; n-d transfers to 1-d ones, which
+/// become (masked) loads and stores. Fully unrolled: loops would go through a
+/// stack buffer of vectors, and one of vectors of i1 is bits to LLVM but bytes
+/// to
 /// --dlbridge-bools-as-bytes. Stack buffers in loops are allocated once.
 void buildLoopsAndVectors(OpPassManager &pm) {
+  pm.addPass(dlbridge::createContractionsToBlas());
+  pm.addPass(dlbridge::createMatmulLoopOrder());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());

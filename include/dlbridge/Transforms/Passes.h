@@ -7,6 +7,7 @@
 #ifndef DLBRIDGE_TRANSFORMS_PASSES_H
 #define DLBRIDGE_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
