@@ -7,12 +7,14 @@ without copying, returning results in the caller's framework.
 """
 
 from ._api import JitFunction, clear_cache, compile, inspect, jit, options  # noqa: A004
+from ._blas import use_numpy_blas as _use_numpy_blas
 from ._dlbridge import Kernel, Tensor, from_dlpack
 from ._dlbridge import version as __version__
 from ._trace import TraceError
 from ._trace.functions import public as _public_functions
 
 globals().update(_public_functions())
+_use_numpy_blas()
 
 __all__ = [
     "JitFunction", "Kernel", "Tensor", "TraceError", "__version__", "clear_cache", "compile", "from_dlpack",

@@ -249,6 +249,21 @@ NB_MODULE(_dlbridge, m) {
   m.def(
       "cuda_available", [] { return dlrt_cuda_available() != 0; },
       "Whether a CUDA driver loads and reports at least one GPU.");
+  m.def(
+      "set_blas",
+      [](const std::string &path) {
+        if (dlrt_set_blas(path.c_str()) != DLRT_OK)
+          throw nb::value_error(
+              ("set_blas: path: " + std::string(dlrt_last_error())).c_str());
+      },
+      nb::arg("path"),
+      "Makes f32/f64 matmuls call the CBLAS of the shared library at "
+      "`path` (LP64, OpenBLAS ILP64 or NumPy's scipy-openblas); ValueError "
+      "when it does not load or lacks sgemm, dgemm, sgemv and dgemv.");
+  m.def(
+      "blas_library", [] { return std::string(dlrt_blas_library()); },
+      "The path of the BLAS that f32/f64 matmuls call, or '' when there is "
+      "none and they run in plain loops.");
   m.attr("version") = jit::version();
   m.attr("version_string") = jit::versionString();
 }

@@ -1097,9 +1097,69 @@ def _check_contraction(a: TracedArray, b: TracedArray) -> None:
     ctx.top.raw(f'dlpack.assert {ok}, shape_mismatch, "{text}" ({sa}, {sb} : index, index)')
 
 
+def _matmul_named(ctx: TraceContext, a: TracedArray, b: TracedArray, dt: DType) -> TracedArray:
+    """``a @ b`` for 2-D operands (``linalg.matmul``) and 3-D ones with the same batch size
+    (``linalg.batch_matmul``): the named ops the CPU pipeline hands to BLAS."""
+    batch: list[int | None] = []
+    batch_sizes: list[str | None] = []
+    if a.ndim == 3:
+        bdims, _ = _broadcast([TracedArray(ctx, a.value, dt, a.dims[:1]), TracedArray(ctx, b.value, dt, b.dims[:1])],
+                              [a, b])
+        batch = list(bdims)
+        batch_sizes = [ctx.dim(a, 0) if batch[0] is None else None]
+    dims = tuple(batch) + (a.dims[-2], b.dims[-1])
+    sizes = batch_sizes + [
+        ctx.dim(a, a.ndim - 2) if a.dims[-2] is None else None,
+        ctx.dim(b, b.ndim - 1) if b.dims[-1] is None else None,
+    ]
+    e = _empty(ctx, dims, dt, sizes)
+    ty = tensor_type(dims, dt)
+    zero = _py_const(ctx.top, 0, dt)
+    f = ctx.top.op("init", f"linalg.fill ins({zero} : {dt.mlir}) outs({e} : {ty}) -> {ty}")
+    name = "linalg.batch_matmul" if a.ndim == 3 else "linalg.matmul"
+    r = ctx.top.op(
+        "matmul", f"{name} ins({a.value}, {b.value} : {a.mlir_type}, {b.mlir_type}) outs({f} : {ty}) -> {ty}"
+    )
+    return TracedArray(ctx, r, dt, dims)
+
+
+def _matmul_rows(ctx: TraceContext, a: TracedArray, b: TracedArray, dt: DType) -> TracedArray:
+    """``a @ b`` for N-D ``a`` and 2-D ``b``: the leading dims of ``a`` are rows of one 2-D
+    ``linalg.matmul`` (a view for compact ``a``, which bufferization copies otherwise)."""
+    lead = a.dims[:-1]
+    rows: int | None = None
+    if all(d is not None for d in lead):
+        rows = 1
+        for d in lead:
+            rows *= d  # type: ignore[operator]
+    last = a.ndim - 1
+    flat_dims = (rows, a.dims[-1])
+    flat_ty = tensor_type(flat_dims, dt)
+    groups = "[[" + ", ".join(str(i) for i in range(last)) + f"], [{last}]]"
+    flat = ctx.top.op("rows", f"tensor.collapse_shape {a.value} {groups} : {a.mlir_type} into {flat_ty}")
+    product = _matmul_named(ctx, TracedArray(ctx, flat, dt, flat_dims), b, dt)
+    # tensor.reshape rather than expand_shape: LLVM 22's expand-strided-metadata crashes on an
+    # expand_shape with two dynamic sizes in one group.
+    dims = tuple(lead) + (b.dims[-1],)
+    shape = [ctx.dim(a, i) if d is None else ctx.top.const(d, "index") for i, d in enumerate(lead)]
+    shape.append(ctx.dim(b, 1) if b.dims[-1] is None else ctx.top.const(b.dims[-1], "index"))
+    shape_type = f"tensor<{len(shape)}xindex>"
+    shp = ctx.top.op("shape", f"tensor.from_elements {', '.join(shape)} : {shape_type}")
+    v = ctx.top.op(
+        "matmul",
+        f"tensor.reshape {product.value}({shp}) : ({product.mlir_type}, {shape_type}) -> {tensor_type(dims, dt)}",
+    )
+    out = TracedArray(ctx, v, dt, dims)
+    for i, d in enumerate(dims):
+        if d is None:
+            out.set_size(i, shape[i])
+    return out
+
+
 def matmul(a: Any, b: Any) -> TracedArray:
-    """NumPy ``matmul`` (``@``): 2-D via ``linalg.matmul``; 1-D operands via expand/collapse;
-    batched (with broadcasting of batch dims) via a ``linalg.generic``."""
+    """NumPy ``matmul`` (``@``): 2-D, N-D @ 2-D and equal-batch 3-D products via the named
+    ``linalg`` contractions; 1-D operands via expand/collapse; other batched products (with
+    broadcasting of batch dims) via a ``linalg.generic``."""
     ctx = _ctx_of(a, b)
     a = _lift(ctx, a, "matmul")
     b = _lift(ctx, b, "matmul")
@@ -1118,19 +1178,14 @@ def matmul(a: Any, b: Any) -> TracedArray:
     if b1:
         b = _expand_units(ctx, b, [1])
     _check_contraction(a, b)
-    zero = _py_const(ctx.top, 0, dt)
     if a.ndim == 2 and b.ndim == 2:
-        dims: tuple[int | None, ...] = (a.dims[0], b.dims[1])
-        sizes = [ctx.dim(a, 0) if dims[0] is None else None, ctx.dim(b, 1) if dims[1] is None else None]
-        e = _empty(ctx, dims, dt, sizes)
-        ty = tensor_type(dims, dt)
-        f = ctx.top.op("init", f"linalg.fill ins({zero} : {dt.mlir}) outs({e} : {ty}) -> {ty}")
-        r = ctx.top.op(
-            "matmul",
-            f"linalg.matmul ins({a.value}, {b.value} : {a.mlir_type}, {b.mlir_type}) outs({f} : {ty}) -> {ty}",
-        )
-        out = TracedArray(ctx, r, dt, dims)
+        out = _matmul_named(ctx, a, b, dt)
+    elif b.ndim == 2:
+        out = _matmul_rows(ctx, a, b, dt)
+    elif a.ndim == 3 and b.ndim == 3 and a.dims[0] != 1 and b.dims[0] != 1:
+        out = _matmul_named(ctx, a, b, dt)
     else:
+        zero = _py_const(ctx.top, 0, dt)
         ba = TracedArray(ctx, a.value, dt, a.dims[:-2])
         bb = TracedArray(ctx, b.value, dt, b.dims[:-2])
         bdims, bsrcs = _broadcast([ba, bb], [a, b]) if (ba.ndim or bb.ndim) else ((), [])
