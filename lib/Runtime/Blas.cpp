@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -43,6 +44,9 @@ constexpr Naming kNamings[] = {
 constexpr const char *kDefaultLibraries[] = {"libopenblas.so.0",
                                              "libcblas.so.3", "libblas.so.3"};
 
+/// Every library loaded, the last first (through Library::loadedBefore).
+std::atomic<const Library *> lastLoaded{nullptr};
+
 /// The library at `path`, or null when it does not load or has no CBLAS.
 /// Never unloaded: calls in flight may still use it.
 const Library *load(const char *path) {
@@ -54,12 +58,23 @@ const Library *load(const char *path) {
       std::string symbol = std::string(naming.prefix) + name + naming.suffix;
       return dlsym(handle, symbol.c_str());
     };
-    Library found{find("sgemm"), find("dgemm"), find("sgemv"),
-                  find("dgemv"), naming.ilp64,  nullptr};
-    if (found.sgemm && found.dgemm && found.sgemv && found.dgemv) {
-      found.path = strdup(path);
-      return new (std::nothrow) Library(found);
+    Library found{find("sgemm"), find("dgemm"), find("sgemv"), find("dgemv"),
+                  naming.ilp64,  strdup(path),  nullptr};
+    if (!found.sgemm || !found.dgemm || !found.sgemv || !found.dgemv ||
+        !found.path) {
+      std::free(const_cast<char *>(found.path));
+      continue;
     }
+    auto *library = new (std::nothrow) Library(found);
+    if (!library) {
+      std::free(const_cast<char *>(found.path));
+      break;
+    }
+    const Library *before = lastLoaded.load();
+    do
+      library->loadedBefore = before;
+    while (!lastLoaded.compare_exchange_weak(before, library));
+    return library;
   }
   dlclose(handle);
   return nullptr;

@@ -23,6 +23,9 @@ struct Library {
   bool ilp64;
   /// The path it was loaded from.
   const char *path;
+  /// The library loaded before this one: every library stays loaded and
+  /// reachable, since calls in flight may still use one that was replaced.
+  const Library *loadedBefore;
 
   /// The largest size, stride or leading dimension the library takes.
   int64_t maxInt() const;
