@@ -16,6 +16,7 @@ using namespace mlir;
 void dlbridge::addBufferizationPasses(
     OpPassManager &pm, bufferization::LayoutMapOption boundaryLayout) {
   pm.addNestedPass<func::FuncOp>(createFuseElementwiseOps());
+  pm.addNestedPass<func::FuncOp>(createReuseDeadOperands());
   pm.addPass(dlpack::createDLPackReadOnlyArguments());
   dlpack::DLPackBufferizeOptions options;
   options.functionBoundaryTypeConversion = boundaryLayout;

@@ -133,3 +133,18 @@ def test_loaded_blas_libraries_reads_the_mapped_files(tmp_path: Any) -> None:
         "/usr/lib/x86_64-linux-gnu/libblas.so.3",
     ]
     assert _blas.loaded_blas_libraries(str(tmp_path / "missing")) == []
+
+
+def test_epilogue_writes_into_the_product() -> None:
+    @dlbridge.jit
+    def layer(x: Any, w: Any, bias: Any) -> Any:
+        return np.maximum(x @ w + bias, 0)
+
+    x = RNG.standard_normal((40, 16)).astype(np.float32)
+    w = RNG.standard_normal((16, 8)).astype(np.float32)
+    bias = RNG.standard_normal(8).astype(np.float32)
+    buffers = layer.inspect(x, w, bias)["tensors-to-buffers"]
+    body = buffers.split("func.func @layer(")[1].split("func.func")[0]
+    assert body.count("memref.alloc(") == 1, "the epilogue allocated a second full-size buffer"
+    assert "memref.copy" not in body
+    np.testing.assert_allclose(layer(x, w, bias), np.maximum(x @ w + bias, 0), rtol=1e-5, atol=1e-5)

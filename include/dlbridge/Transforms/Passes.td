@@ -111,6 +111,27 @@ def FuseElementwiseOps : Pass<"dlbridge-fuse-elementwise-ops"> {
   ];
 }
 
+def ReuseDeadOperands : Pass<"dlbridge-reuse-dead-operands"> {
+  let summary = "Elementwise ops write into a fresh operand that dies with them";
+  let description = [{
+    After fusion, the epilogue of a product or reduction (`x @ w + b`, then
+    an activation) is one elementwise `linalg.generic` that reads the
+    product and writes a `tensor.empty`: bufferized, that is a second
+    full-size buffer, allocated (page faults included) and written on every
+    call while the first dies unread.
+
+    This pass makes such an op write into the operand instead, so one-shot
+    bufferization updates the product's buffer in place. It applies to a
+    `linalg.generic` with only parallel loops, one `tensor.empty` init whose
+    value the payload does not read, and an input of the result's type,
+    read through the init's indexing map, used by nothing else (but
+    `tensor.dim`), and
+    produced by a linalg op into a tensor of its own (a `tensor.empty`, or
+    a `linalg.fill` of one), never into an argument or a view of one.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def ContractionsToBlas : Pass<"dlbridge-contractions-to-blas",
                                "::mlir::ModuleOp"> {
   let summary = "Call an optimised BLAS for f32 and f64 matmuls on buffers";
