@@ -96,13 +96,23 @@ def FuseElementwiseOps : Pass<"dlbridge-fuse-elementwise-ops"> {
     reshapes into the linalg ops around them by expanding their loops. For
     a contraction that last step destroys what matters most: an N-D @ 2-D
     product traced as collapse, `linalg.matmul`, expand becomes a batched
-    `linalg.generic`, which no BLAS call or matmul schedule recognises.
+    `linalg.generic`, which no BLAS call or matmul schedule recognises. Its
+    rule that a producer have one use also stops fusion wherever a shape
+    check asks for a result's sizes, and keeps full-size temporaries that
+    several reductions or maps read (softmax's exponentials).
 
     This pass applies the same patterns (elementwise fusion, reshape
     folding by expansion, expand_shape bubbling, canonicalisation, constant
-    folding, with upstream's one-use rule) but never fuses into or out of
-    an op that implements a contraction, so named matmuls and their
-    reshapes reach the bufferized pipeline as they were written.
+    folding), and:
+    - never fuses into or out of an op that implements a contraction, so
+      named matmuls and their reshapes reach the bufferized pipeline as
+      they were written;
+    - reads the sizes of linalg results from their inits, so asking for a
+      size does not count as a use;
+    - fuses an elementwise producer that only linalg ops read into each of
+      them, recomputing it, so its full-size result is never written;
+    - leaves 8-bit float values unfused: their f32 emulation rounds only
+      where a value is stored, and NumPy rounds after every op.
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
