@@ -7,7 +7,7 @@ without copying, returning results in the caller's framework.
 """
 
 from ._api import JitFunction, clear_cache, compile, inspect, jit, options  # noqa: A004
-from ._dlbridge import Kernel, Tensor, from_dlpack
+from ._dlbridge import Kernel, Tensor, from_dlpack, get_num_threads, set_num_threads
 from ._dlbridge import version as __version__
 from ._trace import TraceError
 from ._trace.functions import public as _public_functions
@@ -16,6 +16,6 @@ globals().update(_public_functions())
 
 __all__ = [
     "JitFunction", "Kernel", "Tensor", "TraceError", "__version__", "clear_cache", "compile", "from_dlpack",
-    "inspect", "jit", "options",
+    "get_num_threads", "inspect", "jit", "options", "set_num_threads",
     *sorted(_public_functions()),
 ]
