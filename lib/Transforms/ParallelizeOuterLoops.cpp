@@ -248,11 +248,43 @@ struct InsertedOps : public OpBuilder::Listener {
   SmallVector<Operation *> ops;
 };
 
-/// The runtime calls around one chosen loop.
-struct Bracket {
-  LLVM::CallOp claim;
-  LLVM::CallOp release;
+/// A chosen loop's thread count and the branch on it.
+struct Branch {
+  Value threads;
+  scf::IfOp branch;
 };
+
+/// Puts `loop` in the then-branch of an scf.if on whether the runtime grants
+/// it more than one thread, and a copy of it made sequential in the else
+/// branch. A region that runs on one thread still costs libomp's serialized
+/// parallel region, static schedule and barrier: a loop on a few columns
+/// inside a loop over many rows paid it on every row.
+scf::IfOp branchOnThreads(RewriterBase &rewriter, scf::ParallelOp loop,
+                          Value threads) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  Value one =
+      arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), 1);
+  Value several = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::sgt, threads, one);
+  scf::ParallelOp copy;
+  auto branch = scf::IfOp::create(
+      rewriter, loc, several,
+      [&](OpBuilder &b, Location l) {
+        scf::YieldOp::create(b, l, loop.getResults());
+      },
+      [&](OpBuilder &b, Location l) {
+        copy = cast<scf::ParallelOp>(b.clone(*loop));
+        scf::YieldOp::create(b, l, copy.getResults());
+      });
+  Operation *thenYield = branch.thenBlock()->getTerminator();
+  for (auto [result, replacement] :
+       llvm::zip(loop.getResults(), branch.getResults()))
+    rewriter.replaceAllUsesExcept(result, replacement, thenYield);
+  loop->moveBefore(thenYield);
+  serialize(rewriter, copy);
+  return branch;
+}
 
 struct ParallelizeOuterLoopsPass
     : public dlbridge::impl::ParallelizeOuterLoopsBase<
@@ -278,7 +310,7 @@ struct ParallelizeOuterLoopsPass
     if (chosen.empty())
       return;
 
-    SmallVector<Bracket> brackets;
+    SmallVector<Branch> branches;
     for (scf::ParallelOp loop : chosen) {
       loop = splitFirstDimension(rewriter, loop);
       OpBuilder b(loop);
@@ -294,13 +326,14 @@ struct ParallelizeOuterLoopsPass
       for (Operation *op : llvm::reverse(inserted.ops))
         if (isOpTriviallyDead(op))
           op->erase();
-      rewriter.setInsertionPointAfter(loop);
-      FailureOr<LLVM::CallOp> release = dlbridge::createRuntimeCall(
-          rewriter, loop, dlbridge::RuntimeFunction::ParallelRelease,
-          {claim->getResult()});
-      if (failed(release))
+      Value threads = claim->getResult();
+      scf::IfOp branch = branchOnThreads(rewriter, loop, threads);
+      rewriter.setInsertionPointAfter(branch);
+      if (failed(dlbridge::createRuntimeCall(
+              rewriter, branch, dlbridge::RuntimeFunction::ParallelRelease,
+              {threads})))
         return signalPassFailure();
-      brackets.push_back({*claim, *release});
+      branches.push_back({threads, branch});
     }
 
     OpPassManager openmp(ModuleOp::getOperationName());
@@ -308,25 +341,16 @@ struct ParallelizeOuterLoopsPass
     if (failed(runPipeline(openmp, module)))
       return signalPassFailure();
 
-    // Each loop became an omp.parallel between its claim and its release.
-    for (Bracket bracket : brackets) {
-      omp::ParallelOp region;
-      for (Operation *op = bracket.claim->getNextNode();
-           op && op != bracket.release; op = op->getNextNode())
-        if (auto parallel = dyn_cast<omp::ParallelOp>(op))
-          region = parallel;
-      if (!region) {
-        bracket.claim->emitError("no omp.parallel came of the loop");
+    // Each loop became an omp.parallel in its then-branch, which runs on the
+    // threads granted.
+    for (Branch branch : branches) {
+      auto regions = branch.branch.thenBlock()->getOps<omp::ParallelOp>();
+      if (regions.empty()) {
+        branch.branch->emitError("no omp.parallel came of the loop");
         return signalPassFailure();
       }
-      Value threads = bracket.claim.getResult();
-      rewriter.setInsertionPointAfter(bracket.claim);
-      Value one = arith::ConstantIntOp::create(rewriter, region.getLoc(),
-                                               rewriter.getI32Type(), 1);
-      Value several = arith::CmpIOp::create(
-          rewriter, region.getLoc(), arith::CmpIPredicate::sgt, threads, one);
-      region.getIfExprMutable().assign(several);
-      region.getNumThreadsMutable().assign(threads);
+      omp::ParallelOp region = *regions.begin();
+      region.getNumThreadsMutable().assign(branch.threads);
       SmallVector<memref::AllocaScopeOp> scopes;
       region.walk([&](omp::LoopNestOp nest) {
         for (auto scope : nest.getRegion().getOps<memref::AllocaScopeOp>())

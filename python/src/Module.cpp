@@ -268,7 +268,7 @@ NB_MODULE(_dlbridge, m) {
         nb::sig("def options() -> list[dict[str, typing.Any]]"),
         "The compile options: name, spellings, values, default, description "
         "and where each can be given.");
-  m.def("set_num_threads", &setNumThreadsOrRaise, nb::arg("n"),
+  m.def("set_num_threads", &setNumThreadsOrRaise, nb::arg("n").none(),
         nb::sig("def set_num_threads(n: int) -> None"),
         "Sets how many threads, the calling one included, a compiled CPU "
         "kernel may run its parallel loops on, for the whole process; "

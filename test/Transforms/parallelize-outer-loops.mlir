@@ -7,8 +7,8 @@
 
 // An elementwise nest: threads share its rows (the first dimension alone, so
 // that the columns stay a loop LLVM vectorises), as many as the runtime
-// grants for rows x columns iterations, and the region forks only if that is
-// more than one.
+// grants for rows x columns iterations; granted one, the nest runs as plain
+// loops, without libomp.
 
 // CHECK-LABEL: func.func @elementwise
 // CHECK-DAG: %[[M:.*]] = memref.dim %{{.*}}, %c0
@@ -20,12 +20,20 @@
 // CHECK: %[[WORK:.*]] = arith.muli %[[COLS]], %[[ROWS]] : i64
 // CHECK: %[[THREADS:.*]] = llvm.call @dlrt_parallel_claim(%[[WORK]]) : (i64) -> i32
 // CHECK: %[[SEVERAL:.*]] = arith.cmpi sgt, %[[THREADS]], %{{.*}} : i32
-// CHECK: omp.parallel if(%[[SEVERAL]]) num_threads(%[[THREADS]] : i32) {
+// CHECK: scf.if %[[SEVERAL]] {
+// CHECK: omp.parallel num_threads(%[[THREADS]] : i32) {
 // CHECK-NEXT: omp.wsloop {
 // CHECK-NEXT: omp.loop_nest (%[[I:.*]]) : index = (%c0) to (%[[M]]) step (%c1) {
 // CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %[[N]] step %c1 {
 // CHECK-NEXT: memref.load %{{.*}}[%[[I]], %[[J]]]
 // CHECK: omp.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.for %[[I:.*]] = %c0 to %[[M]] step %c1 {
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %[[N]] step %c1 {
+// CHECK-NEXT: memref.load %{{.*}}[%[[I]], %[[J]]]
+// CHECK: }
+// CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: llvm.call @dlrt_parallel_release(%[[THREADS]]) : (i32) -> ()
 // CHECK-NEXT: return
@@ -52,13 +60,16 @@ func.func @elementwise(%a: memref<?x?xf32>, %b: memref<?x?xf32>) {
 // CHECK-LABEL: func.func @row_sums
 // CHECK: %[[WORK:.*]] = arith.muli
 // CHECK: %[[THREADS:.*]] = llvm.call @dlrt_parallel_claim(%[[WORK]])
-// CHECK: omp.parallel if(%{{.*}}) num_threads(%[[THREADS]] : i32) {
+// CHECK: omp.parallel num_threads(%[[THREADS]] : i32) {
 // CHECK: omp.loop_nest
 // CHECK-NEXT: %[[STACK:.*]] = llvm.intr.stacksave : !llvm.ptr
 // CHECK-NEXT: memref.alloca() : memref<4xf32>
 // CHECK-NEXT: scf.for {{.*}} iter_args
 // CHECK: llvm.intr.stackrestore %[[STACK]] : !llvm.ptr
 // CHECK-NEXT: omp.yield
+// CHECK: } else {
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: memref.alloca() : memref<4xf32>
 // CHECK: llvm.call @dlrt_parallel_release(%[[THREADS]])
 
 func.func @row_sums(%a: memref<?x?xf32>, %sums: memref<?xf32>) {
@@ -101,6 +112,9 @@ func.func @row_sums(%a: memref<?x?xf32>, %sums: memref<?xf32>) {
 // CHECK-NEXT: memref.store
 // CHECK-NEXT: }
 // CHECK-NEXT: omp.yield
+// CHECK: } else {
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %[[N]] step %c1 {
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c8 step %c1 {
 // CHECK-NOT: scf.parallel
 
 func.func @nested(%a: memref<?x?xf32>, %n: index) {
