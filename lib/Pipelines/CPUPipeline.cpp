@@ -83,10 +83,10 @@ void buildElementMath(OpPassManager &pm) {
 }
 
 /// Control flow to a CFG, where failed checks return early, from loops too;
-/// then everything to the LLVM dialect (OpenMP regions to operations on LLVM
-/// types, which translate to calls of libomp's __kmpc_* functions) (buffers come from libdlrt: 64-byte
-/// aligned, and from the call's allocator hooks when it has some), checked
-/// for anything left unlowered.
+/// then everything to the LLVM dialect, checked for anything left unlowered:
+/// buffers come from libdlrt (64-byte aligned, and from the call's allocator
+/// hooks when it has some); OpenMP regions stay, on LLVM types, and translate
+/// to calls of libomp's __kmpc_* functions.
 void buildToLLVM(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
