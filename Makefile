@@ -13,7 +13,8 @@ JOBS       ?= $(shell nproc)
 
 APT_PACKAGES := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
                 libzstd-dev zlib1g-dev libopenblas0 ninja-build cmake g++ ccache \
-                libgtest-dev clang-format python3 python3-dev python3-venv
+                libgtest-dev clang-format python3 python3-dev python3-venv \
+                libomp-22-dev
 PY_REQUIREMENTS := python/requirements-test.txt
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 

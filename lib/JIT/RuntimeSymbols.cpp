@@ -12,6 +12,37 @@
 using namespace llvm;
 using namespace llvm::orc;
 
+/// The libomp functions OpenMP regions translate to (OpenMPIRBuilder's
+/// parallel, worksharing-loop and reduction code). libomp installs no
+/// header declaring them; only their addresses are taken here, so the
+/// prototypes do not matter. libomp is linked to the JIT's library, which a
+/// Python extension loads with RTLD_LOCAL: generated code finds them here,
+/// not in the process's global scope.
+#define DLBRIDGE_OPENMP_SYMBOLS(X)                                             \
+  X(__kmpc_barrier)                                                            \
+  X(__kmpc_critical)                                                           \
+  X(__kmpc_end_critical)                                                       \
+  X(__kmpc_end_reduce)                                                         \
+  X(__kmpc_end_reduce_nowait)                                                  \
+  X(__kmpc_end_serialized_parallel)                                            \
+  X(__kmpc_for_static_fini)                                                    \
+  X(__kmpc_for_static_init_4)                                                  \
+  X(__kmpc_for_static_init_4u)                                                 \
+  X(__kmpc_for_static_init_8)                                                  \
+  X(__kmpc_for_static_init_8u)                                                 \
+  X(__kmpc_fork_call)                                                          \
+  X(__kmpc_fork_call_if)                                                       \
+  X(__kmpc_global_thread_num)                                                  \
+  X(__kmpc_push_num_threads)                                                   \
+  X(__kmpc_reduce)                                                             \
+  X(__kmpc_reduce_nowait)                                                      \
+  X(__kmpc_serialized_parallel)
+#define DLBRIDGE_DECLARE_OPENMP_SYMBOL(name) void name();
+extern "C" {
+DLBRIDGE_OPENMP_SYMBOLS(DLBRIDGE_DECLARE_OPENMP_SYMBOL)
+}
+#undef DLBRIDGE_DECLARE_OPENMP_SYMBOL
+
 orc::SymbolMap dlbridge::jit::getRuntimeSymbols(MangleAndInterner interner) {
   SymbolMap symbols;
   auto add = [&](StringRef name, auto *function) {
@@ -48,6 +79,10 @@ orc::SymbolMap dlbridge::jit::getRuntimeSymbols(MangleAndInterner interner) {
   DLBRIDGE_RUNTIME_SYMBOL(mgpuMemset32);
   DLBRIDGE_RUNTIME_SYMBOL(mgpuMemset16);
   DLBRIDGE_RUNTIME_SYMBOL(mgpuSetDefaultDevice);
+  // What OpenMP regions call (--dlbridge-parallelize-outer-loops).
+#define DLBRIDGE_ADD_OPENMP_SYMBOL(name) DLBRIDGE_RUNTIME_SYMBOL(name);
+  DLBRIDGE_OPENMP_SYMBOLS(DLBRIDGE_ADD_OPENMP_SYMBOL)
+#undef DLBRIDGE_ADD_OPENMP_SYMBOL
 #undef DLBRIDGE_RUNTIME_SYMBOL
   return symbols;
 }

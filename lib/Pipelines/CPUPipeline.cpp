@@ -48,24 +48,26 @@ void buildTensorToBuffers(OpPassManager &pm,
   pm.addPass(dlbridge::dlpack::createDLPackExposeEntryPoints());
 }
 
-/// f32 and f64 matmuls to BLAS calls, the other structured ops to loops (in
-/// a vectorisable order for matmuls), and vector code to what
+/// f32 and f64 matmuls to BLAS calls; the other structured ops to loops
+/// (parallel dimensions to scf.parallel), and vector code to what
 /// convert-vector-to-llvm converts: vector.mask regions (masked transfers
 /// become transfers with a mask operand, before they are unrolled) and n-d
-/// reductions, which it does not lower itself; n-d transfers to 1-d ones, which
-/// become (masked) loads and stores. Fully unrolled: loops would go through a
-/// stack buffer of vectors, and one of vectors of i1 is bits to LLVM but bytes
-/// to
-/// --dlbridge-bools-as-bytes. Stack buffers in loops are allocated once.
+/// reductions, which it does not lower itself; n-d transfers to 1-d ones,
+/// which become (masked) loads and stores. Fully unrolled: loops would go
+/// through a stack buffer of vectors, and one of vectors of i1 is bits to
+/// LLVM but bytes to --dlbridge-bools-as-bytes. The outermost parallel loop
+/// of each nest then runs on OpenMP threads when it is safe to, the other
+/// parallel loops sequentially. Stack buffers in loops are allocated once.
 void buildLoopsAndVectors(OpPassManager &pm) {
   pm.addPass(dlbridge::createContractionsToBlas());
   pm.addPass(dlbridge::createMatmulLoopOrder());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   VectorTransferToSCFOptions vectorOptions;
   vectorOptions.enableFullUnroll();
   pm.addPass(createConvertVectorToSCFPass(vectorOptions));
+  pm.addPass(dlbridge::createParallelizeOuterLoops());
   pm.addPass(dlbridge::createHoistLoopAllocas());
 }
 
@@ -83,9 +85,10 @@ void buildElementMath(OpPassManager &pm) {
 }
 
 /// Control flow to a CFG, where failed checks return early, from loops too;
-/// then everything to the LLVM dialect (buffers come from libdlrt: 64-byte
-/// aligned, and from the call's allocator hooks when it has some), checked
-/// for anything left unlowered.
+/// then everything to the LLVM dialect, checked for anything left unlowered:
+/// buffers come from libdlrt (64-byte aligned, and from the call's allocator
+/// hooks when it has some); OpenMP regions stay, on LLVM types, and translate
+/// to calls of libomp's __kmpc_* functions.
 void buildToLLVM(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -82,8 +82,9 @@ private:
     if (isa<ModuleOp>(op) ||
         isa_and_present<LLVM::LLVMDialect>(op->getDialect()))
       return true;
+    // OpenMP regions on LLVM types translate to calls into libomp.
     if (target != "cuda")
-      return false;
+      return isa_and_present<omp::OpenMPDialect>(op->getDialect());
     if (isa<gpu::BinaryOp, gpu::LaunchFuncOp>(op))
       return true;
     return isa_and_present<NVVM::NVVMDialect>(op->getDialect()) &&

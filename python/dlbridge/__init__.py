@@ -8,7 +8,7 @@ without copying, returning results in the caller's framework.
 
 from ._api import JitFunction, clear_cache, compile, inspect, jit, options  # noqa: A004
 from ._blas import use_numpy_blas as _use_numpy_blas
-from ._dlbridge import Kernel, Tensor, from_dlpack
+from ._dlbridge import Kernel, Tensor, from_dlpack, get_num_threads, set_num_threads
 from ._dlbridge import version as __version__
 from ._trace import TraceError
 from ._trace.functions import public as _public_functions
@@ -18,6 +18,6 @@ _use_numpy_blas()
 
 __all__ = [
     "JitFunction", "Kernel", "Tensor", "TraceError", "__version__", "clear_cache", "compile", "from_dlpack",
-    "inspect", "jit", "options",
+    "get_num_threads", "inspect", "jit", "options", "set_num_threads",
     *sorted(_public_functions()),
 ]

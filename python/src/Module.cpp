@@ -62,6 +62,28 @@ nb::dict signatureToDict(const jit::Signature &signature) {
   return info;
 }
 
+/// dlbridge.set_num_threads(n): any integer (bool aside, as NumPy's
+/// integers are) from 1 to DLRT_MAX_THREADS.
+void setNumThreadsOrRaise(nb::handle n) {
+  if (PyBool_Check(n.ptr()) || !PyIndex_Check(n.ptr()))
+    throw nb::type_error(("set_num_threads(): argument 'n' must be an int, "
+                          "got " +
+                          std::string(nb::type_name(n.type()).c_str()))
+                             .c_str());
+  nb::object index = nb::steal(PyNumber_Index(n.ptr()));
+  if (!index.is_valid())
+    throw nb::python_error();
+  int overflow = 0;
+  long long value = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0 || value < 1 || value > DLRT_MAX_THREADS ||
+      dlrt_set_num_threads(static_cast<int32_t>(value)) != DLRT_OK)
+    throw nb::value_error(
+        ("set_num_threads(): argument 'n' must be from 1 to " +
+         std::to_string(DLRT_MAX_THREADS) + ", got " +
+         std::string(nb::str(index).c_str()))
+            .c_str());
+}
+
 /// The options of dlbridge.compile() and inspect() from their keywords; None
 /// leaves an option at its default.
 CompileOptions optionsOrRaise(const std::string &target,
@@ -246,6 +268,21 @@ NB_MODULE(_dlbridge, m) {
         nb::sig("def options() -> list[dict[str, typing.Any]]"),
         "The compile options: name, spellings, values, default, description "
         "and where each can be given.");
+  m.def("set_num_threads", &setNumThreadsOrRaise, nb::arg("n").none(),
+        nb::sig("def set_num_threads(n: int) -> None"),
+        "Sets how many threads, the calling one included, a compiled CPU "
+        "kernel may run its parallel loops on, for the whole process; "
+        "overrides DLBRIDGE_NUM_THREADS. Kernels called from several threads "
+        "at once share this many between them. Raises TypeError unless n is "
+        "an int, ValueError unless 1 <= n <= 1024.");
+  m.def(
+      "get_num_threads", [] { return dlrt_get_num_threads(); },
+      "How many threads, the calling one included, a compiled CPU kernel "
+      "may run its parallel loops on: what set_num_threads() set, else "
+      "DLBRIDGE_NUM_THREADS (an integer from 1 to 1024; other values are "
+      "ignored with a warning on stderr), else the number of cores the "
+      "process may run on. Loops of less work than a few tens of thousands "
+      "of iterations run on the calling thread alone.");
   m.def(
       "cuda_available", [] { return dlrt_cuda_available() != 0; },
       "Whether a CUDA driver loads and reports at least one GPU.");

@@ -149,7 +149,9 @@ def test_inspect_shows_every_cpu_stage() -> None:
                             "to-llvm", "llvm-ir", "asm"]
     assert stages["input"] == ADD_ONE
     assert "memref<" in stages["tensors-to-buffers"] and "scf.for" not in stages["tensors-to-buffers"]
-    assert "scf.for" in stages["loops-and-vectors"]
+    # The elementwise loop is parallel: it runs on OpenMP threads when large.
+    assert "omp.parallel" in stages["loops-and-vectors"]
+    assert "dlrt_parallel_claim" in stages["loops-and-vectors"]
     assert "llvm.func @add_one" in stages["to-llvm"] and "scf.for" not in stages["to-llvm"]
     assert "define " in stages["llvm-ir"] and "fadd" in stages["llvm-ir"]
     assert "add_one:" in stages["asm"] and "ret" in stages["asm"]

@@ -5,14 +5,16 @@ wheel (and NumPy) was installed, from a directory outside the source tree:
 
     test/Package/run_without_llvm.sh venv/bin/python test/Package/check_wheel.py
 
-It jits a function, calls it and checks the numbers, then fails if any
-shared library of LLVM or MLIR was loaded into the process, if the
-package still resolves anything from a system LLVM installation, or if it
-lacks what type checkers read (py.typed and the extension's stub).
+It jits a function, calls it and checks the numbers (a large one on two
+threads too), then fails if any shared library of LLVM or MLIR was loaded
+into the process, if the package still resolves anything from a system
+LLVM installation, or if it lacks what type checkers read (py.typed and the
+extension's stub).
 """
 
 from __future__ import annotations
 
+import os
 import pathlib
 import subprocess
 import sys
@@ -37,6 +39,22 @@ def check_jit_runs() -> None:
     x = np.arange(16, dtype=np.float32).reshape(4, 4)
     y = np.ones((4, 4), dtype=np.float32)
     np.testing.assert_allclose(scaled_sum(x, y), np.sqrt(x) * 2.0 + y, rtol=1e-6)
+
+
+def check_threads_run() -> None:
+    """A loop large enough for two threads runs on libomp's (the wheel bundles libomp)."""
+    dlbridge.set_num_threads(2)
+
+    @dlbridge.jit
+    def doubled(x: np.ndarray) -> np.ndarray:
+        return x * 2.0
+
+    np.testing.assert_array_equal(doubled(np.ones(16)), np.full(16, 2.0))
+    tasks = len(os.listdir("/proc/self/task"))
+    x = np.arange(1_000_000, dtype=np.float64)
+    np.testing.assert_array_equal(doubled(x), x * 2.0)
+    if len(os.listdir("/proc/self/task")) <= tasks:
+        sys.exit("a parallel loop of 10**6 iterations started no helper thread")
 
 
 def check_no_llvm_loaded() -> None:
@@ -67,6 +85,7 @@ def main() -> None:
     if pathlib.Path.cwd().joinpath("python", "dlbridge").is_dir():
         sys.exit("run this outside the source tree, so that the installed package is imported")
     check_jit_runs()
+    check_threads_run()
     check_no_llvm_loaded()
     check_no_llvm_needed()
     check_typed()

@@ -213,6 +213,63 @@ def HoistLoopAllocas : Pass<"dlbridge-hoist-loop-allocas"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def ParallelizeOuterLoops : Pass<"dlbridge-parallelize-outer-loops",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Run the outermost safe parallel loops of host code on OpenMP threads";
+  let description = [{
+    `convert-linalg-to-parallel-loops` turns every parallel dimension of a
+    structured op into `scf.parallel`, but upstream's `convert-scf-to-openmp`
+    then makes each of them, nested ones included, a parallel region that
+    forks a team of threads whatever the size of the work, and nothing
+    keeps kernels called from several threads at once from starting a full
+    team each. Worse, a region is outlined into a function of its own:
+    control flow that leaves the loop early (a failed run-time check ends
+    the call with a status) cannot cross it, and the runtime's per-call
+    state (the call in progress, its allocator) belongs to the calling
+    thread only.
+
+    This pass picks, for each loop nest, the outermost `scf.parallel` (one
+    with no `scf.parallel` around it) and runs it on OpenMP threads when its
+    body is safe to run on another thread: no `dlpack` operation (checks,
+    assertions), no `cf` operation or other unstructured control flow, no
+    call (to libdlrt or anything else), no allocation or free other than
+    stack allocations, no `memref.copy` (which may call libdlrt) and no
+    OpenMP already. Every other `scf.parallel` becomes a nest of `scf.for`
+    (with its reductions carried through the loops): those inside a chosen
+    loop, so that no parallel region nests in another, and those of a nest
+    that is not safe, which then runs on the calling thread exactly as
+    before. The chosen loops then go through `convert-scf-to-openmp`.
+
+    Around each `omp.parallel` the pass emits the region's thread count:
+    the loop nest's iterations (the product of the trip counts of the
+    parallel loop and, summed over the loops in its body, of those whose
+    bounds are known before it) go to `dlrt_parallel_claim`, which returns
+    1 below a grain of work and otherwise claims helper threads from a
+    budget the process shares; the region runs with `num_threads` of that
+    count, and `dlrt_parallel_release` hands the helpers back after it.
+    Granted one thread, the loop runs as a sequential copy of itself in the
+    else branch of an `scf.if` instead: a region on one thread still costs
+    libomp's serialized parallel region, schedule and barrier, which a loop
+    over a few columns nested in a loop over many rows paid on every row
+    (`cumulative_returns` of `examples/numpy_kernels.py`, 200000 x 8: 183
+    ms against 37 ms). A multi-dimensional loop is parallel over its first
+    dimension only: OpenMP would collapse its dimensions into one loop that
+    recomputes every index with a division, which LLVM does not vectorise.
+  }];
+  let options = [
+    Option<"parallelize", "parallelize", "bool", /*default=*/"true",
+           "Run the chosen loops on OpenMP threads; when false, every "
+           "scf.parallel becomes sequential scf.for loops">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::omp::OpenMPDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def LowerVector : Pass<"dlbridge-lower-vector"> {
   let summary = "Lower vector ops to those a conversion to LLVM or NVVM takes";
   let description = [{
@@ -314,7 +371,8 @@ def VerifyLowered : Pass<"dlbridge-verify-lowered"> {
     `--dlbridge-cuda-pipeline`; the CUDA pipeline also runs it on each
     `gpu.module` before serialising its kernels. It fails, with one error
     at the location of each operation left over, unless every operation is
-    in the LLVM dialect (for the CUDA target also `gpu.binary` and
+    in the LLVM dialect (for the CPU target also OpenMP operations, which
+    translate to calls into libomp; for the CUDA target `gpu.binary` and
     `gpu.launch_func`, which translate with their kernels, and NVVM
     operations in kernels). The error names the operation and what
     to change (GPU code on the host never gets here:
