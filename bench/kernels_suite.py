@@ -138,7 +138,8 @@ def _kernel_row(ctx: Any, spec: KernelSpec, n: int) -> Row:
     numpy_args = copy.deepcopy(args)
     cands: list[Candidate] = [Candidate("NumPy", lambda: spec.fn(*numpy_args), threads=blas)]
     refused: list[Result] = []
-    peers = [("dlbridge.jit", "1", ctx.dlbridge.jit(spec.fn), "")]
+    threads = f"OpenMP (≤{ctx.dlbridge.get_num_threads()})"
+    peers = [("dlbridge.jit", threads, ctx.dlbridge.jit(spec.fn), "")]
     numba = ctx.peers.get("numba")
     if numba is not None:
         peers.append(("numba.njit", blas, numba.njit(spec.fn), ""))

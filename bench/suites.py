@@ -447,6 +447,7 @@ def run_kernels(ctx: Context) -> list[Row]:
     ma = rng.standard_normal((sizes.matmul, sizes.matmul), dtype=np.float32)
     mb = rng.standard_normal((sizes.matmul, sizes.matmul), dtype=np.float32)
     c = ctx.cores
+    dl_threads = f"OpenMP (≤{ctx.dlbridge.get_num_threads()})"
     specs = [
         KernelRow("axpy", f"a*x + y, {n:.0e} f32", (alpha, x, y), axpy_np,
                   ("a*x+y", {"a": F32(alpha), "x": x, "y": y}), True, 1e-6),
@@ -488,10 +489,10 @@ def run_kernels(ctx: Context) -> list[Row]:
         chk = lambda f, *a: _checker(lambda: f(*a), expected, spec.rtol)  # noqa: E731
         cands = [Candidate("NumPy", lambda: spec.numpy_fn(*args), threads=spec.numpy_threads)]
         dl_fn = dl_fns[spec.key]
-        cands.append(Candidate("dlbridge.jit", lambda f=dl_fn: f(*args), threads="1",
+        cands.append(Candidate("dlbridge.jit", lambda f=dl_fn: f(*args), threads=dl_threads,
                                check=chk(dl_fn, *args)))
         if spec.key == "softmax":
-            cands.append(Candidate("dlbridge.compile", lambda: softmax_compiled(*args), threads="1",
+            cands.append(Candidate("dlbridge.compile", lambda: softmax_compiled(*args), threads=dl_threads,
                                    note="linalg.softmax", check=chk(softmax_compiled, *args)))
         if numexpr is not None and spec.numexpr is not None:
             expr, names = spec.numexpr

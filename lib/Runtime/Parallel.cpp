@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <pthread.h>
 #include <sched.h>
 
 namespace {
@@ -93,6 +94,11 @@ int32_t dlrt_set_num_threads(int32_t threads) {
 }
 
 int32_t dlrt_parallel_claim(int64_t work) {
+  // A child process starts with the forking thread alone: no region of the
+  // parent's runs there, so none of their helpers is claimed.
+  static const int registered =
+      pthread_atfork(nullptr, nullptr, [] { claimedHelpers.store(0); });
+  (void)registered;
   int32_t threads = dlrt_get_num_threads();
   if (threads <= 1 || work < 2 * kGrain)
     return 1;

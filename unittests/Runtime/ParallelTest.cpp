@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -70,6 +72,20 @@ TEST(ParallelTest, ClaimsShareTheBudget) {
   int32_t fourth = dlrt_parallel_claim(kHugeWork);
   EXPECT_EQ(fourth, 2);
   dlrt_parallel_release(fourth);
+}
+
+TEST(ParallelTest, AForkedChildHasTheWholeBudget) {
+  ASSERT_EQ(dlrt_set_num_threads(4), DLRT_OK);
+  int32_t parent = dlrt_parallel_claim(kHugeWork);
+  ASSERT_EQ(parent, 4);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0)
+    _exit(dlrt_parallel_claim(kHugeWork) == 4 ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  dlrt_parallel_release(parent);
 }
 
 TEST(ParallelTest, ConcurrentClaimsNeverExceedTheBudget) {
