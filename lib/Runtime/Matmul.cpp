@@ -13,6 +13,7 @@
 
 #include "Blas.h"
 #include "Layout.h"
+#include "Parallel.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -236,6 +237,7 @@ dlrt_matmul(int32_t element_bits, int32_t accumulate, int64_t batch, int64_t m,
   if (element_bits != 32 && element_bits != 64)
     return;
   const int64_t bytes = element_bits / 8;
+  dlrt::enterBlas();
   for (int64_t i = 0; i < batch; ++i) {
     Matrix ma{const_cast<char *>(static_cast<const char *>(a)) +
                   i * a_batch_stride * bytes,

@@ -13,13 +13,20 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Parallel.h"
+
 #include "dlbridge/Runtime/dlrt.h"
+
+#include <dlfcn.h>
+#include <link.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <pthread.h>
 #include <sched.h>
 
@@ -79,6 +86,50 @@ std::atomic<int32_t> configuredThreads{0};
 /// Helpers (threads beside their region's caller) claimed by running regions.
 std::atomic<int32_t> claimedHelpers{0};
 
+/// When a region with helpers last ended (steady clock, ns), or 0.
+std::atomic<int64_t> lastRegionEnd{0};
+
+int64_t now() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+/// When dlrt_matmul last handed work to the BLAS (steady clock, ns), or 0.
+std::atomic<int64_t> lastBlasCall{0};
+
+/// How long an OpenBLAS thread pool keeps spinning after a call (its
+/// THREAD_TIMEOUT default, 2^28 cycles: about 0.1 s), with a margin.
+constexpr int64_t kBlasSpinNanoseconds = 150'000'000;
+
+/// How long libomp keeps the helpers of a finished region spinning (its
+/// default KMP_BLOCKTIME, 200 ms), with a margin.
+constexpr int64_t kSpinNanoseconds = 250'000'000;
+
+/// OpenMP's omp_pause_resource_all, from the libomp loaded into the process
+/// (its file may be renamed, as auditwheel does), or null.
+using PauseFn = int (*)(int kind);
+constexpr int kOmpPauseSoft = 1;
+
+PauseFn findOmpPause() {
+  PauseFn found = nullptr;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        const char *slash = std::strrchr(info->dlpi_name, '/');
+        const char *name = slash ? slash + 1 : info->dlpi_name;
+        if (std::strncmp(name, "libomp", 6) != 0)
+          return 0;
+        void *handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (!handle)
+          return 0;
+        *static_cast<PauseFn *>(data) =
+            reinterpret_cast<PauseFn>(dlsym(handle, "omp_pause_resource_all"));
+        return *static_cast<PauseFn *>(data) ? 1 : 0;
+      },
+      &found);
+  return found;
+}
+
 } // namespace
 
 int32_t dlrt_get_num_threads(void) {
@@ -102,6 +153,11 @@ int32_t dlrt_parallel_claim(int64_t work) {
   int32_t threads = dlrt_get_num_threads();
   if (threads <= 1 || work < 2 * kGrain)
     return 1;
+  // While the BLAS's threads still spin, a helper would wait for a core
+  // they hold; the region runs on the calling thread.
+  int64_t blas = lastBlasCall.load(std::memory_order_relaxed);
+  if (blas != 0 && now() - blas < kBlasSpinNanoseconds)
+    return 1;
   int64_t wanted = std::min<int64_t>(threads, work / kGrain) - 1;
   // Claims never take the budget below zero, whatever runs concurrently; a
   // budget that shrank (dlrt_set_num_threads) below what is claimed has
@@ -119,6 +175,21 @@ int32_t dlrt_parallel_claim(int64_t work) {
 }
 
 void dlrt_parallel_release(int32_t threads) {
-  if (threads > 1)
-    claimedHelpers.fetch_sub(threads - 1, std::memory_order_relaxed);
+  if (threads <= 1)
+    return;
+  claimedHelpers.fetch_sub(threads - 1, std::memory_order_relaxed);
+  lastRegionEnd.store(now(), std::memory_order_relaxed);
+}
+
+void dlrt::enterBlas() {
+  lastBlasCall.store(now(), std::memory_order_relaxed);
+  int64_t ended = lastRegionEnd.load(std::memory_order_relaxed);
+  if (ended == 0 ||
+      lastBlasCall.load(std::memory_order_relaxed) - ended > kSpinNanoseconds ||
+      claimedHelpers.load(std::memory_order_relaxed) != 0)
+    return;
+  static const PauseFn pause = findOmpPause();
+  if (pause)
+    pause(kOmpPauseSoft);
+  lastRegionEnd.store(0, std::memory_order_relaxed);
 }

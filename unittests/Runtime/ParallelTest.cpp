@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -124,3 +125,17 @@ TEST(ParallelTest, ConcurrentClaimsNeverExceedTheBudget) {
 }
 
 } // namespace
+
+/// While a BLAS called by dlrt_matmul may still spin its threads, regions
+/// run on their caller; once it has gone quiet they get helpers again.
+TEST(ParallelTest, RegionsRightAfterABlasProductStayOnTheCaller) {
+  ASSERT_EQ(dlrt_set_num_threads(2), DLRT_OK);
+  float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4];
+  dlrt_matmul(32, 0, 1, 2, 2, 2, a, 0, 2, 1, b, 0, 2, 1, c, 0, 2, 1);
+  EXPECT_EQ(c[0], 19.0f);
+  EXPECT_EQ(dlrt_parallel_claim(kHugeWork), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int32_t threads = dlrt_parallel_claim(kHugeWork);
+  EXPECT_EQ(threads, 2);
+  dlrt_parallel_release(threads);
+}
