@@ -139,6 +139,8 @@ def _kernel_row(ctx: Any, spec: KernelSpec, n: int) -> Row:
     cands: list[Candidate] = [Candidate("NumPy", lambda: spec.fn(*numpy_args), threads=blas)]
     refused: list[Result] = []
     threads = f"OpenMP (≤{ctx.dlbridge.get_num_threads()})"
+    if blas != "1":
+        threads += f" + NumPy's BLAS ({ctx.cores} cores)"
     peers = [("dlbridge.jit", threads, ctx.dlbridge.jit(spec.fn), "")]
     numba = ctx.peers.get("numba")
     if numba is not None:

@@ -491,7 +491,8 @@ def run_kernels(ctx: Context) -> list[Row]:
         chk = lambda f, *a: _checker(lambda: f(*a), expected, spec.rtol)  # noqa: E731
         cands = [Candidate("NumPy", lambda: spec.numpy_fn(*args), threads=spec.numpy_threads)]
         dl_fn = dl_fns[spec.key]
-        cands.append(Candidate("dlbridge.jit", lambda f=dl_fn: f(*args), threads=dl_threads,
+        threads = f"NumPy's BLAS ({c} cores)" if spec.key == "matmul" else dl_threads
+        cands.append(Candidate("dlbridge.jit", lambda f=dl_fn: f(*args), threads=threads,
                                check=chk(dl_fn, *args)))
         if spec.key == "softmax":
             cands.append(Candidate("dlbridge.compile", lambda: softmax_compiled(*args), threads=dl_threads,
