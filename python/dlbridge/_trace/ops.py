@@ -1097,6 +1097,21 @@ def _check_contraction(a: TracedArray, b: TracedArray) -> None:
     ctx.top.raw(f'dlpack.assert {ok}, shape_mismatch, "{text}" ({sa}, {sb} : index, index)')
 
 
+def _zeroed_product(ctx: TraceContext, a: TracedArray, b: TracedArray, batch: Sequence[int | None],
+                    batch_sizes: Sequence[str | None], dt: DType) -> tuple[str, tuple[int | None, ...], str]:
+    """The zero-filled output of ``a @ b`` with ``batch`` leading dims (their SSA sizes where
+    dynamic): its value, dims and type."""
+    dims = tuple(batch) + (a.dims[-2], b.dims[-1])
+    sizes = list(batch_sizes) + [
+        ctx.dim(a, a.ndim - 2) if a.dims[-2] is None else None,
+        ctx.dim(b, b.ndim - 1) if b.dims[-1] is None else None,
+    ]
+    e = _empty(ctx, dims, dt, sizes)
+    ty = tensor_type(dims, dt)
+    zero = _py_const(ctx.top, 0, dt)
+    return ctx.top.op("init", f"linalg.fill ins({zero} : {dt.mlir}) outs({e} : {ty}) -> {ty}"), dims, ty
+
+
 def _matmul_named(ctx: TraceContext, a: TracedArray, b: TracedArray, dt: DType) -> TracedArray:
     """``a @ b`` for 2-D operands (``linalg.matmul``) and 3-D ones with the same batch size
     (``linalg.batch_matmul``): the named ops the CPU pipeline hands to BLAS."""
@@ -1107,15 +1122,7 @@ def _matmul_named(ctx: TraceContext, a: TracedArray, b: TracedArray, dt: DType) 
                               [a, b])
         batch = list(bdims)
         batch_sizes = [ctx.dim(a, 0) if batch[0] is None else None]
-    dims = tuple(batch) + (a.dims[-2], b.dims[-1])
-    sizes = batch_sizes + [
-        ctx.dim(a, a.ndim - 2) if a.dims[-2] is None else None,
-        ctx.dim(b, b.ndim - 1) if b.dims[-1] is None else None,
-    ]
-    e = _empty(ctx, dims, dt, sizes)
-    ty = tensor_type(dims, dt)
-    zero = _py_const(ctx.top, 0, dt)
-    f = ctx.top.op("init", f"linalg.fill ins({zero} : {dt.mlir}) outs({e} : {ty}) -> {ty}")
+    f, dims, ty = _zeroed_product(ctx, a, b, batch, batch_sizes, dt)
     name = "linalg.batch_matmul" if a.ndim == 3 else "linalg.matmul"
     r = ctx.top.op(
         "matmul", f"{name} ins({a.value}, {b.value} : {a.mlir_type}, {b.mlir_type}) outs({f} : {ty}) -> {ty}"
@@ -1185,7 +1192,6 @@ def matmul(a: Any, b: Any) -> TracedArray:
     elif a.ndim == 3 and b.ndim == 3 and a.dims[0] != 1 and b.dims[0] != 1:
         out = _matmul_named(ctx, a, b, dt)
     else:
-        zero = _py_const(ctx.top, 0, dt)
         ba = TracedArray(ctx, a.value, dt, a.dims[:-2])
         bb = TracedArray(ctx, b.value, dt, b.dims[:-2])
         bdims, bsrcs = _broadcast([ba, bb], [a, b]) if (ba.ndim or bb.ndim) else ((), [])
@@ -1198,14 +1204,7 @@ def matmul(a: Any, b: Any) -> TracedArray:
                 arr = a if s[0] is ba else b
                 fixed.append(ctx.dim(arr, s[1]))
         Rb = len(bdims)
-        dims = tuple(bdims) + (a.dims[-2], b.dims[-1])
-        sizes2 = fixed + [
-            ctx.dim(a, a.ndim - 2) if a.dims[-2] is None else None,
-            ctx.dim(b, b.ndim - 1) if b.dims[-1] is None else None,
-        ]
-        e = _empty(ctx, dims, dt, sizes2)
-        ty = tensor_type(dims, dt)
-        f = ctx.top.op("init", f"linalg.fill ins({zero} : {dt.mlir}) outs({e} : {ty}) -> {ty}")
+        f, dims, ty = _zeroed_product(ctx, a, b, bdims, fixed, dt)
         L = Rb + 3
         m, n, k = f"d{Rb}", f"d{Rb + 1}", f"d{Rb + 2}"
 
