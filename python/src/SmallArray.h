@@ -8,22 +8,36 @@
 #ifndef DLBRIDGE_PYTHON_SMALLARRAY_H
 #define DLBRIDGE_PYTHON_SMALLARRAY_H
 
-#include <array>
 #include <cstddef>
 #include <memory>
+#include <new>
 
 namespace dlbridge::python {
 
 /// `count` value-initialised elements, inline when there are at most
-/// `Inline` (the common case of a kernel call), on the heap otherwise.
+/// `Inline` (the common case of a kernel call), on the heap otherwise. Only
+/// the `count` elements are constructed: a call pays for its arguments, not
+/// for the inline capacity.
 template <typename T, size_t Inline = 8> class SmallArray {
 public:
   explicit SmallArray(size_t count) : count(count) {
     if (count > Inline)
       heap = std::make_unique<T[]>(count);
+    else
+      for (size_t i = 0; i < count; ++i)
+        new (&local()[i]) T();
   }
-  T *data() { return heap ? heap.get() : local.data(); }
-  const T *data() const { return heap ? heap.get() : local.data(); }
+  SmallArray(const SmallArray &) = delete;
+  SmallArray &operator=(const SmallArray &) = delete;
+  ~SmallArray() {
+    if (!heap)
+      for (size_t i = 0; i < count; ++i)
+        local()[i].~T();
+  }
+  T *data() { return heap ? heap.get() : local(); }
+  const T *data() const {
+    return heap ? heap.get() : const_cast<SmallArray *>(this)->local();
+  }
   T &operator[](size_t i) { return data()[i]; }
   const T &operator[](size_t i) const { return data()[i]; }
   size_t size() const { return count; }
@@ -31,8 +45,10 @@ public:
   T *end() { return data() + count; }
 
 private:
+  T *local() { return std::launder(reinterpret_cast<T *>(storage)); }
+
   size_t count;
-  std::array<T, Inline> local{};
+  alignas(T) unsigned char storage[Inline * sizeof(T)];
   std::unique_ptr<T[]> heap;
 };
 
