@@ -7,6 +7,7 @@
 #include "Call.h"
 
 #include "Errors.h"
+#include "NumPy.h"
 #include "Tensor.h"
 
 #include "dlbridge/Runtime/dlrt_cuda.h"
@@ -29,14 +30,23 @@ struct ResultFramework {
   const DLPackExchangeAPI *api = nullptr;
   /// Else its from_dlpack (consumes a dlbridge.Tensor), or None.
   nb::object fromDlpack;
+  /// Whether that is numpy.from_dlpack, which NumPy.h does without a Tensor.
+  bool numpy = false;
 };
 
 const ResultFramework &getResultFramework(PyTypeObject *type) {
   static auto *cache =
       new std::unordered_map<PyTypeObject *, ResultFramework>();
+  static PyTypeObject *lastType = nullptr;
+  static const ResultFramework *last = nullptr;
+  if (last && type == lastType)
+    return *last;
   auto it = cache->find(type);
-  if (it != cache->end())
+  if (it != cache->end()) {
+    lastType = type;
+    last = &it->second;
     return it->second;
+  }
   ResultFramework framework;
   if (type) {
     const DLPackExchangeAPI *api = getExchangeAPI(type);
@@ -46,8 +56,13 @@ const ResultFramework &getResultFramework(PyTypeObject *type) {
       framework.fromDlpack = nb::module_::import_("dlbridge._frameworks")
                                  .attr("from_dlpack_for")(nb::handle(
                                      reinterpret_cast<PyObject *>(type)));
+    framework.numpy = numpy::isFromDlpack(framework.fromDlpack);
   }
-  return cache->emplace(type, std::move(framework)).first->second;
+  // The cache keeps the type, so no other type reuses its address.
+  Py_XINCREF(type);
+  lastType = type;
+  last = &cache->emplace(type, std::move(framework)).first->second;
+  return *last;
 }
 
 nb::object wrapResult(DLManagedTensorVersioned *managed,
@@ -67,6 +82,11 @@ nb::object wrapResult(DLManagedTensorVersioned *managed,
               .c_str());
     }
     return nb::steal(static_cast<PyObject *>(object));
+  }
+  if (framework.numpy) {
+    nb::object array = numpy::wrap(managed);
+    if (array.is_valid())
+      return array;
   }
   nb::object tensor = makeTensor(managed);
   if (!framework.fromDlpack.is_valid() || framework.fromDlpack.is_none())

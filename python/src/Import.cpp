@@ -10,6 +10,7 @@
 
 #include "dlbridge/Runtime/dlrt.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
@@ -195,13 +196,20 @@ ImportedTensor &ImportedTensor::operator=(ImportedTensor &&other) noexcept {
     return *this;
   release();
   view = other.view;
+  if (other.view.strides == other.viewStrides) {
+    std::copy_n(other.viewStrides, view.ndim, viewStrides);
+    view.strides = viewStrides;
+  }
   versioned = other.versioned;
   legacy = other.legacy;
+  array = other.array;
   tensorFlags = other.tensorFlags;
+  knownFlags = other.knownFlags;
   dl = other.dl == &other.view ? &view : other.dl;
   other.dl = nullptr;
   other.versioned = nullptr;
   other.legacy = nullptr;
+  other.array = nullptr;
   return *this;
 }
 
@@ -210,8 +218,10 @@ void ImportedTensor::release() {
     versioned->deleter(versioned);
   if (legacy && legacy->deleter)
     legacy->deleter(legacy);
+  Py_XDECREF(array);
   versioned = nullptr;
   legacy = nullptr;
+  array = nullptr;
   dl = nullptr;
 }
 
@@ -281,6 +291,13 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
                                               const ArgumentName &name,
                                               const ImportOptions &options) {
   ImportedTensor imported;
+  if (!options.requireOwnership && numpy::isArray(object.ptr()) &&
+      numpy::describe(object.ptr(), imported.view, imported.viewStrides,
+                      imported.tensorFlags)) {
+    imported.array = object.inc_ref().ptr();
+    imported.dl = &imported.view;
+    return imported;
+  }
   if (const DLPackExchangeAPI *api = getExchangeAPI(Py_TYPE(object.ptr()))) {
     if (!api->managed_tensor_from_py_object_no_sync)
       throw nb::type_error(
@@ -292,6 +309,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
       if (api->dltensor_from_py_object_no_sync(object.ptr(), &imported.view))
         raiseExchangeFailure(object, name, "dltensor_from_py_object_no_sync");
       imported.dl = &imported.view;
+      imported.knownFlags = false;
       refuseMalformed(imported.dl, name, options);
       return imported;
     }

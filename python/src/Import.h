@@ -7,6 +7,8 @@
 #ifndef DLBRIDGE_PYTHON_IMPORT_H
 #define DLBRIDGE_PYTHON_IMPORT_H
 
+#include "NumPy.h"
+
 #include <dlpack/dlpack.h>
 #include <nanobind/nanobind.h>
 
@@ -58,12 +60,13 @@ public:
 
   DLTensor *tensor() { return dl; }
   bool holdsTensor() const { return dl != nullptr; }
-  /// DLPACK_FLAG_BITMASK_* (0 for borrowed views, and for legacy tensors
-  /// but those of frameworks whose arrays are immutable: READ_ONLY).
+  /// DLPACK_FLAG_BITMASK_* (0 for views borrowed through an exchange API,
+  /// and for legacy tensors but those of frameworks whose arrays are
+  /// immutable: READ_ONLY).
   uint64_t flags() const { return tensorFlags; }
   /// False for views borrowed through an exchange API's
   /// dltensor_from_py_object_no_sync, which carry no flags.
-  bool flagsKnown() const { return dl != &view; }
+  bool flagsKnown() const { return knownFlags; }
 
   /// Takes ownership as a versioned managed tensor (legacy tensors are
   /// wrapped; borrowed views cannot be taken: returns NULL).
@@ -76,14 +79,21 @@ private:
   friend ImportedTensor importTensor(nanobind::handle, const ArgumentName &,
                                      const ImportOptions &);
   DLTensor view{};
+  /// The strides of `view` for a numpy.ndarray described in place.
+  int64_t viewStrides[numpy::kMaxDims];
   DLTensor *dl = nullptr;
   DLManagedTensorVersioned *versioned = nullptr;
   DLManagedTensor *legacy = nullptr;
+  /// The numpy.ndarray `view` describes, kept alive until release.
+  PyObject *array = nullptr;
   uint64_t tensorFlags = 0;
+  bool knownFlags = true;
 };
 
-/// Imports `object` through its type's DLPack C exchange API when it has
-/// one, else through `__dlpack__(max_version=(1, 3))`, retrying the legacy
+/// Imports `object` by reading it when it is exactly a numpy.ndarray NumPy
+/// would export (see NumPy.h) and no ownership is required, else through its
+/// type's DLPack C exchange API when it has one, else through
+/// `__dlpack__(max_version=(1, 3))`, retrying the legacy
 /// `__dlpack__()` when the producer rejects the keyword with TypeError, else
 /// through the capsule function dlbridge._frameworks knows for its type.
 /// Raises TypeError for objects without DLPack support and for exchange APIs
