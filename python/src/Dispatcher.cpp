@@ -62,17 +62,16 @@ Dispatcher::Dispatcher(nb::callable compiler, std::string name,
   }
 }
 
-void Dispatcher::bind(const nb::args &args, const nb::kwargs &kwargs,
-                      Bound &bound) {
-  size_t given = args.size();
-  PyObject *const *positional = &PyTuple_GET_ITEM(args.ptr(), 0);
+void Dispatcher::bind(PyObject *const *positional, size_t given,
+                      PyObject *kwargs, Bound &bound) {
   size_t total = bindsKeywords ? parameterNames.size() : given;
   if (bindsKeywords && given > total)
     typeError(functionName + "() takes " + std::to_string(total) +
               " positional argument" + (total == 1 ? "" : "s") + " but " +
               std::to_string(given) + " were given");
   // The common call: every parameter positionally, nothing static.
-  if (kwargs.size() == 0 && isStatic.empty() && given == total) {
+  bool keywords = kwargs && PyDict_GET_SIZE(kwargs) != 0;
+  if (!keywords && isStatic.empty() && given == total) {
     bound.dynamic = positional;
     bound.count = given;
     return;
@@ -80,7 +79,8 @@ void Dispatcher::bind(const nb::args &args, const nb::kwargs &kwargs,
   PyObject **values = bound.storage.data();
   for (size_t i = 0; i < given; ++i)
     values[i] = positional[i];
-  for (auto [key, value] : kwargs) {
+  for (auto [key, value] :
+       keywords ? nb::borrow<nb::dict>(kwargs) : nb::dict()) {
     std::string name = nb::cast<std::string>(key);
     auto found = std::find(parameterNames.begin(), parameterNames.end(), name);
     if (found == parameterNames.end()) {
@@ -220,14 +220,15 @@ nb::tuple Dispatcher::specsFor(PreparedCall &call, const nb::tuple &statics) {
 
 nb::tuple Dispatcher::specsOf(nb::args args, nb::kwargs kwargs) {
   Bound bound(bindsKeywords ? parameterNames.size() : args.size());
-  bind(args, kwargs, bound);
+  bind(&PyTuple_GET_ITEM(args.ptr(), 0), args.size(), kwargs.ptr(), bound);
   PreparedCall call(functionName.c_str(), bound.dynamic, bound.count, {});
   return specsFor(call, bound.statics);
 }
 
-nb::object Dispatcher::call(nb::args args, nb::kwargs kwargs) {
-  Bound bound(bindsKeywords ? parameterNames.size() : args.size());
-  bind(args, kwargs, bound);
+nb::object Dispatcher::call(PyObject *const *args, size_t count,
+                            PyObject *kwargs) {
+  Bound bound(bindsKeywords ? parameterNames.size() : count);
+  bind(args, count, kwargs, bound);
   ImportOptions options;
   void *stream = streamOf(bound.stream, functionName, options);
   PreparedCall call(functionName.c_str(), bound.dynamic, bound.count, options);
@@ -264,6 +265,24 @@ nb::object Dispatcher::call(nb::args args, nb::kwargs kwargs) {
 }
 
 namespace {
+/// tp_call: a call reaches the dispatcher with no method lookup, no
+/// keyword dict and no argument conversion (nanobind's __call__ has all
+/// three, which cost as much as importing an array).
+PyObject *callDispatcher(PyObject *self, PyObject *args,
+                         PyObject *kwargs) noexcept {
+  try {
+    if (!nb::inst_ready(self))
+      throw nb::type_error("Dispatcher.__call__(): the dispatcher is not "
+                           "initialised (call Dispatcher.__init__ first)");
+    return nb::inst_ptr<Dispatcher>(self)
+        ->call(&PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args), kwargs)
+        .release()
+        .ptr();
+  } catch (...) {
+    return setErrorFromException();
+  }
+}
+
 int traverseDispatcher(PyObject *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
   if (!nb::inst_ready(self))
@@ -278,6 +297,7 @@ int clearDispatcher(PyObject *self) {
 }
 
 PyType_Slot dispatcherSlots[] = {
+    {Py_tp_call, reinterpret_cast<void *>(callDispatcher)},
     {Py_tp_traverse, reinterpret_cast<void *>(traverseDispatcher)},
     {Py_tp_clear, reinterpret_cast<void *>(clearDispatcher)},
     {0, nullptr}};
@@ -298,12 +318,6 @@ void dlbridge::python::bindDispatcher(nb::module_ &m) {
                    "parameters: collections.abc.Sequence[str] | None = None, "
                    "defaults: tuple[typing.Any, ...] = (), "
                    "statics: collections.abc.Sequence[int] = []) -> None"))
-      .def("__call__", &Dispatcher::call,
-           nb::sig("def __call__(self, *args: typing.Any, "
-                   "**kwargs: typing.Any) -> typing.Any"),
-           "Binds the arguments as Python does, compiles on the first call "
-           "with new specs, and runs the kernel; stream= gives the CUDA "
-           "stream to run on.")
       .def("specs", &Dispatcher::specsOf,
            nb::sig("def specs(self, *args: typing.Any, **kwargs: typing.Any) "
                    "-> tuple[tuple[typing.Any, ...], ...]"),

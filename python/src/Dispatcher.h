@@ -36,7 +36,9 @@ public:
              nanobind::object parameters, nanobind::tuple defaults,
              std::vector<size_t> statics);
 
-  nanobind::object call(nanobind::args args, nanobind::kwargs kwargs);
+  /// Calls with `count` positional arguments and the keywords in `kwargs`
+  /// (a dict, or NULL), as the type's tp_call slot receives them.
+  nanobind::object call(PyObject *const *args, size_t count, PyObject *kwargs);
   /// The specs of an argument list, as `compiler` receives them.
   nanobind::tuple specsOf(nanobind::args args, nanobind::kwargs kwargs);
   size_t numSpecialisations() const { return table.size(); }
@@ -56,7 +58,7 @@ private:
     nanobind::tuple statics;
     PyObject *stream = nullptr; ///< the `stream=` keyword, if given
   };
-  void bind(const nanobind::args &args, const nanobind::kwargs &kwargs,
+  void bind(PyObject *const *args, size_t given, PyObject *kwargs,
             Bound &bound);
   /// A number for the static values `statics` (equal tuples: equal numbers).
   uint64_t staticsId(const nanobind::tuple &statics);

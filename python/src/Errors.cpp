@@ -10,8 +10,57 @@
 
 #include <nanobind/nanobind.h>
 
+#include <new>
+
 namespace nb = nanobind;
 using namespace dlbridge::python;
+
+PyObject *dlbridge::python::setErrorFromException() noexcept {
+  try {
+    throw;
+  } catch (nb::python_error &error) {
+    error.restore();
+  } catch (const nb::builtin_exception &error) {
+    PyObject *type = PyExc_RuntimeError;
+    switch (error.type()) {
+    case nb::exception_type::stop_iteration:
+      type = PyExc_StopIteration;
+      break;
+    case nb::exception_type::index_error:
+      type = PyExc_IndexError;
+      break;
+    case nb::exception_type::key_error:
+      type = PyExc_KeyError;
+      break;
+    case nb::exception_type::value_error:
+      type = PyExc_ValueError;
+      break;
+    case nb::exception_type::type_error:
+      type = PyExc_TypeError;
+      break;
+    case nb::exception_type::buffer_error:
+      type = PyExc_BufferError;
+      break;
+    case nb::exception_type::import_error:
+      type = PyExc_ImportError;
+      break;
+    case nb::exception_type::attribute_error:
+      type = PyExc_AttributeError;
+      break;
+    case nb::exception_type::runtime_error:
+    case nb::exception_type::next_overload:
+      break;
+    }
+    PyErr_SetString(type, error.what());
+  } catch (const std::bad_alloc &) {
+    PyErr_NoMemory();
+  } catch (const std::exception &error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+  return nullptr;
+}
 
 void dlbridge::python::raiseStatus(int32_t status, const std::string &message) {
   PyObject *type = PyExc_ValueError;

@@ -19,6 +19,11 @@ namespace dlbridge::python {
 /// device's failures, ValueError for the rest.
 [[noreturn]] void raiseStatus(int32_t status, const std::string &message);
 
+/// Sets the Python error of the C++ exception being handled and returns
+/// NULL: the guard of the extension's own C entry points (type slots), where
+/// nanobind does not translate. Call only inside a catch block.
+PyObject *setErrorFromException() noexcept;
+
 /// `value` as an integer in [min, max]: TypeError naming `what` when it is
 /// not an integer, OverflowError when it does not fit.
 int64_t toInteger(nanobind::handle value, const std::string &what, int64_t min,

@@ -7,6 +7,7 @@
 
 #include "Call.h"
 #include "Dispatcher.h"
+#include "Errors.h"
 #include "Tensor.h"
 
 #include "dlbridge/JIT/Kernel.h"
@@ -194,6 +195,33 @@ nb::list optionTable() {
   return table;
 }
 
+/// tp_call: runs the kernel on one argument per parameter, with no method
+/// lookup and no argument conversion on the way (see callDispatcher).
+PyObject *callKernel(PyObject *self, PyObject *args,
+                     PyObject *kwargs) noexcept {
+  try {
+    if (!nb::inst_ready(self))
+      throw nb::type_error("Kernel.__call__(): the kernel is not initialised");
+    const jit::Kernel &kernel = *nb::inst_ptr<jit::Kernel>(self);
+    if (kwargs && PyDict_GET_SIZE(kwargs) != 0)
+      throw nb::type_error(
+          (kernel.signature().name + "() takes its arguments by position only")
+              .c_str());
+    // Nothing reads the tensors before the entry point checks them.
+    ImportOptions options;
+    options.checkDescriptor = false;
+    PreparedCall call(kernel.signature().name.c_str(),
+                      &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args),
+                      options, &kernel.signature());
+    return runKernel(kernel, call, nullptr).release().ptr();
+  } catch (...) {
+    return setErrorFromException();
+  }
+}
+
+PyType_Slot kernelSlots[] = {{Py_tp_call, reinterpret_cast<void *>(callKernel)},
+                             {0, nullptr}};
+
 } // namespace
 
 NB_MODULE(_dlbridge, m) {
@@ -203,23 +231,8 @@ NB_MODULE(_dlbridge, m) {
 
   nb::class_<jit::Kernel>(m, "Kernel",
                           "A compiled entry point, callable with DLPack "
-                          "tensors and Python scalars.")
-      .def(
-          "__call__",
-          [](const jit::Kernel &kernel, nb::args args) {
-            // Nothing reads the tensors before the entry point checks them.
-            ImportOptions options;
-            options.checkDescriptor = false;
-            PreparedCall call(kernel.signature().name.c_str(),
-                              &PyTuple_GET_ITEM(args.ptr(), 0), args.size(),
-                              options, &kernel.signature());
-            return runKernel(kernel, call, nullptr);
-          },
-          nb::sig("def __call__(self, *args: KernelArgument) "
-                  "-> typing.Any"),
-          "Runs the kernel on one argument per parameter; returns None, one "
-          "result or a tuple of them, in the framework of the first tensor "
-          "argument.")
+                          "tensors and Python scalars.",
+                          nb::type_slots(kernelSlots))
       .def_prop_ro(
           "signature",
           [](const jit::Kernel &kernel) {
