@@ -21,12 +21,12 @@ import numpy as np
 from harness import Candidate, Result, Row, Stats, TimingConfig, measure_row, skipped_row
 from peers import BENCH_DIR, Peers
 
-# Targets from issue 7.
-CALL_FLOOR_MAX_RATIO = 1.5      # dlbridge / nanobind floor, NumPy inputs
+# Targets from issue 7, tightened by issue 13 (the call path, compile time).
+CALL_FLOOR_MAX_RATIO = 1.0      # dlbridge / nanobind floor, NumPy inputs
 MEMORY_BOUND_MIN_SPEEDUP = 1.5  # NumPy / dlbridge on memory-bound chains
 FASTEST_PEER_MAX_RATIO = 1.10   # dlbridge / fastest peer, every kernel row
-COLD_COMPILE_MAX_S = 0.250
-DISK_HIT_MAX_S = 0.010
+COLD_COMPILE_MAX_S = 0.050
+DISK_HIT_MAX_S = 0.001
 # "large/small ≈ 1": a copy of the large input would make the ratio ~10^4 or
 # more; this bound leaves room for the cache/TLB misses of touching one
 # element of a cold 1 GiB buffer and for the machine's noise.
