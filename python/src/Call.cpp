@@ -334,7 +334,7 @@ PreparedCall::PreparedCall(const char *function, PyObject *const *args,
         signature && i < signature->args.size() && !signature->args[i].isTensor;
     if (kinds[i] != ScalarKind::None || scalarParameter)
       continue;
-    tensors[i] = importTensor(args[i], argumentName(i), options);
+    importTensor(args[i], argumentName(i), options, tensors[i]);
     if (!firstType)
       firstType = Py_TYPE(args[i]);
   }
@@ -345,7 +345,8 @@ void PreparedCall::requireFlags(size_t i) {
     return;
   ImportOptions owning = options;
   owning.requireOwnership = true;
-  tensors[i] = importTensor(objects[i], argumentName(i), owning);
+  tensors[i].release();
+  importTensor(objects[i], argumentName(i), owning, tensors[i]);
 }
 
 ArgumentName PreparedCall::argumentName(size_t i) const {

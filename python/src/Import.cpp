@@ -223,6 +223,8 @@ void ImportedTensor::release() {
   legacy = nullptr;
   array = nullptr;
   dl = nullptr;
+  tensorFlags = 0;
+  knownFlags = true;
 }
 
 DLManagedTensorVersioned *ImportedTensor::take() {
@@ -287,16 +289,15 @@ void refuseMalformed(const DLTensor *tensor, const ArgumentName &name,
 
 } // namespace
 
-ImportedTensor dlbridge::python::importTensor(nb::handle object,
-                                              const ArgumentName &name,
-                                              const ImportOptions &options) {
-  ImportedTensor imported;
+void dlbridge::python::importTensor(nb::handle object, const ArgumentName &name,
+                                    const ImportOptions &options,
+                                    ImportedTensor &imported) {
   if (!options.requireOwnership && numpy::isArray(object.ptr()) &&
       numpy::describe(object.ptr(), imported.view, imported.viewStrides,
                       imported.tensorFlags)) {
     imported.array = object.inc_ref().ptr();
     imported.dl = &imported.view;
-    return imported;
+    return;
   }
   if (const DLPackExchangeAPI *api = getExchangeAPI(Py_TYPE(object.ptr()))) {
     if (!api->managed_tensor_from_py_object_no_sync)
@@ -311,7 +312,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
       imported.dl = &imported.view;
       imported.knownFlags = false;
       refuseMalformed(imported.dl, name, options);
-      return imported;
+      return;
     }
     DLManagedTensorVersioned *managed = nullptr;
     if (api->managed_tensor_from_py_object_no_sync(object.ptr(), &managed) ||
@@ -322,7 +323,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     imported.dl = &managed->dl_tensor;
     imported.tensorFlags = managed->flags;
     refuseMalformed(imported.dl, name, options);
-    return imported;
+    return;
   }
 
   nb::object capsule = requestCapsule(object, name, options);
@@ -350,7 +351,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     imported.dl = &managed->dl_tensor;
     imported.tensorFlags = managed->flags | immutableFlag;
     refuseMalformed(imported.dl, name, options);
-    return imported;
+    return;
   }
   if (PyCapsule_IsValid(raw, kLegacyName)) {
     auto *managed =
@@ -360,7 +361,7 @@ ImportedTensor dlbridge::python::importTensor(nb::handle object,
     imported.dl = &managed->dl_tensor;
     imported.tensorFlags = immutableFlag;
     refuseMalformed(imported.dl, name, options);
-    return imported;
+    return;
   }
   if (PyCapsule_IsValid(raw, kUsedVersionedName) ||
       PyCapsule_IsValid(raw, kUsedLegacyName))

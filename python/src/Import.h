@@ -51,7 +51,9 @@ struct ImportOptions {
 /// destructor releases (calls the producer's deleter exactly once).
 class ImportedTensor {
 public:
-  ImportedTensor() = default;
+  /// User-provided, so that value-initialisation (SmallArray's) runs only
+  /// the member initialisers instead of zeroing the stride storage too.
+  ImportedTensor() noexcept {}
   ImportedTensor(ImportedTensor &&other) noexcept;
   ImportedTensor &operator=(ImportedTensor &&other) noexcept;
   ImportedTensor(const ImportedTensor &) = delete;
@@ -76,8 +78,8 @@ public:
   void release();
 
 private:
-  friend ImportedTensor importTensor(nanobind::handle, const ArgumentName &,
-                                     const ImportOptions &);
+  friend void importTensor(nanobind::handle, const ArgumentName &,
+                           const ImportOptions &, ImportedTensor &);
   DLTensor view{};
   /// The strides of `view` for a numpy.ndarray described in place.
   int64_t viewStrides[numpy::kMaxDims];
@@ -103,8 +105,11 @@ private:
 /// dlrt_check_descriptor's status maps to for malformed descriptors (after
 /// releasing them). The capsule is renamed to `used_*` before anything else
 /// can fail.
-ImportedTensor importTensor(nanobind::handle object, const ArgumentName &name,
-                            const ImportOptions &options);
+/// The tensor goes into `into`, which must hold none: a call's arrays of
+/// tensors are filled in place. On failure whatever `into` took is released
+/// with it.
+void importTensor(nanobind::handle object, const ArgumentName &name,
+                  const ImportOptions &options, ImportedTensor &into);
 
 } // namespace dlbridge::python
 

@@ -402,7 +402,8 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
         std::optional<DLDevice> target = requestedDevice(device);
         ImportOptions options;
         options.requireOwnership = true;
-        ImportedTensor imported = importTensor(x, {"from_dlpack", -1}, options);
+        ImportedTensor imported;
+        importTensor(x, {"from_dlpack", -1}, options, imported);
         const DLTensor source = *imported.tensor();
         bool mustCopy = copy.value_or(false);
         if (target && !sameDevice(*target, source.device)) {
