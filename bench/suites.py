@@ -23,6 +23,7 @@ from peers import BENCH_DIR, Peers
 
 # Targets from issue 7, tightened by issue 13 (the call path, compile time).
 CALL_FLOOR_MAX_RATIO = 1.0      # dlbridge / nanobind floor, NumPy inputs
+EXCHANGE_CALL_MAX_S = 0.5e-6    # three tensors through the DLPack C exchange API
 MEMORY_BOUND_MIN_SPEEDUP = 1.5  # NumPy / dlbridge on memory-bound chains
 FASTEST_PEER_MAX_RATIO = 1.10   # dlbridge / fastest peer, every kernel row
 COLD_COMPILE_MAX_S = 0.050
@@ -231,11 +232,43 @@ def run_call_overhead(ctx: Context) -> list[Row]:
                        "no-result form; " + row.verdict)
         rows.append(row)
 
+    rows.append(_exchange_api_row(ctx, section, a, b, c, add3, add3_compiled, touch3_compiled, tvm))
+
     if peers.get("torch") is None:
         rows.append(skipped_row(section, "add3 / touch3, PyTorch in",
                                 ["nanobind floor", "dlbridge.jit", "dlbridge.compile", "torch.compile",
                                  "tvm_ffi"], "skipped: PyTorch is not installed here"))
     return rows
+
+
+def _exchange_api_row(ctx: Context, section: str, a: np.ndarray, b: np.ndarray, c: np.ndarray,
+                      add3: Any, add3_compiled: Any, touch3_compiled: Any, tvm: Any) -> Row:
+    """Three tensors through the DLPack C exchange API (``__dlpack_c_exchange_api__``).
+
+    ``dlbridge.Tensor`` implements the same C API PyTorch 2.9 exports, so this row
+    times dlbridge's side of the PyTorch path where PyTorch is not installed (the
+    producer's ``dltensor_from_py_object_no_sync`` is dlbridge's own here).
+    """
+    x, y, z = (ctx.dlbridge.from_dlpack(t) for t in (a, b, c))
+    expected = a + b + c
+    cands = [
+        Candidate("dlbridge.compile", lambda: touch3_compiled(x, y, z), note="touch3: memref MLIR, no result"),
+        Candidate("dlbridge.compile add3", lambda: add3_compiled(x, y, z),
+                  note="returns a dlbridge.Tensor through managed_tensor_to_py_object_no_sync",
+                  check=_checker(lambda: np.from_dlpack(add3_compiled(x, y, z)), expected, 0)),
+        Candidate("dlbridge.jit add3", lambda: add3(x, y, z),
+                  check=_checker(lambda: np.from_dlpack(add3(x, y, z)), expected, 0)),
+    ]
+    if tvm is not None:
+        cands.append(Candidate("tvm_ffi", lambda: tvm.touch3(x, y, z), note="touch3: TensorView ×3 → None"))
+    row = measure_row(section, "touch3 / add3, exchange API in (dlbridge.Tensor)", "dlbridge.compile", cands,
+                      ctx.call_timing)
+    touch = row.time_of("dlbridge.compile")
+    row.target = f"≤ {EXCHANGE_CALL_MAX_S * 1e9:.0f} ns for three tensors"
+    row.target_met = touch is not None and touch <= EXCHANGE_CALL_MAX_S
+    row.verdict = (f"touch3 {touch * 1e9:.0f} ns" if touch is not None else "touch3 not measured") + \
+        "; PyTorch's own dltensor_from_py_object_no_sync is not in this number"
+    return row
 
 
 def _call_verdict(row: Row, floor_target: bool, dlbridge_peers: Sequence[str]) -> None:
