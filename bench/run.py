@@ -85,7 +85,7 @@ def main() -> int:
 
     sizes = suites.QUICK if args.quick else suites.FULL
     if args.zero_copy_mib is not None:
-        sizes = suites.Sizes(sizes.elements, sizes.softmax, sizes.rowsum, sizes.matmul, args.zero_copy_mib << 20)
+        sizes = suites.Sizes(sizes.elements, sizes.softmax, sizes.rowsum, sizes.matmuls, args.zero_copy_mib << 20)
     cores = os.cpu_count() or 1
     ctx = suites.Context(
         peers=peers, dlbridge=dlbridge, sizes=sizes, cores=cores,

@@ -43,12 +43,15 @@ class Sizes:
     elements: int            # elementwise rows
     softmax: tuple[int, int]
     rowsum: tuple[int, int]
-    matmul: int
+    matmuls: tuple[int, ...]  # square sizes, one row each
     zero_copy_large_bytes: int
 
 
-FULL = Sizes(10**7, (4096, 4096), (10**4, 10**3), 1024, 1 << 30)
-QUICK = Sizes(10**6, (1024, 1024), (10**3, 10**3), 256, 16 << 20)
+FULL = Sizes(10**7, (4096, 4096), (10**4, 10**3), (1024, 4096), 1 << 30)
+QUICK = Sizes(10**6, (1024, 1024), (10**3, 10**3), (256,), 16 << 20)
+# Rows whose one call takes seconds (matmul 4096²) take fewer samples.
+LONG_ROW_TIMING = TimingConfig(repeats=5, warmup=1, min_sample_s=0.0)
+LONG_ROW_MIN_SIZE = 2048
 
 
 @dataclass
@@ -465,6 +468,7 @@ class KernelRow:
     memory_bound: bool
     rtol: float
     numpy_threads: str = "1"
+    long: bool = False  # one call takes seconds: LONG_ROW_TIMING
 
 
 def run_kernels(ctx: Context) -> list[Row]:
@@ -477,8 +481,6 @@ def run_kernels(ctx: Context) -> list[Row]:
     alpha = 2.5
     sm = rng.standard_normal(sizes.softmax, dtype=np.float32)
     rs = rng.standard_normal(sizes.rowsum, dtype=np.float32)
-    ma = rng.standard_normal((sizes.matmul, sizes.matmul), dtype=np.float32)
-    mb = rng.standard_normal((sizes.matmul, sizes.matmul), dtype=np.float32)
     c = ctx.cores
     dl_threads = f"OpenMP (≤{ctx.dlbridge.get_num_threads()})"
     specs = [
@@ -494,9 +496,11 @@ def run_kernels(ctx: Context) -> list[Row]:
                    {"x": x, "h": F32(0.5), "o": F32(1), "k": GELU_K, "g": GELU_C}), False, 1e-5),
         KernelRow("rowsum", f"row sum {sizes.rowsum[0]}×{sizes.rowsum[1]}", (rs,), rowsum_np,
                   ("sum(x, axis=1)", {"x": rs}), True, 1e-4),
-        KernelRow("matmul", f"matmul {sizes.matmul}²", (ma, mb), matmul_np, None, False, 1e-4,
-                  numpy_threads=f"BLAS ({c} cores)"),
     ]
+    for m in sizes.matmuls:
+        operands = tuple(rng.standard_normal((m, m), dtype=np.float32) for _ in range(2))
+        specs.append(KernelRow("matmul", f"matmul {m}²", operands, matmul_np, None, False, 1e-4,
+                               numpy_threads=f"BLAS ({c} cores)", long=m >= LONG_ROW_MIN_SIZE))
     numexpr = peers.get("numexpr")
     numba = peers.get("numba")
     jax = peers.get("jax")
@@ -550,7 +554,8 @@ def run_kernels(ctx: Context) -> list[Row]:
             j_fn = _jax_blocking(jax_fns[spec.key])
             cands.append(Candidate("jax.jit", lambda f=j_fn: f(*j_args), threads=f"XLA pool (≤{c})",
                                    note="jax.Array inputs", check=chk(j_fn, *j_args)))
-        row = measure_row(section, spec.title, "NumPy", cands, ctx.kernel_timing)
+        timing = LONG_ROW_TIMING if spec.long and not ctx.quick else ctx.kernel_timing
+        row = measure_row(section, spec.title, "NumPy", cands, timing)
         _kernel_verdict(row, spec.memory_bound)
         rows.append(row)
     return rows
