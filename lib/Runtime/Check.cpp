@@ -231,6 +231,14 @@ int32_t checkTensor(dlrt_call_ctx *ctx, int32_t index, const DLTensor *tensor,
       (desc->access & DLRT_ACCESS_WRITE))
     return fail(ctx, DLRT_ERR_READ_ONLY, index, desc,
                 "expected a writable tensor, got a READ_ONLY one");
+  // A kernel may update a written parameter in place, element by element;
+  // elements sharing an address would see each other's new values.
+  if ((desc->access & DLRT_ACCESS_WRITE) && !empty &&
+      dlrt::mayOverlapItself(*tensor))
+    return fail(ctx, DLRT_ERR_LAYOUT, index, desc,
+                "expected a written tensor whose elements do not overlap, got "
+                "strides under which two elements may share an address "
+                "(pass a copy)");
   return DLRT_OK;
 }
 

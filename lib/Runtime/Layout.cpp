@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 dlrt::CompactMismatch dlrt::findCompactMismatch(const DLTensor &tensor) {
   CompactMismatch result;
@@ -39,6 +40,38 @@ dlrt::CompactMismatch dlrt::findCompactMismatch(const DLTensor &tensor) {
     overflowed = __builtin_mul_overflow(compact, size, &compact);
   }
   return result;
+}
+
+bool dlrt::mayOverlapItself(const DLTensor &tensor) {
+  if (!tensor.strides)
+    return false;
+  // Magnitudes and reaches in 128 bits: |INT64_MIN| and sums of extents
+  // that were each checked against int64 do not fit in 64.
+  using Wide = unsigned __int128;
+  Wide strides[64], sizes[64];
+  int32_t count = 0;
+  for (int32_t dim = 0; dim < tensor.ndim; ++dim) {
+    if (tensor.shape[dim] == 1)
+      continue;
+    if (count == 64)
+      return true;
+    const int64_t stride = tensor.strides[dim];
+    strides[count] = stride < 0 ? Wide(0) - Wide(stride) : Wide(stride);
+    sizes[count++] = Wide(tensor.shape[dim]);
+  }
+  // Insertion sort by stride: ranks are small.
+  for (int32_t i = 1; i < count; ++i)
+    for (int32_t j = i; j > 0 && strides[j] < strides[j - 1]; --j) {
+      std::swap(strides[j], strides[j - 1]);
+      std::swap(sizes[j], sizes[j - 1]);
+    }
+  Wide reach = 1;
+  for (int32_t i = 0; i < count; ++i) {
+    if (strides[i] < reach)
+      return true;
+    reach += strides[i] * (sizes[i] - 1);
+  }
+  return false;
 }
 
 namespace {

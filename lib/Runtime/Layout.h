@@ -24,6 +24,13 @@ struct CompactMismatch {
 /// a shape unless rank 0) with compact row-major ones.
 CompactMismatch findCompactMismatch(const DLTensor &tensor);
 
+/// Whether two elements of a non-empty, well-formed tensor whose extent was
+/// checked may share an address: sorted by |stride|, each dim must step past
+/// everything the smaller ones reach. Conservative: an interleaving that
+/// never collides but breaks that order (only as_strided makes one) counts.
+/// Zero strides of dims larger than 1 always overlap.
+bool mayOverlapItself(const DLTensor &tensor);
+
 /// Copies a `rank`-dimensional box of `sizes` elements of `elementBytes`
 /// each from `source` to `target`, addressed through element strides; runs
 /// contiguous in both are copied at once. Copies nothing when a size is 0.

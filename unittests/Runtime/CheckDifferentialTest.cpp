@@ -16,11 +16,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -109,6 +111,26 @@ Int saturatingTimes(Int a, Int b) {
   return product > limit ? limit : product < -limit ? -limit : product;
 }
 
+/// dlrt.h's documented conservatism: distinct addresses whose dims, sorted
+/// by |stride|, do not each step past what the smaller ones reach may still
+/// be refused for a written parameter.
+bool interleaves(const DLTensor &t, const std::vector<Int> &compact) {
+  std::vector<std::pair<Int, Int>> dims; // |stride|, size
+  for (int32_t i = 0; i < t.ndim; ++i)
+    if (t.shape[i] != 1) {
+      Int stride = t.strides ? Int(t.strides[i]) : compact[i];
+      dims.emplace_back(stride < 0 ? -stride : stride, t.shape[i]);
+    }
+  std::sort(dims.begin(), dims.end());
+  Int reach = 1;
+  for (auto [stride, size] : dims) {
+    if (stride < reach)
+      return true;
+    reach += stride * (size - 1);
+  }
+  return false;
+}
+
 Verdict reference(const Case &c) {
   Verdict v;
   const dlrt_param_desc &d = c.desc;
@@ -195,6 +217,33 @@ Verdict reference(const Case &c) {
     v.must.insert(DLRT_ERR_OVERFLOW);
   else if (!fits(low) || !fits(high) || !fits(lowBytes) || !fits(highBytes))
     v.may.insert(DLRT_ERR_OVERFLOW);
+  Int elements = 1;
+  for (int32_t i = 0; i < t.ndim; ++i)
+    elements = saturatingTimes(elements, t.shape[i]);
+  if ((d.access & DLRT_ACCESS_WRITE) && !overflowSeen && fits(low) &&
+      fits(high)) {
+    // A written tensor must not have two elements at one address: every
+    // address, by brute force, when there are few.
+    bool overlaps = false;
+    if (elements <= 4096) {
+      std::vector<Int> addresses{0};
+      for (int32_t i = 0; i < t.ndim; ++i) {
+        Int stride = t.strides ? Int(t.strides[i]) : compact[i];
+        std::vector<Int> next;
+        for (Int base : addresses)
+          for (int64_t k = 0; k < t.shape[i]; ++k)
+            next.push_back(base + k * stride);
+        addresses.swap(next);
+      }
+      std::sort(addresses.begin(), addresses.end());
+      overlaps = std::adjacent_find(addresses.begin(), addresses.end()) !=
+                 addresses.end();
+    }
+    if (overlaps)
+      v.must.insert(DLRT_ERR_LAYOUT);
+    else if (interleaves(t, compact))
+      v.may.insert(DLRT_ERR_LAYOUT);
+  }
   return v;
 }
 

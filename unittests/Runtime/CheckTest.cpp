@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -503,6 +504,48 @@ TEST_F(CheckTest, RejectsReadOnlyTensorsForWrittenParameters) {
   EXPECT_TRUE(rejected(1, &tensor, &desc, DLRT_ERR_READ_ONLY,
                        "argument 1 'out': expected a writable tensor, got a "
                        "READ_ONLY one"));
+}
+
+TEST_F(CheckTest, RejectsWrittenTensorsWhoseElementsMayOverlap) {
+  const int64_t dynamic[] = {kDyn, kDyn};
+  dlrt_param_desc desc = stridedParam("out", 2, dynamic, dynamic, kDyn);
+  desc.access = DLRT_ACCESS_READ | DLRT_ACCESS_WRITE;
+  const char *message = "argument 0 'out': expected a written tensor whose "
+                        "elements do not overlap, got strides under which two "
+                        "elements may share an address (pass a copy)";
+  // A broadcast row, rows overlapping by one element, a diagonal walk.
+  for (auto [rows, cols, rowStride, colStride] :
+       {std::array<int64_t, 4>{3, 4, 0, 1}, {3, 4, 3, 1}, {4, 4, 1, 1}}) {
+    int64_t shape[] = {rows, cols}, strides[] = {rowStride, colStride};
+    DLTensor tensor = makeTensor(storage, 2, shape, strides);
+    EXPECT_TRUE(rejected(0, &tensor, &desc, DLRT_ERR_LAYOUT, message))
+        << rowStride << ", " << colStride;
+    // Only written parameters: a read one may overlap itself.
+    dlrt_param_desc read = desc;
+    read.access = DLRT_ACCESS_READ;
+    EXPECT_TRUE(accepted(0, tensor, read));
+  }
+}
+
+TEST_F(CheckTest, AcceptsWrittenTensorsWhoseElementsAreDistinct) {
+  const int64_t dynamic[] = {kDyn, kDyn};
+  dlrt_param_desc desc = stridedParam("out", 2, dynamic, dynamic, kDyn);
+  desc.access = DLRT_ACCESS_WRITE;
+  // Row-major, column-major, padded rows, reversed, every other column, a
+  // broadcast size-1 dim, an interleaving of two columns.
+  for (auto [rows, cols, rowStride, colStride, offset] :
+       {std::array<int64_t, 5>{3, 4, 4, 1, 0},
+        {3, 4, 1, 3, 0},
+        {3, 4, 5, 1, 0},
+        {3, 4, -4, -1, 11},
+        {3, 2, 4, 2, 0},
+        {1, 4, 0, 1, 0},
+        {2, 3, 1, 2, 0}}) {
+    int64_t shape[] = {rows, cols}, strides[] = {rowStride, colStride};
+    DLTensor tensor = makeTensor(storage, 2, shape, strides, kF32, kCpu0,
+                                 offset * sizeof(float));
+    EXPECT_TRUE(accepted(0, tensor, desc)) << rowStride << ", " << colStride;
+  }
 }
 
 TEST_F(CheckTest, KeepsTheFirstFailureOfTheCall) {

@@ -195,7 +195,11 @@ DLRT_EXPORT const char *dlrt_dtype_name(DLDataType dtype, char *buf,
 ///  - OVERFLOW: byte_offset or the lowest/highest addressed byte (negative
 ///    strides included) does not fit int64;
 ///  - LAYOUT: strides (NULL = compact row-major) or offset the layout of
-///    dlrt_layout refuses;
+///    dlrt_layout refuses; for a written parameter (DLRT_ACCESS_WRITE), also
+///    strides under which two elements may share an address (a zero stride
+///    of a dim larger than 1, or dims that, sorted by |stride|, do not each
+///    step past what the smaller ones reach): kernels update written
+///    parameters in place;
 ///  - READ_ONLY: ctx->arg_flags[index] has DLPACK_FLAG_BITMASK_READ_ONLY and
 ///    desc->access has DLRT_ACCESS_WRITE.
 /// Returns DLRT_OK, or records "argument <index> '<name>': expected <what>,
