@@ -446,3 +446,29 @@ def test_output_shape_mismatch():
         dlbridge.jit(f)(np.zeros((1, 3), np.float32), np.zeros((2, 3), np.float32))
     with pytest.raises(ValueError, match="non-broadcastable output operand"):
         dlbridge.jit(f)(np.zeros(3, np.float32), np.zeros((2, 3), np.float32))
+
+
+def test_elementwise_updates_write_the_arguments_without_temporaries():
+    def sgd_momentum(w, grad, velocity, lr, momentum):
+        velocity *= momentum
+        velocity -= lr * grad
+        w += velocity
+
+    w, grad, velocity = (np.linspace(-1, 1, 1000, dtype=np.float32) * k for k in (1, 2, 3))
+    got, want, got_args, want_args = _run(sgd_momentum, w, grad, velocity, 0.01, 0.9)
+    _assert_same(got_args, want_args)
+    buffers = dlbridge.jit(sgd_momentum).inspect(w, grad, velocity, 0.01, 0.9)["tensors-to-buffers"]
+    assert "memref.alloc" not in buffers and "memref.copy" not in buffers, buffers
+
+
+def test_written_arguments_whose_elements_overlap_are_refused():
+    from numpy.lib.stride_tricks import as_strided
+
+    def add(w, v):
+        w += v
+
+    base = np.zeros(4, np.float32)
+    broadcast = as_strided(base, shape=(4,), strides=(0,), writeable=True)
+    with pytest.raises(ValueError, match="argument 0 'w': expected a written tensor whose elements do not overlap"):
+        dlbridge.jit(add)(broadcast, np.arange(4, dtype=np.float32))
+    np.testing.assert_array_equal(base, 0)

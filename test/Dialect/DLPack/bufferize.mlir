@@ -65,3 +65,63 @@ func.func @mixed(%x: tensor<4xf32>, %n: index) -> tensor<4xf32> attributes {dlpa
   memref.dealloc %t : memref<?xf32>
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// An updated argument written back in place: the elementwise update writes
+// the argument's buffer directly, with no temporary and no copy back.
+
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @update_in_place
+// CHECK-SAME: (%[[W:.*]]: memref<?xf32, strided<[?], offset: ?>>, %[[V:.*]]: memref
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[W]], %[[V]] :
+// CHECK-SAME: outs(%[[W]] :
+// CHECK-NOT: memref.copy
+// CHECK: return
+func.func @update_in_place(%w_buf: memref<?xf32, strided<[?], offset: ?>>, %v: tensor<?xf32>) {
+  %w = bufferization.to_tensor %w_buf restrict writable : memref<?xf32, strided<[?], offset: ?>> to tensor<?xf32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %w, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%w, %v : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  bufferization.materialize_in_destination %sum in restrict writable %w_buf : (tensor<?xf32>, memref<?xf32, strided<[?], offset: ?>>) -> ()
+  return
+}
+
+// -----
+
+// `c += c.T` reads the argument in another order than it writes it: the sum
+// goes to a temporary, copied into the argument afterwards.
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-LABEL: func.func @update_reading_the_transpose
+// CHECK-SAME: (%[[C:.*]]: memref<?x?xf32, strided<[?, ?], offset: ?>>)
+// CHECK: %[[TMP:.*]] = memref.alloc
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[C]], %[[C]] :
+// CHECK-SAME: outs(%[[TMP]] :
+// CHECK: memref.copy %[[TMP]], %[[C]]
+func.func @update_reading_the_transpose(%c_buf: memref<?x?xf32, strided<[?, ?], offset: ?>>) {
+  %c = bufferization.to_tensor %c_buf restrict writable : memref<?x?xf32, strided<[?, ?], offset: ?>> to tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %c, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %c, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %sum = linalg.generic {indexing_maps = [#id2, #tr, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %c : tensor<?x?xf32>, tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  bufferization.materialize_in_destination %sum in restrict writable %c_buf : (tensor<?x?xf32>, memref<?x?xf32, strided<[?, ?], offset: ?>>) -> ()
+  return
+}

@@ -7,6 +7,7 @@
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -42,6 +43,36 @@ bool containsTensors(ModuleOp module) {
   return result.wasInterrupted();
 }
 
+/// Rewrites each `materialize_in_destination %v in restrict writable %buf`
+/// whose buffer the function also reads as `%t = to_tensor %buf restrict
+/// writable` (how the tracer writes an updated argument back) into the tensor
+/// form `materialize_in_destination %v in %t`. Two `restrict` views of one
+/// buffer break One-Shot Bufferize's aliasing assumption, so empty-tensor
+/// elimination could make `c += c.T` write `c` while it still reads it; with
+/// the tensor destination the analysis sees every read of `%t` and puts a
+/// copy where one is needed. The tensor form materialises in `%t`'s buffer,
+/// which is `%buf`.
+void materializeInArgumentTensors(ModuleOp module) {
+  module.walk([](bufferization::MaterializeInDestinationOp materialize) {
+    Value buffer = materialize.getDest();
+    if (!isa<BaseMemRefType>(buffer.getType()))
+      return;
+    bufferization::ToTensorOp view;
+    for (Operation *user : buffer.getUsers())
+      if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(user))
+        if (toTensor.getRestrict() && toTensor.getWritable())
+          view = toTensor;
+    if (!view || view.getType() != materialize.getSource().getType() ||
+        view->getBlock() != materialize->getBlock() ||
+        !view->isBeforeInBlock(materialize))
+      return;
+    OpBuilder builder(materialize);
+    bufferization::MaterializeInDestinationOp::create(
+        builder, materialize.getLoc(), materialize.getSource(), view);
+    materialize.erase();
+  });
+}
+
 struct DLPackBufferizePass
     : public dlbridge::dlpack::impl::DLPackBufferizeBase<DLPackBufferizePass> {
   using Base::Base;
@@ -69,6 +100,7 @@ struct DLPackBufferizePass
     });
     if (freed.wasInterrupted())
       return signalPassFailure();
+    materializeInArgumentTensors(module);
     OpPassManager pm(ModuleOp::getOperationName());
     buildPipeline(pm);
     if (failed(runPipeline(pm, module)))
@@ -85,6 +117,12 @@ private:
     // one-shot-bufferize refuses it ("Yield operand #0 is not equivalent").
     // The deallocation pipeline frees the buffers of earlier iterations.
     options.allowReturnAllocsFromLoops = true;
+    // An update of an argument (`w += v`, `x[1:-1] = ...`) is a value
+    // materialised in the argument's tensor; elementwise fusion gives its
+    // producer a tensor.empty destination. Empty-tensor elimination makes the
+    // producer write into the argument where the analysis finds it safe,
+    // instead of into a temporary copied back afterwards.
+    pm.addPass(bufferization::createEmptyTensorEliminationPass());
     pm.addPass(bufferization::createOneShotBufferizePass(options));
     bufferization::buildBufferDeallocationPipeline(pm);
     // Deallocation returns copies (bufferization.clone) of what a function
