@@ -248,7 +248,7 @@ def _exchange_api_row(ctx: Context, section: str, a: np.ndarray, b: np.ndarray, 
                       add3: Any, add3_compiled: Any, touch3_compiled: Any, tvm: Any) -> Row:
     """Three tensors through the DLPack C exchange API (``__dlpack_c_exchange_api__``).
 
-    ``dlbridge.Tensor`` implements the same C API PyTorch 2.9 exports, so this row
+    ``dlbridge.Tensor`` implements the same C API PyTorch ≥ 2.10 exports, so this row
     times dlbridge's side of the PyTorch path where PyTorch is not installed (the
     producer's ``dltensor_from_py_object_no_sync`` is dlbridge's own here).
     """
