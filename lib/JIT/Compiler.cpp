@@ -253,14 +253,105 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
   return success();
 }
 
-/// The cold path: parse, run the pipelines, JIT. Fills `cacheEntry` with
-/// what a disk cache needs to skip all of it next time. Runs in a crash
-/// guard, so it touches nothing outside itself until it has finished, and
-/// keeps `stage` up to date for the report of a crash.
+/// Parses `source` into `context` and picks its entry `requestedEntry` (the
+/// only one when empty), renamed to a portable symbol (SymbolNames.h):
+/// `name` is the entry's name as written, `function` its symbol. Null after
+/// writing why into `error` (MLIR's diagnostics go to the context's
+/// handler).
+OwningOpRef<ModuleOp>
+parseEntry(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+           const std::string &sourceName, const std::string &requestedEntry,
+           std::string &name, std::string &function, std::string &error) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return nullptr;
+  name = selectEntry(*module, requestedEntry, error);
+  if (name.empty()) {
+    error = sourceName + ": " + error;
+    return nullptr;
+  }
+  if (failed(verifyExternalFunctions(*module)))
+    return nullptr;
+  function = makeSymbolsPortable(*module, name);
+  return module;
+}
+
+/// Where a kernel's disk cache entry lives; `directory` is empty when the
+/// disk cache is off.
+struct DiskLocation {
+  std::string directory;
+  CacheKey key;
+};
+
+/// Adds the contiguous specialisation's object to the entry at `location`,
+/// so that processes loading it from now on need not compile it.
+void addContiguousObject(const DiskLocation &location, std::string object) {
+  if (location.directory.empty())
+    return;
+  std::optional<CacheEntry> entry =
+      readCacheEntry(location.directory, location.key);
+  if (!entry || !entry->contiguous || entry->objects.size() != 1)
+    return;
+  entry->objects.push_back({kContiguousVariant, std::move(object)});
+  writeCacheEntry(location.directory, location.key, *entry);
+}
+
+/// Compiles the contiguous specialisation of the entry `name` of `source`,
+/// which compiled before, and adds its object to the disk cache. Runs on a
+/// call's path, so there is no one to report errors to: they and crashes
+/// give std::nullopt (the general specialisation then serves).
+std::optional<LoadedVariant> compileContiguous(const std::string &source,
+                                               const std::string &sourceName,
+                                               const std::string &name,
+                                               const CompileOptions &options,
+                                               const DiskLocation &location) {
+  std::optional<LoadedVariant> variant;
+  std::string object, crash;
+  runContained(
+      [&] {
+        MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
+        context.getDiagEngine().registerHandler([](Diagnostic &) {});
+        llvm::SourceMgr sourceMgr;
+        // Named as compile() named it: the checks' messages carry the name.
+        sourceMgr.AddNewSourceBuffer(
+            llvm::MemoryBuffer::getMemBuffer(source, sourceName),
+            llvm::SMLoc());
+        std::string parsedName, function, error;
+        OwningOpRef<ModuleOp> module = parseEntry(
+            context, sourceMgr, sourceName, name, parsedName, function, error);
+        LoadedVariant loaded;
+        if (module && succeeded(compileVariant(*module, function, options,
+                                               /*contiguous=*/true, loaded,
+                                               object, nullptr, error)))
+          variant = std::move(loaded);
+      },
+      crash);
+  if (variant)
+    addContiguousObject(location, std::move(object));
+  return variant;
+}
+
+/// Makes the contiguous specialisation of a kernel compiled from `source`
+/// when it is first needed.
+VariantMaker compileContiguousLater(std::string source, std::string sourceName,
+                                    std::string name, CompileOptions options,
+                                    DiskLocation location) {
+  return [source = std::move(source), sourceName = std::move(sourceName),
+          name = std::move(name), options, location = std::move(location)] {
+    return compileContiguous(source, sourceName, name, options, location);
+  };
+}
+
+/// The cold path: parse, run the pipeline, JIT the general specialisation.
+/// Fills `cacheEntry` with what a disk cache needs to skip all of it next
+/// time. Runs in a crash guard, so it touches nothing outside itself until it
+/// has finished, and keeps `stage` up to date for the report of a crash.
 CompileResult compileUnguarded(const std::string &source,
                                const std::string &sourceName,
                                const std::string &requestedEntry,
                                const CompileOptions &options,
+                               const DiskLocation &location,
                                CacheEntry &cacheEntry, const char *&stage) {
   stage = "parsing the source";
   MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
@@ -273,23 +364,17 @@ CompileResult compileUnguarded(const std::string &source,
   // Located messages, not IR dumps: users see their source, not ours.
   context.printOpOnDiagnostic(false);
 
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  std::string name, function, error;
+  OwningOpRef<ModuleOp> module = parseEntry(
+      context, sourceMgr, sourceName, requestedEntry, name, function, error);
   if (!module)
-    return compileError(diagnostics);
-  std::string error;
-  std::string name = selectEntry(*module, requestedEntry, error);
-  if (name.empty())
-    return compileError(sourceName + ": " + error);
-  if (failed(verifyExternalFunctions(*module)))
-    return compileError(diagnostics);
-  std::string function = makeSymbolsPortable(*module, name);
+    return compileError(diagnostics + error);
 
   stage = options.target == Target::CUDA ? "compiling for CUDA"
                                          : "compiling for the CPU";
   KernelStages stages;
   stages.input = source;
-  LoadedVariant general, contiguous;
+  LoadedVariant general;
   CachedObject generalObject{kGeneralVariant, {}};
   if (failed(compileVariant(*module, function, options, /*contiguous=*/false,
                             general, generalObject.bytes, &stages.llvmDialect,
@@ -300,20 +385,18 @@ CompileResult compileUnguarded(const std::string &source,
   entry.name = name;
   entry.inputMLIR = stages.input;
   entry.llvmDialectMLIR = stages.llvmDialect;
-  entry.objects.push_back(std::move(generalObject));
   // CUDA kernels index through the strides they are given; no contiguous
   // variant (yet).
-  if (options.target == Target::CPU && takesTensors(*module, function)) {
-    CachedObject contiguousObject{kContiguousVariant, {}};
-    if (failed(compileVariant(*module, function, options, /*contiguous=*/true,
-                              contiguous, contiguousObject.bytes, nullptr,
-                              error)))
-      return compileError(diagnostics + error);
-    entry.objects.push_back(std::move(contiguousObject));
-  }
+  entry.contiguous =
+      options.target == Target::CPU && takesTensors(*module, function);
+  entry.objects.push_back(std::move(generalObject));
+  VariantMaker makeContiguous;
+  if (entry.contiguous)
+    makeContiguous =
+        compileContiguousLater(source, sourceName, name, options, location);
   CompileResult result;
   result.kernel = KernelImpl::wrap(std::make_shared<const KernelImpl>(
-      std::move(name), std::move(general), std::move(contiguous),
+      std::move(name), std::move(general), std::move(makeContiguous),
       std::move(stages), /*fromDiskCache=*/false));
   cacheEntry = std::move(entry);
   return result;
@@ -326,6 +409,7 @@ CompileResult compileFromSource(const std::string &source,
                                 const std::string &sourceName,
                                 const std::string &requestedEntry,
                                 const CompileOptions &options,
+                                const DiskLocation &location,
                                 CacheEntry &cacheEntry) {
   CompileResult result;
   const char *stage = "starting";
@@ -333,7 +417,7 @@ CompileResult compileFromSource(const std::string &source,
   if (runContained(
           [&] {
             result = compileUnguarded(source, sourceName, requestedEntry,
-                                      options, cacheEntry, stage);
+                                      options, location, cacheEntry, stage);
           },
           crash))
     return result;
@@ -342,33 +426,54 @@ CompileResult compileFromSource(const std::string &source,
                       " inside MLIR/LLVM (contained; nothing was compiled)");
 }
 
-/// The warm path: a disk entry's objects, linked without MLIR. Fails (and
-/// the caller recompiles) when any object does not load, or loading one
-/// crashes.
-std::shared_ptr<const KernelImpl> loadFromDisk(const CacheEntry &entry) {
-  std::shared_ptr<const KernelImpl> kernel;
+/// An object of a disk entry, loaded in a crash guard.
+std::optional<LoadedVariant> loadContained(llvm::StringRef object,
+                                           llvm::StringRef function) {
+  std::optional<LoadedVariant> variant;
   std::string crash;
-  bool finished = runContained(
+  runContained(
       [&] {
-        LoadedVariant general, contiguous;
-        for (const CachedObject &object : entry.objects) {
-          auto loaded = loadObject(object.bytes, entry.function);
-          if (!loaded) {
-            llvm::consumeError(loaded.takeError());
-            return;
-          }
-          (object.variant == kContiguousVariant ? contiguous : general) =
-              std::move(*loaded);
-        }
-        if (!general.entry)
-          return;
-        kernel = std::make_shared<const KernelImpl>(
-            entry.name, std::move(general), std::move(contiguous),
-            KernelStages{entry.inputMLIR, entry.llvmDialectMLIR},
-            /*fromDiskCache=*/true);
+        if (auto loaded = loadObject(object, function))
+          variant = std::move(*loaded);
+        else
+          llvm::consumeError(loaded.takeError());
       },
       crash);
-  return finished ? kernel : nullptr;
+  return variant;
+}
+
+/// The warm path: a disk entry's general object, linked without MLIR; the
+/// contiguous one is loaded (or, when the entry has none yet, compiled) on
+/// first use. Fails (and the caller recompiles) when the object does not
+/// load, or loading it crashes.
+std::shared_ptr<const KernelImpl> loadFromDisk(CacheEntry entry,
+                                               const std::string &sourceName,
+                                               const CompileOptions &options,
+                                               DiskLocation location) {
+  CachedObject *generalObject = nullptr, *contiguousObject = nullptr;
+  for (CachedObject &object : entry.objects)
+    (object.variant == kContiguousVariant ? contiguousObject : generalObject) =
+        &object;
+  if (!generalObject)
+    return nullptr;
+  std::optional<LoadedVariant> general =
+      loadContained(generalObject->bytes, entry.function);
+  if (!general)
+    return nullptr;
+  VariantMaker makeContiguous;
+  if (contiguousObject)
+    makeContiguous = [object = std::move(contiguousObject->bytes),
+                      function = entry.function] {
+      return loadContained(object, function);
+    };
+  else if (entry.contiguous)
+    makeContiguous = compileContiguousLater(
+        entry.inputMLIR, sourceName, entry.name, options, std::move(location));
+  return std::make_shared<const KernelImpl>(
+      entry.name, std::move(*general), std::move(makeContiguous),
+      KernelStages{std::move(entry.inputMLIR),
+                   std::move(entry.llvmDialectMLIR)},
+      /*fromDiskCache=*/true);
 }
 
 CompileResult compileNamed(const std::string &source,
@@ -382,39 +487,40 @@ CompileResult compileNamed(const std::string &source,
   initializeNativeTarget();
   if (!options.cache) {
     CacheEntry unused;
-    return compileFromSource(source, sourceName, entry, options, unused);
+    return compileFromSource(source, sourceName, entry, options, {}, unused);
   }
-  CacheKey key = computeKey(source, entry, options);
-  if (auto kernel = getMemoryCache().lookup(key)) {
+  DiskLocation location{getCacheDirectory(),
+                        computeKey(source, entry, options)};
+  if (auto kernel = getMemoryCache().lookup(location.key)) {
     CompileResult result;
     result.kernel = KernelImpl::wrap(std::move(kernel));
     return result;
   }
-  std::string directory = getCacheDirectory();
   std::string policy;
-  if (!directory.empty()) {
+  if (!location.directory.empty()) {
     std::string error;
     policy = getCachePruningPolicy(error);
     if (policy.empty())
       return compileError(error);
-  }
-  if (!directory.empty())
-    if (std::optional<CacheEntry> cached = readCacheEntry(directory, key))
-      if (auto kernel = loadFromDisk(*cached)) {
-        getMemoryCache().insert(key, kernel);
+    if (std::optional<CacheEntry> cached =
+            readCacheEntry(location.directory, location.key))
+      if (auto kernel =
+              loadFromDisk(std::move(*cached), sourceName, options, location)) {
+        getMemoryCache().insert(location.key, kernel);
         CompileResult result;
         result.kernel = KernelImpl::wrap(std::move(kernel));
         return result;
       }
+  }
   CacheEntry cacheEntry;
-  CompileResult result =
-      compileFromSource(source, sourceName, entry, options, cacheEntry);
+  CompileResult result = compileFromSource(source, sourceName, entry, options,
+                                           location, cacheEntry);
   if (!result)
     return result;
-  getMemoryCache().insert(key, KernelImpl::unwrap(*result.kernel));
-  if (!directory.empty()) {
-    writeCacheEntry(directory, key, cacheEntry);
-    pruneCacheDirectory(directory, policy);
+  getMemoryCache().insert(location.key, KernelImpl::unwrap(*result.kernel));
+  if (!location.directory.empty()) {
+    writeCacheEntry(location.directory, location.key, cacheEntry);
+    pruneCacheDirectory(location.directory, policy);
   }
   return result;
 }

@@ -36,6 +36,7 @@ protected:
     entry.name = "<lambda>";
     entry.inputMLIR = "func.func @f()";
     entry.llvmDialectMLIR = "llvm.func @f()";
+    entry.contiguous = true;
     entry.objects = {{0, std::string("\x7f"
                                      "ELF general",
                                      12)},
