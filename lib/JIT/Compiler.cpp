@@ -1,8 +1,8 @@
 //===- Compiler.cpp - MLIR source to a loaded Kernel ----------------------===//
 //
-// Part of dlbridge. A miss parses the source, runs the target's pipeline per
-// specialisation, JIT-compiles with MLIR's ExecutionEngine and stores the
-// objects on disk; a disk hit loads the objects without MLIR.
+// Part of dlbridge. A miss parses the source, runs the target's pipeline,
+// compiles an object in memory, loads it as a disk hit would (ObjectLoader)
+// and stores it on disk; a disk hit loads the objects without MLIR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,29 +11,23 @@
 #include "ExternalSymbols.h"
 #include "Frontend.h"
 #include "KernelImpl.h"
-#include "RuntimeSymbols.h"
 #include "SymbolNames.h"
 
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
 #include "dlbridge/InitAll.h"
 #include "dlbridge/Pipelines/Pipelines.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <dlfcn.h>
@@ -180,8 +174,9 @@ CompileResult compileError(std::string message) {
   return result;
 }
 
-/// Compiles one specialisation of the already parsed `module`; on success
-/// fills `variant`, `object` and (when asked) the LLVM-dialect text.
+/// Compiles one specialisation of the already parsed `module` to an object
+/// in memory and loads it as a disk cache hit would; on success fills
+/// `variant`, `object` and (when asked) the LLVM-dialect text.
 LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
                              const CompileOptions &options, bool contiguous,
                              LoadedVariant &variant, std::string &object,
@@ -193,63 +188,26 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
     llvm::raw_string_ostream os(*llvmDialect);
     clone->print(os);
   }
-
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder) {
-    error = llvm::toString(machineBuilder.takeError());
+  std::unique_ptr<llvm::TargetMachine> targetMachine =
+      createHostTargetMachine(options, error);
+  if (!targetMachine)
+    return failure();
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateAndOptimise(*clone, options, *targetMachine, context, error);
+  if (!llvmModule)
+    return failure();
+  llvm::SmallVector<char, 0> bytes;
+  if (failed(emitCode(*llvmModule, *targetMachine,
+                      llvm::CodeGenFileType::ObjectFile, bytes, error)))
+    return failure();
+  object.assign(bytes.begin(), bytes.end());
+  auto loaded = loadObject(object, function);
+  if (!loaded) {
+    error = llvm::toString(loaded.takeError());
     return failure();
   }
-  auto targetMachine = machineBuilder->createTargetMachine();
-  if (!targetMachine) {
-    error = llvm::toString(targetMachine.takeError());
-    return failure();
-  }
-  auto transformer =
-      makeOptimizingTransformer(options.optLevel, 0, targetMachine->get());
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel =
-      static_cast<llvm::CodeGenOptLevel>(options.optLevel);
-  engineOptions.enableObjectDump = true;
-  engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
-  auto engine = ExecutionEngine::create(*clone, engineOptions);
-  if (!engine) {
-    error = llvm::toString(engine.takeError());
-    return failure();
-  }
-  (*engine)->registerSymbols(getRuntimeSymbols);
-  auto entry = (*engine)->lookup(getEntryPointName(function));
-  if (!entry) {
-    error = llvm::toString(entry.takeError());
-    return failure();
-  }
-  auto signature = (*engine)->lookup(getSignatureName(function));
-  if (!signature) {
-    error = llvm::toString(signature.takeError());
-    return failure();
-  }
-  (*engine)->initialize();
-
-  llvm::SmallString<128> objectPath;
-  if (std::error_code code =
-          llvm::sys::fs::createTemporaryFile("dlbridge", "o", objectPath)) {
-    error = "cannot create a temporary object file: " + code.message();
-    return failure();
-  }
-  (*engine)->dumpToObjectFile(objectPath);
-  auto buffer = llvm::MemoryBuffer::getFile(objectPath, /*IsText=*/false);
-  llvm::sys::fs::remove(objectPath);
-  if (!buffer) {
-    error =
-        "cannot read back the compiled object: " + buffer.getError().message();
-    return failure();
-  }
-  object = (*buffer)->getBuffer().str();
-
-  variant.entry = reinterpret_cast<EntryFunction>(*entry);
-  variant.signature = static_cast<const dlrt_signature *>(*signature);
-  variant.owner = std::shared_ptr<ExecutionEngine>(std::move(*engine));
+  variant = std::move(*loaded);
   return success();
 }
 
