@@ -176,11 +176,13 @@ CompileResult compileError(std::string message) {
 
 /// Compiles one specialisation of the already parsed `module` to an object
 /// in memory and loads it as a disk cache hit would; on success fills
-/// `variant`, `object` and (when asked) the LLVM-dialect text.
+/// `variant`, `object`, the data layout it was compiled for and (when asked)
+/// the LLVM-dialect text.
 LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
                              const CompileOptions &options, bool contiguous,
                              LoadedVariant &variant, std::string &object,
-                             std::string *llvmDialect, std::string &error) {
+                             std::string &dataLayout, std::string *llvmDialect,
+                             std::string &error) {
   OwningOpRef<ModuleOp> clone = module.clone();
   if (failed(runPipeline(*clone, function, options, contiguous)))
     return failure();
@@ -202,7 +204,8 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
                       llvm::CodeGenFileType::ObjectFile, bytes, error)))
     return failure();
   object.assign(bytes.begin(), bytes.end());
-  auto loaded = loadObject(object, function);
+  dataLayout = llvmModule->getDataLayoutStr();
+  auto loaded = loadObject(object, function, dataLayout);
   if (!loaded) {
     error = llvm::toString(loaded.takeError());
     return failure();
@@ -265,7 +268,7 @@ std::optional<LoadedVariant> compileContiguous(const std::string &source,
                                                const CompileOptions &options,
                                                const DiskLocation &location) {
   std::optional<LoadedVariant> variant;
-  std::string object, crash;
+  std::string object, dataLayout, crash;
   runContained(
       [&] {
         MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
@@ -279,9 +282,10 @@ std::optional<LoadedVariant> compileContiguous(const std::string &source,
         OwningOpRef<ModuleOp> module = parseEntry(
             context, sourceMgr, sourceName, name, parsedName, function, error);
         LoadedVariant loaded;
-        if (module && succeeded(compileVariant(*module, function, options,
-                                               /*contiguous=*/true, loaded,
-                                               object, nullptr, error)))
+        if (module &&
+            succeeded(compileVariant(*module, function, options,
+                                     /*contiguous=*/true, loaded, object,
+                                     dataLayout, nullptr, error)))
           variant = std::move(loaded);
       },
       crash);
@@ -334,11 +338,11 @@ CompileResult compileUnguarded(const std::string &source,
   stages.input = source;
   LoadedVariant general;
   CachedObject generalObject{kGeneralVariant, {}};
-  if (failed(compileVariant(*module, function, options, /*contiguous=*/false,
-                            general, generalObject.bytes, &stages.llvmDialect,
-                            error)))
-    return compileError(diagnostics + error);
   CacheEntry entry;
+  if (failed(compileVariant(*module, function, options, /*contiguous=*/false,
+                            general, generalObject.bytes, entry.dataLayout,
+                            &stages.llvmDialect, error)))
+    return compileError(diagnostics + error);
   entry.function = function;
   entry.name = name;
   entry.inputMLIR = stages.input;
@@ -386,12 +390,13 @@ CompileResult compileFromSource(const std::string &source,
 
 /// An object of a disk entry, loaded in a crash guard.
 std::optional<LoadedVariant> loadContained(llvm::StringRef object,
-                                           llvm::StringRef function) {
+                                           llvm::StringRef function,
+                                           llvm::StringRef dataLayout) {
   std::optional<LoadedVariant> variant;
   std::string crash;
   runContained(
       [&] {
-        if (auto loaded = loadObject(object, function))
+        if (auto loaded = loadObject(object, function, dataLayout))
           variant = std::move(*loaded);
         else
           llvm::consumeError(loaded.takeError());
@@ -415,14 +420,15 @@ std::shared_ptr<const KernelImpl> loadFromDisk(CacheEntry entry,
   if (!generalObject)
     return nullptr;
   std::optional<LoadedVariant> general =
-      loadContained(generalObject->bytes, entry.function);
+      loadContained(generalObject->bytes, entry.function, entry.dataLayout);
   if (!general)
     return nullptr;
   VariantMaker makeContiguous;
   if (contiguousObject)
     makeContiguous = [object = std::move(contiguousObject->bytes),
-                      function = entry.function] {
-      return loadContained(object, function);
+                      function = entry.function,
+                      dataLayout = entry.dataLayout] {
+      return loadContained(object, function, dataLayout);
     };
   else if (entry.contiguous)
     makeContiguous = compileContiguousLater(

@@ -4,7 +4,8 @@
 //
 // An entry is one file: "DLBRJIT1", the format version, the key, the
 // compiled function's symbol and the entry's name as written, the input and
-// LLVM-dialect MLIR, whether there is a contiguous specialisation (a u32 0 or
+// LLVM-dialect MLIR, the objects' data layout, whether there is a contiguous
+// specialisation (a u32 0 or
 // 1), the number of objects, then per object its variant and
 // bytes (every string as a u64 size and the bytes), and last an xxh3 of
 // everything before it, so no field is trusted unchecked.
@@ -215,6 +216,7 @@ std::optional<CacheEntry> dlbridge::jit::readCacheEntry(StringRef dir,
       !reader.readString(entry.name) || entry.name.empty() ||
       !reader.readString(entry.inputMLIR) ||
       !reader.readString(entry.llvmDialectMLIR) ||
+      !reader.readString(entry.dataLayout) || entry.dataLayout.empty() ||
       !reader.read(&contiguous, sizeof(contiguous)) || contiguous > 1 ||
       !reader.read(&count, sizeof(count)) || count == 0 ||
       count > 1 + contiguous)
@@ -246,6 +248,7 @@ void dlbridge::jit::writeCacheEntry(StringRef dir, const CacheKey &key,
     writeString(os, entry.name);
     writeString(os, entry.inputMLIR);
     writeString(os, entry.llvmDialectMLIR);
+    writeString(os, entry.dataLayout);
     write(os, static_cast<uint32_t>(entry.contiguous));
     write(os, static_cast<uint32_t>(entry.objects.size()));
     for (const CachedObject &object : entry.objects) {

@@ -29,7 +29,8 @@ struct CachedObject {
 
 /// A cache entry: the compiled function's symbol and the entry's name as the
 /// source spells it (they differ where SymbolNames.h renamed it), the MLIR
-/// it was compiled from and lowered to (for inspection), whether the kernel
+/// it was compiled from and lowered to (for inspection), the data layout its
+/// objects were compiled for (which loading them needs), whether the kernel
 /// has a contiguous specialisation, and its objects: the general one's, and
 /// the contiguous one's once a call has needed it.
 struct CacheEntry {
@@ -37,6 +38,7 @@ struct CacheEntry {
   std::string name;
   std::string inputMLIR;
   std::string llvmDialectMLIR;
+  std::string dataLayout;
   bool contiguous = false;
   std::vector<CachedObject> objects;
 };

@@ -81,11 +81,12 @@ private:
   mutable std::atomic<EntryFunction> contiguousEntry{nullptr};
 };
 
-/// Links an object file compiled by compile() into a fresh ORC JIT with the
-/// runtime's symbols, runs its constructors, and finds `function`'s entry
-/// point and signature record.
+/// Links an object file compiled by compile() for `dataLayout` (the host's,
+/// as a string) into a fresh ORC JIT with the runtime's symbols, runs its
+/// constructors, and finds `function`'s entry point and signature record.
 llvm::Expected<LoadedVariant> loadObject(llvm::StringRef object,
-                                         llvm::StringRef function);
+                                         llvm::StringRef function,
+                                         llvm::StringRef dataLayout);
 
 /// The names compile() gives a function's entry point and signature record.
 std::string getEntryPointName(llvm::StringRef function);
