@@ -1,8 +1,8 @@
 //===- Compiler.cpp - MLIR source to a loaded Kernel ----------------------===//
 //
-// Part of dlbridge. A miss parses the source, runs the target's pipeline per
-// specialisation, JIT-compiles with MLIR's ExecutionEngine and stores the
-// objects on disk; a disk hit loads the objects without MLIR.
+// Part of dlbridge. A miss parses the source, runs the target's pipeline,
+// compiles an object in memory, loads it as a disk hit would (ObjectLoader)
+// and stores it on disk; a disk hit loads the objects without MLIR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,29 +11,23 @@
 #include "ExternalSymbols.h"
 #include "Frontend.h"
 #include "KernelImpl.h"
-#include "RuntimeSymbols.h"
 #include "SymbolNames.h"
 
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
 #include "dlbridge/InitAll.h"
 #include "dlbridge/Pipelines/Pipelines.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <dlfcn.h>
@@ -180,12 +174,15 @@ CompileResult compileError(std::string message) {
   return result;
 }
 
-/// Compiles one specialisation of the already parsed `module`; on success
-/// fills `variant`, `object` and (when asked) the LLVM-dialect text.
+/// Compiles one specialisation of the already parsed `module` to an object
+/// in memory and loads it as a disk cache hit would; on success fills
+/// `variant`, `object`, the data layout it was compiled for and (when asked)
+/// the LLVM-dialect text.
 LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
                              const CompileOptions &options, bool contiguous,
                              LoadedVariant &variant, std::string &object,
-                             std::string *llvmDialect, std::string &error) {
+                             std::string &dataLayout, std::string *llvmDialect,
+                             std::string &error) {
   OwningOpRef<ModuleOp> clone = module.clone();
   if (failed(runPipeline(*clone, function, options, contiguous)))
     return failure();
@@ -193,74 +190,130 @@ LogicalResult compileVariant(ModuleOp module, llvm::StringRef function,
     llvm::raw_string_ostream os(*llvmDialect);
     clone->print(os);
   }
-
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder) {
-    error = llvm::toString(machineBuilder.takeError());
+  std::unique_ptr<llvm::TargetMachine> targetMachine =
+      createHostTargetMachine(options, error);
+  if (!targetMachine)
+    return failure();
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateAndOptimise(*clone, options, *targetMachine, context, error);
+  if (!llvmModule)
+    return failure();
+  llvm::SmallVector<char, 0> bytes;
+  if (failed(emitCode(*llvmModule, *targetMachine,
+                      llvm::CodeGenFileType::ObjectFile, bytes, error)))
+    return failure();
+  object.assign(bytes.begin(), bytes.end());
+  dataLayout = llvmModule->getDataLayoutStr();
+  auto loaded = loadObject(object, function, dataLayout);
+  if (!loaded) {
+    error = llvm::toString(loaded.takeError());
     return failure();
   }
-  auto targetMachine = machineBuilder->createTargetMachine();
-  if (!targetMachine) {
-    error = llvm::toString(targetMachine.takeError());
-    return failure();
-  }
-  auto transformer =
-      makeOptimizingTransformer(options.optLevel, 0, targetMachine->get());
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel =
-      static_cast<llvm::CodeGenOptLevel>(options.optLevel);
-  engineOptions.enableObjectDump = true;
-  engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
-  auto engine = ExecutionEngine::create(*clone, engineOptions);
-  if (!engine) {
-    error = llvm::toString(engine.takeError());
-    return failure();
-  }
-  (*engine)->registerSymbols(getRuntimeSymbols);
-  auto entry = (*engine)->lookup(getEntryPointName(function));
-  if (!entry) {
-    error = llvm::toString(entry.takeError());
-    return failure();
-  }
-  auto signature = (*engine)->lookup(getSignatureName(function));
-  if (!signature) {
-    error = llvm::toString(signature.takeError());
-    return failure();
-  }
-  (*engine)->initialize();
-
-  llvm::SmallString<128> objectPath;
-  if (std::error_code code =
-          llvm::sys::fs::createTemporaryFile("dlbridge", "o", objectPath)) {
-    error = "cannot create a temporary object file: " + code.message();
-    return failure();
-  }
-  (*engine)->dumpToObjectFile(objectPath);
-  auto buffer = llvm::MemoryBuffer::getFile(objectPath, /*IsText=*/false);
-  llvm::sys::fs::remove(objectPath);
-  if (!buffer) {
-    error =
-        "cannot read back the compiled object: " + buffer.getError().message();
-    return failure();
-  }
-  object = (*buffer)->getBuffer().str();
-
-  variant.entry = reinterpret_cast<EntryFunction>(*entry);
-  variant.signature = static_cast<const dlrt_signature *>(*signature);
-  variant.owner = std::shared_ptr<ExecutionEngine>(std::move(*engine));
+  variant = std::move(*loaded);
   return success();
 }
 
-/// The cold path: parse, run the pipelines, JIT. Fills `cacheEntry` with
-/// what a disk cache needs to skip all of it next time. Runs in a crash
-/// guard, so it touches nothing outside itself until it has finished, and
-/// keeps `stage` up to date for the report of a crash.
+/// Parses `source` into `context` and picks its entry `requestedEntry` (the
+/// only one when empty), renamed to a portable symbol (SymbolNames.h):
+/// `name` is the entry's name as written, `function` its symbol. Null after
+/// writing why into `error` (MLIR's diagnostics go to the context's
+/// handler).
+OwningOpRef<ModuleOp>
+parseEntry(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+           const std::string &sourceName, const std::string &requestedEntry,
+           std::string &name, std::string &function, std::string &error) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return nullptr;
+  name = selectEntry(*module, requestedEntry, error);
+  if (name.empty()) {
+    error = sourceName + ": " + error;
+    return nullptr;
+  }
+  if (failed(verifyExternalFunctions(*module)))
+    return nullptr;
+  function = makeSymbolsPortable(*module, name);
+  return module;
+}
+
+/// Where a kernel's disk cache entry lives; `directory` is empty when the
+/// disk cache is off.
+struct DiskLocation {
+  std::string directory;
+  CacheKey key;
+};
+
+/// Adds the contiguous specialisation's object to the entry at `location`,
+/// so that processes loading it from now on need not compile it.
+void addContiguousObject(const DiskLocation &location, std::string object) {
+  if (location.directory.empty())
+    return;
+  std::optional<CacheEntry> entry =
+      readCacheEntry(location.directory, location.key);
+  if (!entry || !entry->contiguous || entry->objects.size() != 1)
+    return;
+  entry->objects.push_back({kContiguousVariant, std::move(object)});
+  writeCacheEntry(location.directory, location.key, *entry);
+}
+
+/// Compiles the contiguous specialisation of the entry `name` of `source`,
+/// which compiled before, and adds its object to the disk cache. Runs on a
+/// call's path, so there is no one to report errors to: they and crashes
+/// give std::nullopt (the general specialisation then serves).
+std::optional<LoadedVariant> compileContiguous(const std::string &source,
+                                               const std::string &sourceName,
+                                               const std::string &name,
+                                               const CompileOptions &options,
+                                               const DiskLocation &location) {
+  std::optional<LoadedVariant> variant;
+  std::string object, dataLayout, crash;
+  runContained(
+      [&] {
+        MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
+        context.getDiagEngine().registerHandler([](Diagnostic &) {});
+        llvm::SourceMgr sourceMgr;
+        // Named as compile() named it: the checks' messages carry the name.
+        sourceMgr.AddNewSourceBuffer(
+            llvm::MemoryBuffer::getMemBuffer(source, sourceName),
+            llvm::SMLoc());
+        std::string parsedName, function, error;
+        OwningOpRef<ModuleOp> module = parseEntry(
+            context, sourceMgr, sourceName, name, parsedName, function, error);
+        LoadedVariant loaded;
+        if (module &&
+            succeeded(compileVariant(*module, function, options,
+                                     /*contiguous=*/true, loaded, object,
+                                     dataLayout, nullptr, error)))
+          variant = std::move(loaded);
+      },
+      crash);
+  if (variant)
+    addContiguousObject(location, std::move(object));
+  return variant;
+}
+
+/// Makes the contiguous specialisation of a kernel compiled from `source`
+/// when it is first needed.
+VariantMaker compileContiguousLater(std::string source, std::string sourceName,
+                                    std::string name, CompileOptions options,
+                                    DiskLocation location) {
+  return [source = std::move(source), sourceName = std::move(sourceName),
+          name = std::move(name), options, location = std::move(location)] {
+    return compileContiguous(source, sourceName, name, options, location);
+  };
+}
+
+/// The cold path: parse, run the pipeline, JIT the general specialisation.
+/// Fills `cacheEntry` with what a disk cache needs to skip all of it next
+/// time. Runs in a crash guard, so it touches nothing outside itself until it
+/// has finished, and keeps `stage` up to date for the report of a crash.
 CompileResult compileUnguarded(const std::string &source,
                                const std::string &sourceName,
                                const std::string &requestedEntry,
                                const CompileOptions &options,
+                               const DiskLocation &location,
                                CacheEntry &cacheEntry, const char *&stage) {
   stage = "parsing the source";
   MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
@@ -273,47 +326,39 @@ CompileResult compileUnguarded(const std::string &source,
   // Located messages, not IR dumps: users see their source, not ours.
   context.printOpOnDiagnostic(false);
 
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  std::string name, function, error;
+  OwningOpRef<ModuleOp> module = parseEntry(
+      context, sourceMgr, sourceName, requestedEntry, name, function, error);
   if (!module)
-    return compileError(diagnostics);
-  std::string error;
-  std::string name = selectEntry(*module, requestedEntry, error);
-  if (name.empty())
-    return compileError(sourceName + ": " + error);
-  if (failed(verifyExternalFunctions(*module)))
-    return compileError(diagnostics);
-  std::string function = makeSymbolsPortable(*module, name);
+    return compileError(diagnostics + error);
 
   stage = options.target == Target::CUDA ? "compiling for CUDA"
                                          : "compiling for the CPU";
   KernelStages stages;
   stages.input = source;
-  LoadedVariant general, contiguous;
+  LoadedVariant general;
   CachedObject generalObject{kGeneralVariant, {}};
-  if (failed(compileVariant(*module, function, options, /*contiguous=*/false,
-                            general, generalObject.bytes, &stages.llvmDialect,
-                            error)))
-    return compileError(diagnostics + error);
   CacheEntry entry;
+  if (failed(compileVariant(*module, function, options, /*contiguous=*/false,
+                            general, generalObject.bytes, entry.dataLayout,
+                            &stages.llvmDialect, error)))
+    return compileError(diagnostics + error);
   entry.function = function;
   entry.name = name;
   entry.inputMLIR = stages.input;
   entry.llvmDialectMLIR = stages.llvmDialect;
-  entry.objects.push_back(std::move(generalObject));
   // CUDA kernels index through the strides they are given; no contiguous
   // variant (yet).
-  if (options.target == Target::CPU && takesTensors(*module, function)) {
-    CachedObject contiguousObject{kContiguousVariant, {}};
-    if (failed(compileVariant(*module, function, options, /*contiguous=*/true,
-                              contiguous, contiguousObject.bytes, nullptr,
-                              error)))
-      return compileError(diagnostics + error);
-    entry.objects.push_back(std::move(contiguousObject));
-  }
+  entry.contiguous =
+      options.target == Target::CPU && takesTensors(*module, function);
+  entry.objects.push_back(std::move(generalObject));
+  VariantMaker makeContiguous;
+  if (entry.contiguous)
+    makeContiguous =
+        compileContiguousLater(source, sourceName, name, options, location);
   CompileResult result;
   result.kernel = KernelImpl::wrap(std::make_shared<const KernelImpl>(
-      std::move(name), std::move(general), std::move(contiguous),
+      std::move(name), std::move(general), std::move(makeContiguous),
       std::move(stages), /*fromDiskCache=*/false));
   cacheEntry = std::move(entry);
   return result;
@@ -326,6 +371,7 @@ CompileResult compileFromSource(const std::string &source,
                                 const std::string &sourceName,
                                 const std::string &requestedEntry,
                                 const CompileOptions &options,
+                                const DiskLocation &location,
                                 CacheEntry &cacheEntry) {
   CompileResult result;
   const char *stage = "starting";
@@ -333,7 +379,7 @@ CompileResult compileFromSource(const std::string &source,
   if (runContained(
           [&] {
             result = compileUnguarded(source, sourceName, requestedEntry,
-                                      options, cacheEntry, stage);
+                                      options, location, cacheEntry, stage);
           },
           crash))
     return result;
@@ -342,33 +388,56 @@ CompileResult compileFromSource(const std::string &source,
                       " inside MLIR/LLVM (contained; nothing was compiled)");
 }
 
-/// The warm path: a disk entry's objects, linked without MLIR. Fails (and
-/// the caller recompiles) when any object does not load, or loading one
-/// crashes.
-std::shared_ptr<const KernelImpl> loadFromDisk(const CacheEntry &entry) {
-  std::shared_ptr<const KernelImpl> kernel;
+/// An object of a disk entry, loaded in a crash guard.
+std::optional<LoadedVariant> loadContained(llvm::StringRef object,
+                                           llvm::StringRef function,
+                                           llvm::StringRef dataLayout) {
+  std::optional<LoadedVariant> variant;
   std::string crash;
-  bool finished = runContained(
+  runContained(
       [&] {
-        LoadedVariant general, contiguous;
-        for (const CachedObject &object : entry.objects) {
-          auto loaded = loadObject(object.bytes, entry.function);
-          if (!loaded) {
-            llvm::consumeError(loaded.takeError());
-            return;
-          }
-          (object.variant == kContiguousVariant ? contiguous : general) =
-              std::move(*loaded);
-        }
-        if (!general.entry)
-          return;
-        kernel = std::make_shared<const KernelImpl>(
-            entry.name, std::move(general), std::move(contiguous),
-            KernelStages{entry.inputMLIR, entry.llvmDialectMLIR},
-            /*fromDiskCache=*/true);
+        if (auto loaded = loadObject(object, function, dataLayout))
+          variant = std::move(*loaded);
+        else
+          llvm::consumeError(loaded.takeError());
       },
       crash);
-  return finished ? kernel : nullptr;
+  return variant;
+}
+
+/// The warm path: a disk entry's general object, linked without MLIR; the
+/// contiguous one is loaded (or, when the entry has none yet, compiled) on
+/// first use. Fails (and the caller recompiles) when the object does not
+/// load, or loading it crashes.
+std::shared_ptr<const KernelImpl> loadFromDisk(CacheEntry entry,
+                                               const std::string &sourceName,
+                                               const CompileOptions &options,
+                                               DiskLocation location) {
+  CachedObject *generalObject = nullptr, *contiguousObject = nullptr;
+  for (CachedObject &object : entry.objects)
+    (object.variant == kContiguousVariant ? contiguousObject : generalObject) =
+        &object;
+  if (!generalObject)
+    return nullptr;
+  std::optional<LoadedVariant> general =
+      loadContained(generalObject->bytes, entry.function, entry.dataLayout);
+  if (!general)
+    return nullptr;
+  VariantMaker makeContiguous;
+  if (contiguousObject)
+    makeContiguous = [object = std::move(contiguousObject->bytes),
+                      function = entry.function,
+                      dataLayout = entry.dataLayout] {
+      return loadContained(object, function, dataLayout);
+    };
+  else if (entry.contiguous)
+    makeContiguous = compileContiguousLater(
+        entry.inputMLIR, sourceName, entry.name, options, std::move(location));
+  return std::make_shared<const KernelImpl>(
+      entry.name, std::move(*general), std::move(makeContiguous),
+      KernelStages{std::move(entry.inputMLIR),
+                   std::move(entry.llvmDialectMLIR)},
+      /*fromDiskCache=*/true);
 }
 
 CompileResult compileNamed(const std::string &source,
@@ -382,39 +451,40 @@ CompileResult compileNamed(const std::string &source,
   initializeNativeTarget();
   if (!options.cache) {
     CacheEntry unused;
-    return compileFromSource(source, sourceName, entry, options, unused);
+    return compileFromSource(source, sourceName, entry, options, {}, unused);
   }
-  CacheKey key = computeKey(source, entry, options);
-  if (auto kernel = getMemoryCache().lookup(key)) {
+  DiskLocation location{getCacheDirectory(),
+                        computeKey(source, entry, options)};
+  if (auto kernel = getMemoryCache().lookup(location.key)) {
     CompileResult result;
     result.kernel = KernelImpl::wrap(std::move(kernel));
     return result;
   }
-  std::string directory = getCacheDirectory();
   std::string policy;
-  if (!directory.empty()) {
+  if (!location.directory.empty()) {
     std::string error;
     policy = getCachePruningPolicy(error);
     if (policy.empty())
       return compileError(error);
-  }
-  if (!directory.empty())
-    if (std::optional<CacheEntry> cached = readCacheEntry(directory, key))
-      if (auto kernel = loadFromDisk(*cached)) {
-        getMemoryCache().insert(key, kernel);
+    if (std::optional<CacheEntry> cached =
+            readCacheEntry(location.directory, location.key))
+      if (auto kernel =
+              loadFromDisk(std::move(*cached), sourceName, options, location)) {
+        getMemoryCache().insert(location.key, kernel);
         CompileResult result;
         result.kernel = KernelImpl::wrap(std::move(kernel));
         return result;
       }
+  }
   CacheEntry cacheEntry;
-  CompileResult result =
-      compileFromSource(source, sourceName, entry, options, cacheEntry);
+  CompileResult result = compileFromSource(source, sourceName, entry, options,
+                                           location, cacheEntry);
   if (!result)
     return result;
-  getMemoryCache().insert(key, KernelImpl::unwrap(*result.kernel));
-  if (!directory.empty()) {
-    writeCacheEntry(directory, key, cacheEntry);
-    pruneCacheDirectory(directory, policy);
+  getMemoryCache().insert(location.key, KernelImpl::unwrap(*result.kernel));
+  if (!location.directory.empty()) {
+    writeCacheEntry(location.directory, location.key, cacheEntry);
+    pruneCacheDirectory(location.directory, policy);
   }
   return result;
 }

@@ -4,7 +4,9 @@
 //
 // An entry is one file: "DLBRJIT1", the format version, the key, the
 // compiled function's symbol and the entry's name as written, the input and
-// LLVM-dialect MLIR, the number of objects, then per object its variant and
+// LLVM-dialect MLIR, the objects' data layout, whether there is a contiguous
+// specialisation (a u32 0 or
+// 1), the number of objects, then per object its variant and
 // bytes (every string as a u64 size and the bytes), and last an xxh3 of
 // everything before it, so no field is trusted unchecked.
 //
@@ -36,7 +38,7 @@ using namespace dlbridge::jit;
 
 namespace {
 constexpr char kMagic[8] = {'D', 'L', 'B', 'R', 'J', 'I', 'T', '1'};
-constexpr uint32_t kFormatVersion = 3;
+constexpr uint32_t kFormatVersion = 4;
 /// What names every file the cache writes; LLVM's pruneCache() takes only
 /// files named "llvmcache-*".
 constexpr StringLiteral kEntryPrefix = "llvmcache-dlbridge-";
@@ -203,7 +205,7 @@ std::optional<CacheEntry> dlbridge::jit::readCacheEntry(StringRef dir,
 
   Reader reader(body);
   char magic[sizeof(kMagic)];
-  uint32_t version, count;
+  uint32_t version, contiguous, count;
   CacheKey storedKey;
   CacheEntry entry;
   if (!reader.read(magic, sizeof(magic)) ||
@@ -214,8 +216,12 @@ std::optional<CacheEntry> dlbridge::jit::readCacheEntry(StringRef dir,
       !reader.readString(entry.name) || entry.name.empty() ||
       !reader.readString(entry.inputMLIR) ||
       !reader.readString(entry.llvmDialectMLIR) ||
-      !reader.read(&count, sizeof(count)) || count == 0 || count > 2)
+      !reader.readString(entry.dataLayout) || entry.dataLayout.empty() ||
+      !reader.read(&contiguous, sizeof(contiguous)) || contiguous > 1 ||
+      !reader.read(&count, sizeof(count)) || count == 0 ||
+      count > 1 + contiguous)
     return std::nullopt;
+  entry.contiguous = contiguous;
   entry.objects.resize(count);
   for (CachedObject &object : entry.objects)
     if (!reader.read(&object.variant, sizeof(object.variant)) ||
@@ -242,6 +248,8 @@ void dlbridge::jit::writeCacheEntry(StringRef dir, const CacheKey &key,
     writeString(os, entry.name);
     writeString(os, entry.inputMLIR);
     writeString(os, entry.llvmDialectMLIR);
+    writeString(os, entry.dataLayout);
+    write(os, static_cast<uint32_t>(entry.contiguous));
     write(os, static_cast<uint32_t>(entry.objects.size()));
     for (const CachedObject &object : entry.objects) {
       write(os, object.variant);

@@ -29,12 +29,17 @@ struct CachedObject {
 
 /// A cache entry: the compiled function's symbol and the entry's name as the
 /// source spells it (they differ where SymbolNames.h renamed it), the MLIR
-/// it was compiled from and lowered to (for inspection), and its objects.
+/// it was compiled from and lowered to (for inspection), the data layout its
+/// objects were compiled for (which loading them needs), whether the kernel
+/// has a contiguous specialisation, and its objects: the general one's, and
+/// the contiguous one's once a call has needed it.
 struct CacheEntry {
   std::string function;
   std::string name;
   std::string inputMLIR;
   std::string llvmDialectMLIR;
+  std::string dataLayout;
+  bool contiguous = false;
   std::vector<CachedObject> objects;
 };
 

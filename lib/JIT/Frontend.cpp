@@ -10,7 +10,11 @@
 #include "dlbridge/InitAll.h"
 #include "dlbridge/Pipelines/Pipelines.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -120,5 +124,62 @@ LogicalResult dlbridge::jit::runPipeline(ModuleOp module,
       stages->emplace_back(stage, std::move(text));
     }
   }
+  return success();
+}
+
+std::unique_ptr<llvm::TargetMachine>
+dlbridge::jit::createHostTargetMachine(const CompileOptions &options,
+                                       std::string &error) {
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder) {
+    error = llvm::toString(machineBuilder.takeError());
+    return nullptr;
+  }
+  machineBuilder->setCodeGenOptLevel(
+      static_cast<llvm::CodeGenOptLevel>(options.optLevel));
+  // What LLJIT asks of objects it links with JITLink: code and data may
+  // land anywhere in the address space.
+  machineBuilder->setRelocationModel(llvm::Reloc::PIC_);
+  machineBuilder->setCodeModel(llvm::CodeModel::Small);
+  auto targetMachine = machineBuilder->createTargetMachine();
+  if (!targetMachine) {
+    error = llvm::toString(targetMachine.takeError());
+    return nullptr;
+  }
+  return std::move(*targetMachine);
+}
+
+std::unique_ptr<llvm::Module> dlbridge::jit::translateAndOptimise(
+    ModuleOp module, const CompileOptions &options,
+    llvm::TargetMachine &targetMachine, llvm::LLVMContext &context,
+    std::string &error) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context);
+  if (!llvmModule) {
+    error = "the module does not translate to LLVM IR";
+    return nullptr;
+  }
+  llvmModule->setDataLayout(targetMachine.createDataLayout());
+  llvmModule->setTargetTriple(targetMachine.getTargetTriple());
+  if (llvm::Error failed = makeOptimizingTransformer(
+          options.optLevel, 0, &targetMachine)(llvmModule.get())) {
+    error = llvm::toString(std::move(failed));
+    return nullptr;
+  }
+  return llvmModule;
+}
+
+LogicalResult dlbridge::jit::emitCode(llvm::Module &module,
+                                      llvm::TargetMachine &targetMachine,
+                                      llvm::CodeGenFileType type,
+                                      llvm::SmallVectorImpl<char> &out,
+                                      std::string &error) {
+  llvm::raw_svector_ostream stream(out);
+  llvm::legacy::PassManager codegen;
+  if (targetMachine.addPassesToEmitFile(codegen, stream, nullptr, type)) {
+    error = "the host target cannot emit this kind of file";
+    return failure();
+  }
+  codegen.run(module);
   return success();
 }

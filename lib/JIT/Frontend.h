@@ -1,8 +1,8 @@
 //===- Frontend.h - Source to LLVM-dialect MLIR -----------------*- C++ -*-===//
 //
 // Part of dlbridge. What compiling and inspecting share: the registry,
-// choosing the entry, and running a target's pipeline, whole or stage by
-// stage.
+// choosing the entry, running a target's pipeline, whole or stage by stage,
+// and compiling its result for the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,10 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CodeGen.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <string>
 
@@ -40,6 +44,26 @@ bool takesTensors(mlir::ModuleOp module, llvm::StringRef name);
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, llvm::StringRef function,
                                 const CompileOptions &options, bool contiguous,
                                 InspectResult::Stages *stages = nullptr);
+
+/// A target machine for the host at the options' level, with the
+/// relocation and code models the JIT's linker (JITLink) wants. Null after
+/// writing why into `error`.
+std::unique_ptr<llvm::TargetMachine>
+createHostTargetMachine(const CompileOptions &options, std::string &error);
+
+/// `module` (LLVM dialect) translated to LLVM IR for `targetMachine` and
+/// optimised at the options' level. Null after writing why into `error`.
+std::unique_ptr<llvm::Module>
+translateAndOptimise(mlir::ModuleOp module, const CompileOptions &options,
+                     llvm::TargetMachine &targetMachine,
+                     llvm::LLVMContext &context, std::string &error);
+
+/// Compiles `module` into `out`: an object file or assembly.
+mlir::LogicalResult emitCode(llvm::Module &module,
+                             llvm::TargetMachine &targetMachine,
+                             llvm::CodeGenFileType type,
+                             llvm::SmallVectorImpl<char> &out,
+                             std::string &error);
 
 } // namespace dlbridge::jit
 

@@ -15,18 +15,12 @@
 #include "dlbridge/Transforms/GPU/CUDATarget.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Export.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
-#include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Target/TargetMachine.h"
 
 using namespace mlir;
 using namespace dlbridge;
@@ -38,47 +32,24 @@ namespace {
 /// for the host as the JIT does.
 LogicalResult addLLVMStages(ModuleOp module, const CompileOptions &options,
                             InspectResult::Stages &stages, std::string &error) {
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!machineBuilder) {
-    error = llvm::toString(machineBuilder.takeError());
+  std::unique_ptr<llvm::TargetMachine> targetMachine =
+      createHostTargetMachine(options, error);
+  if (!targetMachine)
     return failure();
-  }
-  machineBuilder->setCodeGenOptLevel(
-      static_cast<llvm::CodeGenOptLevel>(options.optLevel));
-  auto targetMachine = machineBuilder->createTargetMachine();
-  if (!targetMachine) {
-    error = llvm::toString(targetMachine.takeError());
-    return failure();
-  }
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(module, context);
-  if (!llvmModule) {
-    error = "the module does not translate to LLVM IR";
+      translateAndOptimise(module, options, *targetMachine, context, error);
+  if (!llvmModule)
     return failure();
-  }
-  llvmModule->setDataLayout((*targetMachine)->createDataLayout());
-  llvmModule->setTargetTriple((*targetMachine)->getTargetTriple());
-  if (llvm::Error failed = makeOptimizingTransformer(
-          options.optLevel, 0, targetMachine->get())(llvmModule.get())) {
-    error = llvm::toString(std::move(failed));
-    return failure();
-  }
   std::string ir;
   llvm::raw_string_ostream irStream(ir);
   llvmModule->print(irStream, nullptr);
   stages.emplace_back("llvm-ir", std::move(ir));
 
   llvm::SmallString<0> assembly;
-  llvm::raw_svector_ostream assemblyStream(assembly);
-  llvm::legacy::PassManager codegen;
-  if ((*targetMachine)
-          ->addPassesToEmitFile(codegen, assemblyStream, nullptr,
-                                llvm::CodeGenFileType::AssemblyFile)) {
-    error = "the host target cannot emit assembly";
+  if (failed(emitCode(*llvmModule, *targetMachine,
+                      llvm::CodeGenFileType::AssemblyFile, assembly, error)))
     return failure();
-  }
-  codegen.run(*llvmModule);
   stages.emplace_back("asm", assembly.str().str());
   return success();
 }

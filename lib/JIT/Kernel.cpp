@@ -35,12 +35,26 @@ Signature toSignature(const dlrt_signature &record) {
 } // namespace
 
 KernelImpl::KernelImpl(std::string name, LoadedVariant general,
-                       LoadedVariant contiguous, KernelStages stages,
+                       VariantMaker makeContiguous, KernelStages stages,
                        bool fromDiskCache)
     : signature(toSignature(*general.signature)), stages(std::move(stages)),
-      general(std::move(general)), contiguous(std::move(contiguous)),
-      fromDiskCache(fromDiskCache) {
+      general(std::move(general)),
+      hasContiguous(static_cast<bool>(makeContiguous)),
+      fromDiskCache(fromDiskCache), makeContiguous(std::move(makeContiguous)) {
   signature.name = std::move(name);
+}
+
+EntryFunction KernelImpl::getContiguousEntry() const {
+  if (EntryFunction entry = contiguousEntry.load(std::memory_order_acquire))
+    return entry;
+  std::call_once(contiguousOnce, [&] {
+    if (std::optional<LoadedVariant> made = makeContiguous()) {
+      contiguous = std::move(*made);
+      contiguousEntry.store(contiguous.entry, std::memory_order_release);
+    }
+    makeContiguous = nullptr; // what it captured (the source) is not needed
+  });
+  return contiguousEntry.load(std::memory_order_acquire);
 }
 
 Kernel::Kernel(std::shared_ptr<const KernelImpl> impl)
@@ -50,22 +64,25 @@ const Signature &Kernel::signature() const { return impl->signature; }
 
 const KernelStages &Kernel::stages() const { return impl->stages; }
 
-bool Kernel::hasContiguousVariant() const {
-  return impl->contiguous.entry != nullptr;
+bool Kernel::hasContiguousVariant() const { return impl->hasContiguous; }
+
+bool Kernel::isContiguousVariantLoaded() const {
+  return impl->isContiguousLoaded();
 }
 
 bool Kernel::fromDiskCache() const { return impl->fromDiskCache; }
 
 int32_t Kernel::call(void **args, void **results, dlrt_call_ctx *ctx) const {
   EntryFunction entry = impl->general.entry;
-  if (impl->contiguous.entry) {
+  if (impl->hasContiguous) {
     bool compact = true;
     const std::vector<ParamInfo> &params = impl->signature.args;
     for (size_t i = 0; compact && i < params.size(); ++i)
       if (params[i].isTensor)
         compact = dlrt_is_compact(static_cast<const DLTensor *>(args[i]));
     if (compact)
-      entry = impl->contiguous.entry;
+      if (EntryFunction contiguous = impl->getContiguousEntry())
+        entry = contiguous;
   }
   return entry(args, results, ctx);
 }

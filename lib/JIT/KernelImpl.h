@@ -12,6 +12,11 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <optional>
+
 namespace dlbridge::jit {
 
 /// The entry ABI of dlrt.h.
@@ -24,13 +29,19 @@ struct LoadedVariant {
   const dlrt_signature *signature = nullptr;
 };
 
+/// Makes the contiguous specialisation: compiles it, or loads it from a disk
+/// cache entry. std::nullopt when that failed.
+using VariantMaker = std::function<std::optional<LoadedVariant>()>;
+
 class KernelImpl {
 public:
   /// `name` is the entry's name as the source spells it, which the
   /// signature reports; the compiled symbols may carry a portable spelling
-  /// of it (see SymbolNames.h).
-  KernelImpl(std::string name, LoadedVariant general, LoadedVariant contiguous,
-             KernelStages stages, bool fromDiskCache);
+  /// of it (see SymbolNames.h). `makeContiguous` is empty when there is no
+  /// contiguous specialisation.
+  KernelImpl(std::string name, LoadedVariant general,
+             VariantMaker makeContiguous, KernelStages stages,
+             bool fromDiskCache);
 
   static Kernel wrap(std::shared_ptr<const KernelImpl> impl) {
     return Kernel(std::move(impl));
@@ -39,20 +50,43 @@ public:
     return kernel.impl;
   }
 
+  /// The contiguous specialisation's entry, made by the first caller (the
+  /// others wait for it); null when there is none or making it failed, and
+  /// then the general specialisation serves every call, as it can.
+  EntryFunction getContiguousEntry() const;
+  bool isContiguousLoaded() const {
+    return contiguousEntry.load(std::memory_order_acquire) != nullptr;
+  }
+
   Signature signature;
   KernelStages stages;
   /// As written (memref sources) or with fully dynamic layouts (tensors).
   LoadedVariant general;
-  /// Identity layouts; absent for memref sources.
-  LoadedVariant contiguous;
+  /// Whether there is a contiguous specialisation (identity layouts; tensor
+  /// sources only), loaded or not.
+  bool hasContiguous;
   bool fromDiskCache;
+
+private:
+  /// The contiguous specialisation costs as much to compile as the general
+  /// one (about 40% of a small kernel's cold compile), and a kernel called
+  /// only with strided tensors never needs it: so compile() makes the
+  /// general one, which every call can take, and the first compact call
+  /// makes this one. On that call's thread rather than in the background: no
+  /// thread outlives the kernel or races process exit, and which code a call
+  /// runs does not depend on timing.
+  mutable std::once_flag contiguousOnce;
+  mutable VariantMaker makeContiguous;
+  mutable LoadedVariant contiguous;
+  mutable std::atomic<EntryFunction> contiguousEntry{nullptr};
 };
 
-/// Links an object file compiled by compile() into a fresh ORC JIT with the
-/// runtime's symbols, runs its constructors, and finds `function`'s entry
-/// point and signature record.
+/// Links an object file compiled by compile() for `dataLayout` (the host's,
+/// as a string) into a fresh ORC JIT with the runtime's symbols, runs its
+/// constructors, and finds `function`'s entry point and signature record.
 llvm::Expected<LoadedVariant> loadObject(llvm::StringRef object,
-                                         llvm::StringRef function);
+                                         llvm::StringRef function,
+                                         llvm::StringRef dataLayout);
 
 /// The names compile() gives a function's entry point and signature record.
 std::string getEntryPointName(llvm::StringRef function);

@@ -1,7 +1,8 @@
-//===- ObjectLoader.cpp - Load cached objects without MLIR ----------------===//
+//===- ObjectLoader.cpp - Link compiled objects without MLIR --------------===//
 //
-// Part of dlbridge. A disk cache hit links the cached object straight into
-// an ORC JIT: no parsing, no passes, no code generation.
+// Part of dlbridge. Every object, freshly compiled or from the disk cache,
+// is linked straight into an ORC JIT: no parsing, no passes, no code
+// generation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace llvm;
 using namespace llvm::orc;
@@ -24,8 +26,22 @@ std::string dlbridge::jit::getSignatureName(StringRef function) {
 }
 
 Expected<dlbridge::jit::LoadedVariant>
-dlbridge::jit::loadObject(StringRef object, StringRef function) {
-  Expected<std::unique_ptr<LLJIT>> jit = LLJITBuilder().create();
+dlbridge::jit::loadObject(StringRef object, StringRef function,
+                          StringRef dataLayout) {
+  Expected<DataLayout> layout = DataLayout::parse(dataLayout);
+  if (!layout)
+    return layout.takeError();
+  // Given the data layout and a target machine builder for the process's
+  // triple, LLJIT neither detects the host's CPU nor creates a target
+  // machine to learn the layout: 0.25 to 0.35 ms of a disk hit's 1.4. It
+  // compiles no code of ours, only its platform's own small IR, which runs
+  // on any CPU of the triple.
+  Expected<std::unique_ptr<LLJIT>> jit =
+      LLJITBuilder()
+          .setJITTargetMachineBuilder(
+              JITTargetMachineBuilder(Triple(sys::getProcessTriple())))
+          .setDataLayout(std::move(*layout))
+          .create();
   if (!jit)
     return jit.takeError();
   JITDylib &library = (*jit)->getMainJITDylib();

@@ -165,3 +165,42 @@ def test_a_renamed_entry_keeps_its_name_through_the_disk_cache(tmp_path: pathlib
         result = subprocess.run([sys.executable, "-c", name], input=source, env=environment,
                                 capture_output=True, text=True, check=True)
         assert result.stdout.split() == [cached, "<lambda>"]
+
+
+TENSOR_KERNEL = """
+func.func @twice(%x: tensor<?xf32> {dlpack.name = "x"}) -> tensor<?xf32> attributes {dlpack.entry} {
+  %r = arith.addf %x, %x : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+"""
+
+# Compiles TENSOR_KERNEL in a fresh process and calls it on the layouts in
+# argv; prints whether it came from the disk cache and whether each call was right.
+LAYOUT_PROBE = textwrap.dedent("""
+    import sys, numpy as np, dlbridge
+    kernel = dlbridge.compile(sys.stdin.read())
+    x = np.arange(16, dtype=np.float32)
+    views = {"compact": x, "strided": x[::2]}
+    print(kernel.from_disk_cache, *(bool((kernel(views[v]) == 2 * views[v]).all())
+                                   for v in sys.argv[1:]))
+""")
+
+
+def layout_probe(cache_dir: pathlib.Path, *layouts: str) -> list[str]:
+    environment = dict(os.environ, DLBRIDGE_CACHE_DIR=str(cache_dir))
+    result = subprocess.run([sys.executable, "-c", LAYOUT_PROBE, *layouts], input=TENSOR_KERNEL,
+                            env=environment, capture_output=True, text=True, check=True)
+    return result.stdout.split()
+
+
+def test_the_contiguous_variant_joins_the_entry_when_first_needed(tmp_path: pathlib.Path) -> None:
+    # Compiled for strided calls only, the entry holds the general object;
+    # a later process's compact call compiles the contiguous one and adds it,
+    # and the process after that loads both.
+    assert layout_probe(tmp_path, "strided") == ["False", "True"]
+    (entry,) = entries(tmp_path)
+    general_only = entry.stat().st_size
+    assert layout_probe(tmp_path, "compact", "strided") == ["True", "True", "True"]
+    assert entry.stat().st_size > general_only
+    assert layout_probe(tmp_path, "strided", "compact") == ["True", "True", "True"]
+    assert len(entries(tmp_path)) == 1

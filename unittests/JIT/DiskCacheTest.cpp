@@ -36,6 +36,8 @@ protected:
     entry.name = "<lambda>";
     entry.inputMLIR = "func.func @f()";
     entry.llvmDialectMLIR = "llvm.func @f()";
+    entry.dataLayout = "e-m:e-i64:64";
+    entry.contiguous = true;
     entry.objects = {{0, std::string("\x7f"
                                      "ELF general",
                                      12)},

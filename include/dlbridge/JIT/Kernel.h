@@ -68,12 +68,17 @@ public:
   /// Runs the kernel with the entry ABI of dlrt.h: `args[i]` is a DLTensor*
   /// or a pointer to a scalar, `results[j]` receives a
   /// DLManagedTensorVersioned* (owned by the caller) or a scalar. Picks the
-  /// contiguous specialisation when every tensor argument is compact, the
-  /// strided one otherwise. Returns 0 or a dlrt status with ctx->error set.
+  /// contiguous specialisation when every tensor argument is compact (the
+  /// first such call makes it), the strided one otherwise. Returns 0 or a dlrt
+  /// status with ctx->error set.
   int32_t call(void **args, void **results, dlrt_call_ctx *ctx) const;
 
   /// Whether a contiguous specialisation exists (tensor-level sources).
   bool hasContiguousVariant() const;
+  /// Whether the contiguous specialisation is loaded: it is compiled (or
+  /// loaded from the disk cache) on the first call whose tensors are all
+  /// compact, not by compile().
+  bool isContiguousVariantLoaded() const;
   /// Whether this kernel was loaded from the disk cache.
   bool fromDiskCache() const;
 

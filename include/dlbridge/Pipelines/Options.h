@@ -125,7 +125,7 @@ inline constexpr OptionInfo identityLayouts{
     "identity-layouts", "true or false",
     "Give tensor arguments identity layouts instead of fully dynamic "
     "strides: the contiguous specialisation, for compact inputs only (the "
-    "JIT compiles both and picks one per call)",
+    "JIT compiles it when a call first has only compact inputs)",
     InCPUPipeline, false};
 
 /// Every option, in the order docs/Options.md lists them.
