@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -43,15 +45,40 @@ bool containsTensors(ModuleOp module) {
   return result.wasInterrupted();
 }
 
+/// Makes the computation of an update write the argument's tensor `dest`
+/// itself: a `linalg.generic` whose init is a `tensor.empty` and whose result
+/// is materialised in `dest` gets `dest` as its init, when it is
+/// elementwise (all loops parallel, its output not read) and reads `dest`, if
+/// at all, only where it writes (the output's indexing map). `w += v` then
+/// bufferizes to one in-place loop; `c += c.T`, which reads other elements,
+/// keeps its temporary. (Upstream empty-tensor elimination also rewrites
+/// `tensor.insert_slice` destinations, where One-Shot Bufferize then copies
+/// every shifted read of a stencil instead of the one result.)
+void computeInDestination(Value source, Value dest) {
+  auto generic = source.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInits() != 1 ||
+      generic.getNumReductionLoops() != 0)
+    return;
+  OpOperand *init = generic.getDpsInitOperand(0);
+  if (!init->get().getDefiningOp<tensor::EmptyOp>() ||
+      init->get().getType() != dest.getType() ||
+      generic.payloadUsesValueFromOperand(init))
+    return;
+  AffineMap written = generic.getMatchingIndexingMap(init);
+  for (OpOperand *input : generic.getDpsInputOperands())
+    if (input->get() == dest &&
+        generic.getMatchingIndexingMap(input) != written)
+      return;
+  init->set(dest);
+}
+
 /// Rewrites each `materialize_in_destination %v in restrict writable %buf`
 /// whose buffer the function also reads as `%t = to_tensor %buf restrict
 /// writable` (how the tracer writes an updated argument back) into the tensor
-/// form `materialize_in_destination %v in %t`. Two `restrict` views of one
-/// buffer break One-Shot Bufferize's aliasing assumption, so empty-tensor
-/// elimination could make `c += c.T` write `c` while it still reads it; with
-/// the tensor destination the analysis sees every read of `%t` and puts a
-/// copy where one is needed. The tensor form materialises in `%t`'s buffer,
-/// which is `%buf`.
+/// form `materialize_in_destination %v in %t`, which materialises in `%t`'s
+/// buffer, `%buf`, and lets One-Shot Bufferize relate the update to every
+/// read of `%t` (two `restrict` views of one buffer hide that aliasing).
+/// Then computeInDestination.
 void materializeInArgumentTensors(ModuleOp module) {
   module.walk([](bufferization::MaterializeInDestinationOp materialize) {
     Value buffer = materialize.getDest();
@@ -69,6 +96,7 @@ void materializeInArgumentTensors(ModuleOp module) {
     OpBuilder builder(materialize);
     bufferization::MaterializeInDestinationOp::create(
         builder, materialize.getLoc(), materialize.getSource(), view);
+    computeInDestination(materialize.getSource(), view);
     materialize.erase();
   });
 }
@@ -117,12 +145,6 @@ private:
     // one-shot-bufferize refuses it ("Yield operand #0 is not equivalent").
     // The deallocation pipeline frees the buffers of earlier iterations.
     options.allowReturnAllocsFromLoops = true;
-    // An update of an argument (`w += v`, `x[1:-1] = ...`) is a value
-    // materialised in the argument's tensor; elementwise fusion gives its
-    // producer a tensor.empty destination. Empty-tensor elimination makes the
-    // producer write into the argument where the analysis finds it safe,
-    // instead of into a temporary copied back afterwards.
-    pm.addPass(bufferization::createEmptyTensorEliminationPass());
     pm.addPass(bufferization::createOneShotBufferizePass(options));
     bufferization::buildBufferDeallocationPipeline(pm);
     // Deallocation returns copies (bufferization.clone) of what a function

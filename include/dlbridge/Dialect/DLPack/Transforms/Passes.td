@@ -54,7 +54,6 @@ def DLPackBufferize : Pass<"dlbridge-bufferize", "::mlir::ModuleOp"> {
     signature has a tensor type, it runs
 
     ```
-    eliminate-empty-tensors
     one-shot-bufferize{bufferize-function-boundaries
                        function-boundary-type-conversion=<option>}
     buffer-deallocation-pipeline
@@ -64,12 +63,15 @@ def DLPackBufferize : Pass<"dlbridge-bufferize", "::mlir::ModuleOp"> {
     on it; otherwise it does nothing. Before that, an updated argument written
     back as `materialize_in_destination %v in restrict writable %buf`, whose
     buffer the function also reads as `to_tensor %buf restrict writable`, is
-    rewritten to materialise in that tensor: the two `restrict` views broke
-    One-Shot Bufferize's aliasing assumption. Empty-tensor elimination then
-    makes the computation of `%v` write the argument's buffer directly where
-    the analysis finds that safe (`w += v` is one in-place loop), instead of
-    a temporary copied back; `c += c.T` keeps its copy. A module with tensors that also frees
-    buffers itself (`memref.dealloc`) is diagnosed at the dealloc, since
+    rewritten to materialise in that tensor: the two `restrict` views hid
+    their aliasing from One-Shot Bufferize. When `%v` is computed by an
+    elementwise `linalg.generic` into a `tensor.empty` and reads the argument
+    only where it writes, the generic is given the argument as its
+    destination, so `w += v` bufferizes to one loop writing `w` in place
+    instead of a temporary copied back; `c += c.T` keeps its temporary.
+
+    A module with tensors that also frees buffers itself (`memref.dealloc`)
+    is diagnosed at the dealloc, since
     deallocation would free them twice. Both named pipelines run it; their
     `bufferize=false` option leaves it out altogether.
   }];
