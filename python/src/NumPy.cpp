@@ -80,26 +80,6 @@ int typeNumber(DLDataType dtype) {
   return -1;
 }
 
-/// The DLPack dtype numpy.ndarray.__dlpack__ exports for `descr` (the same
-/// kinds and sizes typeNumber maps back), or bits 0.
-DLDataType dlpackType(PyArray_Descr *descr) {
-  auto bits = static_cast<uint8_t>(8 * PyDataType_ELSIZE(descr));
-  switch (descr->kind) {
-  case 'b':
-    return {kDLBool, bits, 1};
-  case 'i':
-    return {kDLInt, bits, 1};
-  case 'u':
-    return {kDLUInt, bits, 1};
-  case 'f':
-    // Long double is not IEEE binary128: NumPy refuses it too.
-    return bits <= 64 ? DLDataType{kDLFloat, bits, 1} : DLDataType{};
-  case 'c':
-    return bits <= 128 ? DLDataType{kDLComplex, bits, 1} : DLDataType{};
-  }
-  return {};
-}
-
 void deleteCapsuleTensor(PyObject *capsule) {
   auto *managed = static_cast<DLManagedTensorVersioned *>(
       PyCapsule_GetPointer(capsule, kUsedVersionedName));
@@ -108,6 +88,23 @@ void deleteCapsuleTensor(PyObject *capsule) {
 }
 
 } // namespace
+
+DLDataType dlbridge::python::numpy::dtypeOfKind(char kind, int64_t itemSize) {
+  auto bits = static_cast<uint8_t>(8 * itemSize);
+  switch (kind) {
+  case 'b':
+    return {kDLBool, bits, 1};
+  case 'i':
+    return {kDLInt, bits, 1};
+  case 'u':
+    return {kDLUInt, bits, 1};
+  case 'f':
+    return {kDLFloat, bits, 1};
+  case 'c':
+    return {kDLComplex, bits, 1};
+  }
+  return {};
+}
 
 bool dlbridge::python::numpy::load() {
   if (arrayType)
@@ -142,9 +139,11 @@ bool dlbridge::python::numpy::describe(PyObject *object, DLTensor &view,
   int ndim = PyArray_NDIM(array);
   if (ndim > kMaxDims || PyArray_ISBYTESWAPPED(array))
     return false;
-  DLDataType dtype = dlpackType(descr);
   npy_intp itemSize = PyDataType_ELSIZE(descr);
-  if (!dtype.bits)
+  DLDataType dtype = dtypeOfKind(descr->kind, itemSize);
+  // Long double is not IEEE binary128: NumPy's __dlpack__ refuses it.
+  if (!dtype.bits || (dtype.code == kDLFloat && dtype.bits > 64) ||
+      dtype.bits > 128)
     return false;
   const npy_intp *dims = PyArray_DIMS(array);
   const npy_intp *byteStrides = PyArray_STRIDES(array);

@@ -24,6 +24,10 @@ namespace dlbridge::python::numpy {
 /// The most dims an array the fast path describes may have.
 constexpr int32_t kMaxDims = 8;
 
+/// The DLPack dtype of a NumPy dtype of `kind` ('b', 'i', 'u', 'f', 'c')
+/// and `itemSize` bytes, or bits 0 for other kinds.
+DLDataType dtypeOfKind(char kind, int64_t itemSize);
+
 /// Loads NumPy's C API if NumPy has been imported (dlbridge never imports it
 /// itself); returns whether it is loaded.
 bool load();

@@ -6,6 +6,8 @@
 
 #include "Scalars.h"
 
+#include "NumPy.h"
+
 #include <nanobind/stl/string.h>
 
 #include <string>
@@ -37,27 +39,15 @@ struct ScalarType {
 };
 
 /// The DLPack dtype of NumPy scalar type `type`, or bits 0.
-DLDataType numpyDtype(PyTypeObject *type, PyObject *numpy) {
+DLDataType numpyDtype(PyTypeObject *type, PyObject *numpyModule) {
   nb::object dtype = nb::steal(PyObject_CallMethod(
-      numpy, "dtype", "O", reinterpret_cast<PyObject *>(type)));
+      numpyModule, "dtype", "O", reinterpret_cast<PyObject *>(type)));
   if (!dtype.is_valid()) {
     PyErr_Clear();
     return {};
   }
-  char kind = nb::cast<std::string>(dtype.attr("kind"))[0];
-  auto bits = static_cast<uint8_t>(8 * nb::cast<int>(dtype.attr("itemsize")));
-  switch (kind) {
-  case 'b':
-    return {kDLBool, bits, 1};
-  case 'i':
-    return {kDLInt, bits, 1};
-  case 'u':
-    return {kDLUInt, bits, 1};
-  case 'f':
-    return {kDLFloat, bits, 1};
-  default:
-    return {};
-  }
+  return numpy::dtypeOfKind(nb::cast<std::string>(dtype.attr("kind"))[0],
+                            nb::cast<int64_t>(dtype.attr("itemsize")));
 }
 
 ScalarType classify(PyTypeObject *type) {
