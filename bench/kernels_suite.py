@@ -3,13 +3,13 @@
 
 Each kernel runs at its benchmark size (NumPy ≥ 5 ms; the test size with
 ``--quick``) as plain NumPy, ``dlbridge.jit(kernel)``, ``numba.njit(kernel)``
-and ``jax.jit`` of the same code object with ``np`` bound to ``jax.numpy``
-(loop trip counts static, 64-bit floats on as in NumPy). Every peer's result,
-and every argument it writes in place, is checked against NumPy on fresh
-copies before it is timed. What a peer cannot compile is a cell saying so with
-its error's first line, never a crash; JAX cannot write into its arguments, so
-kernels that do are n/a there. A last row gives the geometric means of
-dlbridge's time over NumPy's and over each peer's.
+with and without ``parallel=True``, and ``jax.jit`` of the same code object
+with ``np`` bound to ``jax.numpy`` (loop trip counts static, 64-bit floats on
+as in NumPy). Every peer's result, and every argument it writes in place, is
+checked against NumPy on fresh copies before it is timed. What a peer cannot
+compile is a cell saying so with its error's first line, never a crash; JAX
+cannot write into its arguments, so kernels that do are n/a there. A last row
+gives the geometric means of dlbridge's time over NumPy's and over each peer's.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import math
 import re
 import sys
 import types
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -30,7 +31,7 @@ sys.path.insert(0, str(BENCH_DIR.parent / "examples"))
 from numpy_kernels import KERNELS, KernelSpec  # noqa: E402
 
 SECTION = "Whole NumPy kernels (CPU, source unchanged)"
-PEERS = ("dlbridge.jit", "numba.njit", "jax.jit")
+PEERS = ("dlbridge.jit", "numba.njit", "numba.njit(parallel=True)", "jax.jit")
 
 # Escape counts of an iterated map may flip at a boundary point under fused
 # multiply-add; at most this fraction of such integer entries may differ.
@@ -145,6 +146,8 @@ def _kernel_row(ctx: Any, spec: KernelSpec, n: int) -> Row:
     numba = ctx.peers.get("numba")
     if numba is not None:
         peers.append(("numba.njit", blas, numba.njit(spec.fn), ""))
+        peers.append(("numba.njit(parallel=True)", f"numba's pool (≤{numba.get_num_threads()})",
+                      numba.njit(parallel=True)(spec.fn), "parallelises array expressions and prange"))
     jax = ctx.peers.get("jax")
     if jax is not None and spec.writes:
         refused.append(Result(SECTION, "", "jax.jit", "", None, "NumPy", status="n/a",
@@ -187,6 +190,11 @@ def _geomean_row(rows: list[Row]) -> Row:
 
 def run_whole_kernels(ctx: Any) -> list[Row]:
     """Every kernel of ``numpy_kernels.KERNELS`` under NumPy, dlbridge, numba and JAX."""
+    numba = ctx.peers.get("numba")
+    if numba is not None:
+        # parallel=True warns where it finds nothing to parallelise; the
+        # row's time says as much.
+        warnings.filterwarnings("ignore", category=numba.NumbaPerformanceWarning)
     jax = ctx.peers.get("jax")
     x64 = bool(jax.config.jax_enable_x64) if jax is not None else False
     if jax is not None:

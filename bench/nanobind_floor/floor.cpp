@@ -5,6 +5,7 @@
 //
 //   add3_numpy(a, b, c) -> numpy.ndarray   a + b + c into a fresh array
 //   add3_jax(a, b, c)   -> jax.Array       the same, returned as a JAX array
+//   add3_torch(a, b, c) -> torch.Tensor    the same, as a PyTorch tensor
 //   touch3(a, b, c)     -> None            imports the three tensors, no result
 
 #include <nanobind/nanobind.h>
@@ -50,5 +51,7 @@ NB_MODULE(nanobind_floor, m) {
   m.def("add3_numpy", &add3<nb::numpy>, nb::arg("a"), nb::arg("b"),
         nb::arg("c"));
   m.def("add3_jax", &add3<nb::jax>, nb::arg("a"), nb::arg("b"), nb::arg("c"));
+  m.def("add3_torch", &add3<nb::pytorch>, nb::arg("a"), nb::arg("b"),
+        nb::arg("c"));
   m.def("touch3", &touch3, nb::arg("a"), nb::arg("b"), nb::arg("c"));
 }
