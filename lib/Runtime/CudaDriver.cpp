@@ -391,3 +391,26 @@ extern "C" int32_t dlrt_cuda_device_count(int32_t *count) {
   *count = state->count;
   return DLRT_OK;
 }
+
+extern "C" int32_t dlrt_cuda_compute_capability(int32_t device, int32_t *major,
+                                                int32_t *minor) {
+  if (!major || !minor)
+    return dlrt_set_error(nullptr, DLRT_ERR_INVALID_ARGUMENT,
+                          "dlrt_cuda_compute_capability: major or minor is "
+                          "NULL");
+  Device *d = nullptr;
+  if (int32_t status = activate(device, &d))
+    return status;
+  const DriverApi &api = *peekDriver();
+  int values[2] = {0, 0};
+  CUresult r = api.DeviceGetAttribute(
+      &values[0], CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->handle);
+  if (r == CUDA_SUCCESS)
+    r = api.DeviceGetAttribute(
+        &values[1], CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->handle);
+  if (r != CUDA_SUCCESS)
+    return fail(r, "cuDeviceGetAttribute");
+  *major = values[0];
+  *minor = values[1];
+  return DLRT_OK;
+}

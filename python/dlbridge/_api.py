@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect as pyinspect
 import os
+import re
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable, overload
@@ -172,6 +173,21 @@ def _target_of(specs: Sequence[tuple[Any, ...]], requested: str | None) -> str:
     return "cpu"
 
 
+def _device_chip(specs: Sequence[tuple[Any, ...]], target: str) -> str | None:
+    """The chip of the CUDA device the first array is on (``"sm_90"`` for an H100),
+    so that kernels are compiled for the GPU that runs them; None on the CPU, without a
+    driver, or for a chip the CUDA pipeline does not know (its default applies)."""
+    if target != "cuda":
+        return None
+    device = next((s[4] for s in specs if s[0] == "array" and _DEVICE_TARGETS.get(s[4][0]) == "cuda"), None)
+    capability = _dlbridge.cuda_compute_capability(device[1] if device else 0)
+    if capability is None:
+        return None
+    chip = f"sm_{capability[0]}{capability[1]}"
+    known = next(o["values"] for o in _dlbridge.options() if o["name"] == "chip")
+    return chip if re.search(rf"\b{chip}\b", known) else None
+
+
 def _call_shape(
     fn: Callable[..., Any], static_argnums: Iterable[int], static_argnames: Iterable[str]
 ) -> tuple[list[str] | None, tuple[Any, ...], list[int]]:
@@ -269,7 +285,8 @@ class JitFunction(_dlbridge.Dispatcher):
     def _compile_specs(self, specs: tuple[Any, ...]) -> Any:
         start = time.perf_counter()
         traced = self._trace(specs)
-        kernel = _dlbridge.compile(traced.mlir, traced.entry, _target_of(specs, self._target),
+        target = _target_of(specs, self._target)
+        kernel = _dlbridge.compile(traced.mlir, traced.entry, target, chip=_device_chip(specs, target),
                                    cache=self._cache)
         log_compile(self.__name__, compile_reason(self._names, specs, self._compiled),
                     time.perf_counter() - start, kernel)

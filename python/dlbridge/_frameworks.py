@@ -24,11 +24,26 @@ class _Framework:
         immutable: its arrays never change after creation (JAX, TensorFlow),
             whatever flags their capsules carry: imported READ_ONLY, so no
             written parameter can take one.
+        current_stream: the function returning the DLPack stream value of
+            the framework's current CUDA stream, where its arrays come
+            through ``__dlpack__`` (CuPy): calls on its arrays run on that
+            stream, as the framework's own operations do. PyTorch's comes
+            from its DLPack exchange API.
     """
 
     module: str
     capsules: bool = False
     immutable: bool = False
+    current_stream: Callable[[], int] | None = None
+
+
+def _cupy_current_stream() -> int:
+    """CuPy's current stream as a DLPack stream value: its null stream is
+    CUDA's legacy default stream (1)."""
+    import cupy
+
+    pointer = int(cupy.cuda.get_current_stream().ptr)
+    return pointer if pointer else 1
 
 
 # By top-level module of an array type (or of one of its bases).
@@ -37,7 +52,7 @@ _FRAMEWORKS = {
     "jax": _Framework("jax.numpy", immutable=True),
     "jaxlib": _Framework("jax.numpy", immutable=True),
     "torch": _Framework("torch"),
-    "cupy": _Framework("cupy"),
+    "cupy": _Framework("cupy", current_stream=_cupy_current_stream),
     "tensorflow": _Framework("tensorflow.experimental.dlpack", capsules=True, immutable=True),
 }
 
@@ -89,18 +104,22 @@ def from_dlpack_for(array_type: type) -> Callable[[Any], Any] | None:
     return from_dlpack
 
 
-def exporter_of(array_type: type) -> tuple[Callable[[Any], Any] | None, bool]:
+def exporter_of(
+    array_type: type,
+) -> tuple[Callable[[Any], Any] | None, bool, Callable[[], int] | None]:
     """How arrays of ``array_type`` reach DLPack: the function exporting one as
-    a capsule for types without ``__dlpack__`` (else ``None``), and whether
-    such arrays are immutable, so that they are imported READ_ONLY."""
+    a capsule for types without ``__dlpack__`` (else ``None``), whether such
+    arrays are immutable, so that they are imported READ_ONLY, and the
+    function returning the framework's current stream (else ``None``, see
+    ``_Framework.current_stream``)."""
     framework = _framework_of(array_type)
     if framework is None:
-        return None, False
+        return None, False, None
     to_dlpack = None
     if framework.capsules:
         module = _import(framework.module)
         to_dlpack = None if module is None else module.to_dlpack
-    return to_dlpack, framework.immutable
+    return to_dlpack, framework.immutable, framework.current_stream
 
 
 def dlpack_device_of(device: Any) -> tuple[int, int]:

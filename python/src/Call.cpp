@@ -65,9 +65,11 @@ const ResultFramework &getResultFramework(PyTypeObject *type) {
   return *last;
 }
 
+/// `stream`: where a CUDA kernel wrote the result, which consumers of the
+/// dlbridge.Tensor handed to a framework's from_dlpack are ordered after.
 nb::object wrapResult(DLManagedTensorVersioned *managed,
                       const ResultFramework &framework,
-                      const PreparedCall &call) {
+                      const PreparedCall &call, std::optional<void *> stream) {
   if (framework.api) {
     void *object = nullptr;
     if (framework.api->managed_tensor_to_py_object_no_sync(managed, &object) ||
@@ -88,7 +90,7 @@ nb::object wrapResult(DLManagedTensorVersioned *managed,
     if (array.is_valid())
       return array;
   }
-  nb::object tensor = makeTensor(managed);
+  nb::object tensor = makeTensor(managed, stream);
   if (!framework.fromDlpack.is_valid() || framework.fromDlpack.is_none())
     return tensor;
   return framework.fromDlpack(tensor);
@@ -334,7 +336,9 @@ PreparedCall::PreparedCall(const char *function, PyObject *const *args,
         signature && i < signature->args.size() && !signature->args[i].isTensor;
     if (kinds[i] != ScalarKind::None || scalarParameter)
       continue;
-    importTensor(args[i], argumentName(i), options, tensors[i]);
+    if (!firstType && !this->options.stream && !numpy::isArray(args[i]))
+      this->options.stream = getFrameworkStream(Py_TYPE(args[i]));
+    importTensor(args[i], argumentName(i), this->options, tensors[i]);
     if (!firstType)
       firstType = Py_TYPE(args[i]);
   }
@@ -369,8 +373,56 @@ void PreparedCall::releaseAfter(DLDevice device, void *stream) {
   }
 }
 
+namespace {
+
+/// The stream a CUDA call on `device` runs on (see runKernel), and the
+/// current stream of the first tensor's framework when its exchange API
+/// names one.
+struct CallStreams {
+  void *kernel = nullptr;
+  std::optional<void *> framework;
+};
+
+CallStreams getCallStreams(const PreparedCall &call, DLDevice device) {
+  CallStreams streams;
+  if (call.stream() && dlrt_stream_from_dlpack(device, *call.stream(), 1,
+                                               &streams.kernel) != DLRT_OK)
+    throw nb::value_error(
+        (std::string(call.function()) + "(): stream: " + dlrt_last_error())
+            .c_str());
+  const DLPackExchangeAPI *api =
+      call.firstTensorType() ? getExchangeAPI(call.firstTensorType()) : nullptr;
+  if (!api || !api->current_work_stream)
+    return streams;
+  void *current = nullptr;
+  if (api->current_work_stream(device.device_type, device.device_id,
+                               &current)) {
+    if (PyErr_Occurred())
+      throw nb::python_error();
+    throw nb::buffer_error(
+        (std::string(call.function()) + "(): the DLPack exchange API of '" +
+         call.firstTensorType()->tp_name +
+         "' failed in current_work_stream without setting an error")
+            .c_str());
+  }
+  streams.framework = current;
+  if (!call.stream())
+    streams.kernel = current;
+  return streams;
+}
+
+/// Makes `waiter` wait for the work on `signaller`, or raises.
+void orderStreams(const PreparedCall &call, DLDevice device, void *waiter,
+                  void *signaller) {
+  if (int32_t status = dlrt_stream_wait(device, waiter, signaller))
+    raiseStatus(status,
+                std::string(call.function()) + "(): " + dlrt_last_error());
+}
+
+} // namespace
+
 nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
-                                       PreparedCall &call, void *stream) {
+                                       PreparedCall &call) {
   const jit::Signature &signature = kernel.signature();
   size_t count = signature.args.size();
   if (call.size() != count) {
@@ -405,6 +457,18 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
   if (signature.device != kDLCPU && device.device_type == kDLCPU)
     device = {signature.device, 0};
   checkWrittenArgsAreDistinct(call, signature);
+  // Exchange API imports are not ordered by their producer: a stream the
+  // caller chose waits for the framework's current one, and the framework's
+  // waits for the kernel before it sees the results.
+  CallStreams streams;
+  std::optional<void *> resultStream;
+  if (device.device_type != kDLCPU) {
+    streams = getCallStreams(call, device);
+    if (call.stream() && streams.framework)
+      orderStreams(call, device, streams.kernel, *streams.framework);
+    resultStream = streams.kernel;
+  }
+  void *stream = streams.kernel;
 
   size_t resultCount = signature.results.size();
   SmallArray<void *> results(resultCount);
@@ -426,13 +490,15 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
     raiseStatus(status, std::string(call.function()) + "(): " + ctx.error);
 
   PendingResults pending{signature, results};
+  if (call.stream() && streams.framework)
+    orderStreams(call, device, *streams.framework, stream);
   const ResultFramework &framework = getResultFramework(call.firstTensorType());
   auto result = [&](size_t j) {
     const jit::ParamInfo &param = signature.results[j];
     pending.next = j + 1;
     if (param.isTensor)
       return wrapResult(static_cast<DLManagedTensorVersioned *>(results[j]),
-                        framework, call);
+                        framework, call, resultStream);
     return loadScalar(param, resultScalars[j]);
   };
   if (resultCount == 0)

@@ -40,6 +40,11 @@ public:
   void requireFlags(size_t i);
   /// Type of the first tensor argument: results come back in its framework.
   PyTypeObject *firstTensorType() const { return firstType; }
+  /// The DLPack stream value CUDA producers were asked to order their work
+  /// before: the `stream=` keyword's, else the current stream of the first
+  /// tensor's framework where that framework exports through `__dlpack__`
+  /// (see getFrameworkStream); std::nullopt when neither chose one.
+  std::optional<int64_t> stream() const { return options.stream; }
   /// Releases every imported tensor after work on `device`'s `stream`.
   void releaseAfter(DLDevice device, void *stream);
 
@@ -58,10 +63,12 @@ private:
 
 /// Runs `kernel` on `call` with the GIL released and returns its results
 /// (None, one value, or a tuple) in the framework of the first tensor
-/// argument. Raises TypeError, ValueError or BufferError naming the
-/// argument when the kernel refuses one.
-nanobind::object runKernel(const jit::Kernel &kernel, PreparedCall &call,
-                           void *stream);
+/// argument. A CUDA kernel runs on call.stream(), else on the current stream
+/// of the first tensor's framework (its DLPack exchange API's
+/// current_work_stream), else on the legacy default stream; nothing waits
+/// for it on the host. Raises TypeError, ValueError or BufferError naming
+/// the argument when the kernel refuses one.
+nanobind::object runKernel(const jit::Kernel &kernel, PreparedCall &call);
 
 } // namespace dlbridge::python
 

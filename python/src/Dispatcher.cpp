@@ -26,17 +26,16 @@ constexpr uint64_t kTensorTag = uint64_t(1) << 63;
 
 /// The `stream=` keyword (a DLPack stream value): what producers of CUDA
 /// tensors are asked to order their work before, and what the kernel runs on.
-void *streamOf(PyObject *value, const std::string &function,
+void setStream(PyObject *value, const std::string &function,
                ImportOptions &options) {
   if (!value || value == Py_None)
-    return nullptr;
+    return;
   options.stream = toInteger(nb::handle(value), function + "(): stream",
                              INT64_MIN, INT64_MAX);
   void *stream = nullptr;
   if (dlrt_stream_from_dlpack({kDLCUDA, 0}, *options.stream, 1, &stream) !=
       DLRT_OK)
     throw nb::value_error(dlrt_last_error());
-  return stream;
 }
 
 [[noreturn]] void typeError(const std::string &message) {
@@ -230,7 +229,7 @@ nb::object Dispatcher::call(PyObject *const *args, size_t count,
   Bound bound(bindsKeywords ? parameterNames.size() : count);
   bind(args, count, kwargs, bound);
   ImportOptions options;
-  void *stream = streamOf(bound.stream, functionName, options);
+  setStream(bound.stream, functionName, options);
   PreparedCall call(functionName.c_str(), bound.dynamic, bound.count, options);
   bool hasStatics = !isStatic.empty();
   SmallArray<uint64_t, 16> key(2 * call.size() + hasStatics);
@@ -255,7 +254,7 @@ nb::object Dispatcher::call(PyObject *const *args, size_t count,
     if (builder.is_valid() && !builder.is_none())
       resultBuilders.emplace(kernel, builder);
   }
-  nb::object result = runKernel(*kernel, call, stream);
+  nb::object result = runKernel(*kernel, call);
   if (!resultBuilders.empty()) {
     auto found = resultBuilders.find(kernel);
     if (found != resultBuilders.end())

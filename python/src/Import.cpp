@@ -63,11 +63,13 @@ bool isAccelerator(int32_t deviceType) {
 
 /// How arrays of a type are exported, from dlbridge._frameworks: the
 /// capsule exporter of types without `__dlpack__` (e.g. TensorFlow's
-/// to_dlpack) and whether the framework's arrays are immutable (JAX's
-/// capsules carry no READ_ONLY flag). Looked up once per type.
+/// to_dlpack), whether the framework's arrays are immutable (JAX's
+/// capsules carry no READ_ONLY flag) and the function giving its current
+/// CUDA stream (CuPy's). Looked up once per type.
 struct CapsuleExporter {
   nb::object toDlpack;
   bool immutable = false;
+  nb::object currentStream;
 };
 
 const CapsuleExporter &getCapsuleExporter(PyTypeObject *type) {
@@ -87,6 +89,8 @@ const CapsuleExporter &getCapsuleExporter(PyTypeObject *type) {
     if (!found[0].is_none())
       exporter.toDlpack = found[0];
     exporter.immutable = nb::cast<bool>(found[1]);
+    if (!found[2].is_none())
+      exporter.currentStream = found[2];
     typeObject.inc_ref();
     it = cache->emplace(type, std::move(exporter)).first;
   }
@@ -164,6 +168,15 @@ struct LegacyAdapter {
 };
 
 } // namespace
+
+std::optional<int64_t>
+dlbridge::python::getFrameworkStream(PyTypeObject *type) {
+  const CapsuleExporter &exporter = getCapsuleExporter(type);
+  if (!exporter.currentStream.is_valid())
+    return std::nullopt;
+  return toInteger(exporter.currentStream(), "the framework's current stream",
+                   INT64_MIN, INT64_MAX);
+}
 
 const DLPackExchangeAPI *dlbridge::python::getExchangeAPI(PyTypeObject *type) {
   // Types live as long as their modules; the GIL guards the map.

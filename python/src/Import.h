@@ -22,6 +22,13 @@ namespace dlbridge::python {
 /// major version 1), or NULL. Looked up once per type.
 const DLPackExchangeAPI *getExchangeAPI(PyTypeObject *type);
 
+/// The DLPack stream value of the current CUDA stream of the framework that
+/// owns `type`, for frameworks whose arrays are imported through
+/// `__dlpack__` (CuPy), so that a call runs where the framework's own next
+/// operation would; std::nullopt for other types (PyTorch's current stream
+/// comes from its exchange API instead).
+std::optional<int64_t> getFrameworkStream(PyTypeObject *type);
+
 /// Names an argument in messages ("f(): argument 2 'x'"); built only on
 /// error.
 struct ArgumentName {

@@ -213,7 +213,7 @@ PyObject *callKernel(PyObject *self, PyObject *args,
     PreparedCall call(kernel.signature().name.c_str(),
                       &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args),
                       options, &kernel.signature());
-    return runKernel(kernel, call, nullptr).release().ptr();
+    return runKernel(kernel, call).release().ptr();
   } catch (...) {
     return setErrorFromException();
   }
@@ -273,6 +273,17 @@ NB_MODULE(_dlbridge, m) {
         nb::arg("toolkit") = nb::none(),
         "Compiles as compile() does, bypassing the caches, and returns the "
         "IR after every stage: (stage name, text) pairs, in order.");
+  m.def(
+      "cuda_compute_capability",
+      [](int32_t device) -> std::optional<std::pair<int32_t, int32_t>> {
+        int32_t major = 0, minor = 0;
+        if (dlrt_cuda_compute_capability(device, &major, &minor) != DLRT_OK)
+          return std::nullopt;
+        return std::make_pair(major, minor);
+      },
+      nb::arg("device"),
+      "The (major, minor) compute capability of CUDA device `device`, or "
+      "None where there is no driver or no such device.");
   m.def("clear_cache", &jit::clearCaches,
         "Empties the in-memory kernel cache and removes every entry of the "
         "disk cache; returns how many disk entries were removed. Kernels "

@@ -220,8 +220,9 @@ const DLPackExchangeAPI kExchangeAPI = {
 
 } // namespace
 
-SharedTensor *SharedTensor::adopt(DLManagedTensorVersioned *managed) {
-  return new SharedTensor(managed);
+SharedTensor *SharedTensor::adopt(DLManagedTensorVersioned *managed,
+                                  std::optional<void *> stream) {
+  return new SharedTensor(managed, stream);
 }
 
 void SharedTensor::release() {
@@ -232,8 +233,8 @@ void SharedTensor::release() {
   delete this;
 }
 
-Tensor::Tensor(DLManagedTensorVersioned *managed)
-    : shared(SharedTensor::adopt(managed)) {}
+Tensor::Tensor(DLManagedTensorVersioned *managed, std::optional<void *> stream)
+    : shared(SharedTensor::adopt(managed, stream)) {}
 
 Tensor::~Tensor() {
   if (shared)
@@ -284,15 +285,21 @@ nb::object Tensor::dlpack(nb::handle stream,
                           std::optional<bool> copy) const {
   const DLTensor &t = tensor();
   bool onHost = t.device.device_type == kDLCPU;
-  if (!stream.is_none()) {
-    if (onHost)
-      throw nb::buffer_error("stream must be None for a CPU tensor");
-    // dlbridge's results are complete when the call returns: a consumer
-    // stream has nothing to wait for; the value must still be valid.
-    void *unused;
+  if (onHost && !stream.is_none())
+    throw nb::buffer_error("stream must be None for a CPU tensor");
+  std::optional<void *> producer = shared->stream();
+  if (!onHost && (producer || !stream.is_none())) {
+    // The consumer's stream (None: the legacy default one) waits for the
+    // kernel that wrote the data, as the array API asks of producers; data
+    // no kernel of ours wrote is complete, but the value must be valid.
+    void *consumer;
+    bool given = !stream.is_none();
     if (dlrt_stream_from_dlpack(
-            t.device, toInteger(stream, "stream", INT64_MIN, INT64_MAX), 1,
-            &unused) != DLRT_OK)
+            t.device,
+            given ? toInteger(stream, "stream", INT64_MIN, INT64_MAX) : 0,
+            given, &consumer) != DLRT_OK ||
+        (producer &&
+         dlrt_stream_wait(t.device, consumer, *producer) != DLRT_OK))
       throw nb::buffer_error(dlrt_last_error());
   }
   bool versioned = maxVersion && nb::len(*maxVersion) >= 1 &&
@@ -340,8 +347,9 @@ nb::object Tensor::dlpack(nb::handle stream,
   return nb::steal(capsule);
 }
 
-nb::object dlbridge::python::makeTensor(DLManagedTensorVersioned *managed) {
-  return nb::cast(Tensor(managed), nb::rv_policy::move);
+nb::object dlbridge::python::makeTensor(DLManagedTensorVersioned *managed,
+                                        std::optional<void *> stream) {
+  return nb::cast(Tensor(managed, stream), nb::rv_policy::move);
 }
 
 void dlbridge::python::bindTensor(nb::module_ &m) {

@@ -21,25 +21,32 @@ namespace dlbridge::python {
 /// any thread, with or without the GIL.
 class SharedTensor {
 public:
-  /// Takes ownership of `managed` with one reference.
-  static SharedTensor *adopt(DLManagedTensorVersioned *managed);
+  /// Takes ownership of `managed` with one reference. `stream`, when given:
+  /// the CUDA stream a kernel writes its data on (NULL: the legacy default
+  /// one), which consumers on other streams are ordered after.
+  static SharedTensor *adopt(DLManagedTensorVersioned *managed,
+                             std::optional<void *> stream = std::nullopt);
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   void release();
   const DLTensor &tensor() const { return managed->dl_tensor; }
   uint64_t flags() const { return managed->flags; }
+  std::optional<void *> stream() const { return producerStream; }
 
 private:
-  explicit SharedTensor(DLManagedTensorVersioned *managed) : managed(managed) {}
+  SharedTensor(DLManagedTensorVersioned *managed, std::optional<void *> stream)
+      : managed(managed), producerStream(stream) {}
   std::atomic<int64_t> refs{1};
   DLManagedTensorVersioned *managed;
+  std::optional<void *> producerStream;
 };
 
 /// `dlbridge.Tensor`: owns a DLPack 1.3 managed tensor (a kernel's result or
 /// an import) and exports it to any DLPack consumer without copying.
 class Tensor {
 public:
-  /// Takes ownership of `managed`.
-  explicit Tensor(DLManagedTensorVersioned *managed);
+  /// Takes ownership of `managed`, written on `stream` (see SharedTensor).
+  explicit Tensor(DLManagedTensorVersioned *managed,
+                  std::optional<void *> stream = std::nullopt);
   Tensor(Tensor &&other) noexcept : shared(other.shared) {
     other.shared = nullptr;
   }
@@ -73,8 +80,10 @@ private:
 /// Registers dlbridge.Tensor, its exchange API and dlbridge.from_dlpack.
 void bindTensor(nanobind::module_ &m);
 
-/// Wraps `managed` (ownership moves) in a new dlbridge.Tensor.
-nanobind::object makeTensor(DLManagedTensorVersioned *managed);
+/// Wraps `managed` (ownership moves) in a new dlbridge.Tensor whose data is
+/// written on `stream` (see SharedTensor).
+nanobind::object makeTensor(DLManagedTensorVersioned *managed,
+                            std::optional<void *> stream = std::nullopt);
 
 } // namespace dlbridge::python
 

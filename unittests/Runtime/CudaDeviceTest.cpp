@@ -177,6 +177,13 @@ TEST_F(CudaDevice, CountAndAvailability) {
             std::string::npos);
   EXPECT_EQ(dlrt_cuda_alloc(DLDevice{kDLCUDA, -1}, 16, nullptr, &ptr),
             DLRT_ERR_DEVICE);
+  int32_t major = 0, minor = -1;
+  ASSERT_EQ(dlrt_cuda_compute_capability(0, &major, &minor), DLRT_OK)
+      << dlrt_last_error();
+  EXPECT_GE(major, 5);
+  EXPECT_GE(minor, 0);
+  EXPECT_EQ(dlrt_cuda_compute_capability(count, &major, &minor),
+            DLRT_ERR_DEVICE);
 }
 
 TEST_F(CudaDevice, AllocFillCopyFree) {

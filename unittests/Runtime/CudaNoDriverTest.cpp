@@ -59,6 +59,15 @@ TEST_F(CudaNoDriver, DeviceCount) {
   EXPECT_EQ(dlrt_cuda_device_count(nullptr), DLRT_ERR_INVALID_ARGUMENT);
 }
 
+TEST_F(CudaNoDriver, ComputeCapability) {
+  int32_t major = 0, minor = 0;
+  EXPECT_EQ(dlrt_cuda_compute_capability(0, &major, &minor),
+            DLRT_ERR_NO_CUDA_DRIVER);
+  expectNoDriverMessage();
+  EXPECT_EQ(dlrt_cuda_compute_capability(0, nullptr, &minor),
+            DLRT_ERR_INVALID_ARGUMENT);
+}
+
 TEST_F(CudaNoDriver, StreamWait) {
   EXPECT_EQ(dlrt_stream_wait(kCuda, DLRT_STREAM_LEGACY, DLRT_STREAM_PER_THREAD),
             DLRT_ERR_NO_CUDA_DRIVER);

@@ -49,6 +49,13 @@ DLRT_EXPORT int32_t dlrt_cuda_available(void);
 /// is set to 0 on every error. Thread-safe.
 DLRT_EXPORT int32_t dlrt_cuda_device_count(int32_t *count);
 
+/// Writes device `device`'s compute capability (9 and 0 for an H100) into
+/// `*major` and `*minor`, activating the device's primary context. Errors:
+/// DLRT_ERR_INVALID_ARGUMENT (NULL outputs), DLRT_ERR_NO_CUDA_DRIVER,
+/// DLRT_ERR_DEVICE (bad id), DLRT_ERR_CUDA. Thread-safe.
+DLRT_EXPORT int32_t dlrt_cuda_compute_capability(int32_t device, int32_t *major,
+                                                 int32_t *minor);
+
 /*===----------------------------------------------------------------------===*
  * DLPack stream values
  *===----------------------------------------------------------------------===*/
