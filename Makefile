@@ -8,6 +8,8 @@ BUILD      ?= build
 SAN_BUILD  ?= build-asan
 TSAN_BUILD ?= build-tsan
 WHEEL_BUILD ?= build-wheel
+GPU_BUILD  ?= build-gpu
+GPU_BUNDLE ?= gpu-bundle
 LLVM_DIR   ?= /usr/lib/llvm-22
 JOBS       ?= $(shell nproc)
 
@@ -41,7 +43,7 @@ CMAKE_FLAGS = -G Ninja -DMLIR_DIR=$(LLVM_DIR)/lib/cmake/mlir \
                -DPython_EXECUTABLE=$(PY) $(CCACHE_FLAGS)
 
 .PHONY: all deps deps-system build test test-unit test-lit test-python test-sanitizers \
-        test-wheel wheel lint demo bench clean
+        test-wheel wheel lint demo bench gpu-bundle gpu-check clean
 
 all: build
 
@@ -138,5 +140,22 @@ demo: build
 bench: build
 	PYTHONPATH=$(BUILD)/python $(PY) bench/run.py $(BENCH_ARGS)
 
+# The GPU half, on a machine with an NVIDIA GPU and no MLIR. Here (with
+# MLIR): `make gpu-bundle` packs the core, with MLIR and LLVM linked in, and
+# the GPU unit tests into $(GPU_BUNDLE)/. There: `make gpu-check` builds the
+# Python extension against it, runs every GPU test and the GPU benchmark
+# rows, and writes bench/results/gpu-latest.{md,json}; GPU_CHECK_LOGS=DIR
+# keeps each step's output.
+GPU_UNITTESTS := CudaDeviceTest CudaStreamValueTest DLBridgeCUDAKernelTests
+$(GPU_BUILD)/build.ninja: | deps
+	cmake -S . -B $(GPU_BUILD) $(CMAKE_FLAGS) -DDLBRIDGE_STATIC_LLVM=ON
+
+gpu-bundle: deps $(GPU_BUILD)/build.ninja
+	ninja -C $(GPU_BUILD) -j $(JOBS) dlbridge_core $(GPU_UNITTESTS)
+	test/GPU/make-bundle.sh $(GPU_BUILD) $(GPU_BUNDLE) $(GPU_UNITTESTS)
+
+gpu-check:
+	test/GPU/gpu-check.sh $(GPU_BUNDLE) $(GPU_CHECK_LOGS)
+
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(WHEEL_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(WHEEL_BUILD) $(GPU_BUILD) $(GPU_BUNDLE)
