@@ -6,6 +6,8 @@
 
 #include "Frontend.h"
 
+#include "KernelImpl.h"
+
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
 #include "dlbridge/InitAll.h"
 #include "dlbridge/Pipelines/Pipelines.h"
@@ -13,7 +15,9 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -149,6 +153,44 @@ dlbridge::jit::createHostTargetMachine(const CompileOptions &options,
   return std::move(*targetMachine);
 }
 
+namespace {
+
+/// Defines the function `name` calling the entries of `list`
+/// (llvm.global_ctors or llvm.global_dtors, when the module has it) in
+/// priority order, and removes the list (see kInitializerName).
+void defineHook(llvm::Module &module, llvm::StringRef listName,
+                llvm::StringRef name) {
+  llvm::GlobalVariable *list = module.getNamedGlobal(listName);
+  std::vector<llvm::orc::CtorDtorIterator::Element> ordered;
+  if (list)
+    for (llvm::orc::CtorDtorIterator it(list, /*End=*/false),
+         end(list, /*End=*/true);
+         it != end; ++it)
+      ordered.push_back(*it);
+  std::stable_sort(
+      ordered.begin(), ordered.end(),
+      [](const auto &a, const auto &b) { return a.Priority < b.Priority; });
+  llvm::LLVMContext &context = module.getContext();
+  auto *function = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), false),
+      llvm::GlobalValue::ExternalLinkage, name, module);
+  llvm::IRBuilder<> builder(
+      llvm::BasicBlock::Create(context, "entry", function));
+  for (const auto &entry : ordered)
+    if (entry.Func)
+      builder.CreateCall(entry.Func);
+  builder.CreateRetVoid();
+  if (list)
+    list->eraseFromParent();
+}
+
+void exposeStaticInitializers(llvm::Module &module) {
+  defineHook(module, "llvm.global_ctors", kInitializerName);
+  defineHook(module, "llvm.global_dtors", kFinalizerName);
+}
+
+} // namespace
+
 std::unique_ptr<llvm::Module> dlbridge::jit::translateAndOptimise(
     ModuleOp module, const CompileOptions &options,
     llvm::TargetMachine &targetMachine, llvm::LLVMContext &context,
@@ -159,6 +201,7 @@ std::unique_ptr<llvm::Module> dlbridge::jit::translateAndOptimise(
     error = "the module does not translate to LLVM IR";
     return nullptr;
   }
+  exposeStaticInitializers(*llvmModule);
   llvmModule->setDataLayout(targetMachine.createDataLayout());
   llvmModule->setTargetTriple(targetMachine.getTargetTriple());
   if (llvm::Error failed = makeOptimizingTransformer(

@@ -92,6 +92,14 @@ llvm::Expected<LoadedVariant> loadObject(llvm::StringRef object,
 std::string getEntryPointName(llvm::StringRef function);
 std::string getSignatureName(llvm::StringRef function);
 
+/// The functions an object's static constructors and destructors
+/// (`llvm.global_ctors`/`llvm.global_dtors`: MLIR's GPU lowering loads and
+/// unloads kernel modules in them) become, since ORC without a platform runs
+/// neither: loadObject calls the first, the last owner of the code the
+/// second.
+inline constexpr const char *kInitializerName = "__dlbridge_init";
+inline constexpr const char *kFinalizerName = "__dlbridge_fini";
+
 } // namespace dlbridge::jit
 
 #endif // DLBRIDGE_LIB_JIT_KERNELIMPL_H

@@ -68,9 +68,21 @@ dlbridge::jit::loadObject(StringRef object, StringRef function,
   Expected<ExecutorAddr> signature = (*jit)->lookup(getSignatureName(function));
   if (!signature)
     return signature.takeError();
+  Expected<ExecutorAddr> initializer = (*jit)->lookup(kInitializerName);
+  if (!initializer)
+    return initializer.takeError();
+  Expected<ExecutorAddr> finalizer = (*jit)->lookup(kFinalizerName);
+  if (!finalizer)
+    return finalizer.takeError();
+  using Hook = void (*)();
+  initializer->toPtr<Hook>()();
   LoadedVariant variant;
   variant.entry = entry->toPtr<EntryFunction>();
   variant.signature = signature->toPtr<const dlrt_signature *>();
-  variant.owner = std::shared_ptr<LLJIT>(std::move(*jit));
+  variant.owner = std::shared_ptr<LLJIT>(
+      jit->release(), [finalize = finalizer->toPtr<Hook>()](LLJIT *owner) {
+        finalize();
+        delete owner;
+      });
   return variant;
 }
