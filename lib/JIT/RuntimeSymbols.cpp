@@ -9,8 +9,56 @@
 #include "dlbridge/Runtime/dlrt.h"
 #include "dlbridge/Runtime/dlrt_cuda.h"
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
 using namespace llvm;
 using namespace llvm::orc;
+
+namespace {
+
+/// Conversions to bfloat16 that LLVM's x86 code generation calls on CPUs
+/// without AVX512-BF16 or AVX-NE-CONVERT (compiler-rt's names), and which
+/// libgcc before GCC 13 lacks. A bf16 comes back in the low 16 bits of
+/// xmm0, as it would from a function returning __bf16: there a float's bit
+/// pattern holding those 16 bits puts them.
+float bitsAsReturnedBFloat16(uint32_t bits) {
+  float result;
+  std::memcpy(&result, &bits, sizeof(result));
+  return result;
+}
+
+/// Rounds the bits of a float to the nearest bfloat16, ties to even; NaNs
+/// stay NaN (quiet).
+uint32_t roundToBFloat16(uint32_t bits) {
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return (bits >> 16) | 0x40u;
+  return (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+}
+
+float truncateFloatToBFloat16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bitsAsReturnedBFloat16(roundToBFloat16(bits));
+}
+
+/// Rounds to float first, to odd (the nearer float toward zero with its
+/// last bit set when inexact), so that rounding that float to bfloat16 is
+/// the correctly rounded result: float keeps at least two more bits.
+float truncateDoubleToBFloat16(double value) {
+  float rounded = static_cast<float>(value);
+  uint32_t bits;
+  std::memcpy(&bits, &rounded, sizeof(bits));
+  if (!std::isnan(value) && static_cast<double>(rounded) != value) {
+    if (std::fabs(static_cast<double>(rounded)) > std::fabs(value))
+      --bits;
+    bits |= 1u;
+  }
+  return bitsAsReturnedBFloat16(roundToBFloat16(bits));
+}
+
+} // namespace
 
 /// The libomp functions OpenMP regions translate to (OpenMPIRBuilder's
 /// parallel, worksharing-loop and reduction code). libomp installs no
@@ -79,6 +127,8 @@ orc::SymbolMap dlbridge::jit::getRuntimeSymbols(MangleAndInterner interner) {
   DLBRIDGE_RUNTIME_SYMBOL(mgpuMemset32);
   DLBRIDGE_RUNTIME_SYMBOL(mgpuMemset16);
   DLBRIDGE_RUNTIME_SYMBOL(mgpuSetDefaultDevice);
+  add("__truncsfbf2", &truncateFloatToBFloat16);
+  add("__truncdfbf2", &truncateDoubleToBFloat16);
   // What OpenMP regions call (--dlbridge-parallelize-outer-loops).
 #define DLBRIDGE_ADD_OPENMP_SYMBOL(name) DLBRIDGE_RUNTIME_SYMBOL(name);
   DLBRIDGE_OPENMP_SYMBOLS(DLBRIDGE_ADD_OPENMP_SYMBOL)
