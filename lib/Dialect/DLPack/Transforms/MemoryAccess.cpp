@@ -6,6 +6,8 @@
 
 #include "dlbridge/Dialect/DLPack/Transforms/MemoryAccess.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -20,13 +22,33 @@ using namespace dlbridge::dlpack;
 namespace {
 unsigned bits(Access access) { return static_cast<unsigned>(access); }
 
+/// The argument of the outlined kernel a `gpu.launch_func` passes its
+/// kernel operand `use` to, or null when the kernel has no body here.
+Value getKernelArgument(gpu::LaunchFuncOp launch, OpOperand &use) {
+  OperandRange operands = launch.getKernelOperands();
+  unsigned index = use.getOperandNumber();
+  if (operands.empty() || index < operands.getBeginOperandIndex() ||
+      index >= operands.getBeginOperandIndex() + operands.size())
+    return nullptr;
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+      launch, launch.getKernel());
+  if (!kernel || kernel.isExternal())
+    return nullptr;
+  return kernel.getArgument(index - operands.getBeginOperandIndex());
+}
+
 /// The values `use` makes aliases of its memref without touching memory:
 /// the results of views and casts, the callee's argument and the call's
-/// results for a call to a function with a body, the region arguments or
-/// results a region branch forwards it to. std::nullopt when `use` is an
-/// access instead.
+/// results for a call to a function with a body, the kernel's argument for
+/// a kernel launch, the region arguments or results a region branch
+/// forwards it to. std::nullopt when `use` is an access instead.
 std::optional<SmallVector<Value>> getForwardedAliases(OpOperand &use) {
   Operation *user = use.getOwner();
+  if (auto launch = dyn_cast<gpu::LaunchFuncOp>(user)) {
+    if (Value argument = getKernelArgument(launch, use))
+      return SmallVector<Value>{argument};
+    return std::nullopt;
+  }
   if (auto view = dyn_cast<ViewLikeOpInterface>(user);
       view && view.getViewSource() == use.get())
     return SmallVector<Value>(user->getResults());
