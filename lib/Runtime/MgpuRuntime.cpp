@@ -8,6 +8,10 @@
 //   - modules are cached by (device, image address, size, content hash) and
 //     reference-counted, functions by (module, name), with a per-thread cache
 //     in front, so a repeated launch does no driver lookup;
+//   - a module handle stands for its image on every device: looking a
+//     function up while another device is the thread's default loads the
+//     image there too (generated code loads its modules once, in an
+//     initializer, for whichever device was then the default);
 //   - failures are kept per thread for dlrt_cuda_take_launch_error instead of
 //     being printed; nothing aborts.
 // The registries are allocated once and never destroyed: global destructors
@@ -99,6 +103,9 @@ struct ModuleEntry {
   bool jit;
   int optLevel;
   int64_t refs;
+  /// The handle generated code holds: `module` itself, or the module this
+  /// one copies to another device (unloaded with it).
+  CUmodule primary;
 };
 
 struct FunctionEntry {
@@ -152,7 +159,10 @@ uint64_t hashBytes(const void *data, size_t size) {
   return h;
 }
 
-void *loadModule(void *data, size_t size, bool jit, int optLevel) {
+/// Loads `data` on the thread's default device; `primary`: the module this
+/// one copies to that device, NULL for a module of its own.
+void *loadModule(const void *data, size_t size, bool jit, int optLevel,
+                 CUmodule primary) {
   const char *fn = jit ? "mgpuModuleLoadJIT" : "mgpuModuleLoad";
   if (!driverOrNote())
     return nullptr;
@@ -220,8 +230,9 @@ void *loadModule(void *data, size_t size, bool jit, int optLevel) {
     api->ModuleUnload(module);
     return kept;
   }
-  if (!reg->modules.push(
-          ModuleEntry{module, device, data, hashed, hash, jit, optLevel, 1})) {
+  if (!reg->modules.push(ModuleEntry{module, device, data, hashed, hash, jit,
+                                     optLevel, 1,
+                                     primary ? primary : module})) {
     lock.unlock();
     api->ModuleUnload(module);
     noteError(DLRT_ERR_OUT_OF_MEMORY, "out of memory caching a CUDA module");
@@ -291,11 +302,11 @@ int32_t dlrt_cuda_take_launch_error(void) {
 void mgpuSetDefaultDevice(int32_t device) { defaultDevice = device; }
 
 void *mgpuModuleLoad(void *data, size_t size) {
-  return loadModule(data, size, /*jit=*/false, 0);
+  return loadModule(data, size, /*jit=*/false, 0, nullptr);
 }
 
 void *mgpuModuleLoadJIT(void *data, int optLevel) {
-  return loadModule(data, 0, /*jit=*/true, optLevel);
+  return loadModule(data, 0, /*jit=*/true, optLevel, nullptr);
 }
 
 void mgpuModuleUnload(void *module) {
@@ -304,7 +315,11 @@ void mgpuModuleUnload(void *module) {
   if (!reg || !module)
     return;
   auto *mod = static_cast<CUmodule>(module);
-  Device *device = nullptr;
+  struct Unload {
+    CUmodule module;
+    Device *device;
+  };
+  PodVector<Unload> unloads;
   {
     std::lock_guard<std::mutex> lock(reg->mutex);
     size_t i = 0;
@@ -320,23 +335,36 @@ void mgpuModuleUnload(void *module) {
     }
     if (--reg->modules[i].refs > 0)
       return;
-    device = reg->modules[i].device;
-    reg->modules.swapRemove(i);
-    for (size_t j = 0; j < reg->functions.size();) {
-      if (reg->functions[j].module == mod) {
-        std::free(reg->functions[j].name);
-        reg->functions.swapRemove(j);
-      } else {
+    // The module goes, with its copies on other devices.
+    for (size_t j = 0; j < reg->modules.size();) {
+      ModuleEntry &e = reg->modules[j];
+      if (e.module != mod && (e.primary != mod || --e.refs > 0)) {
         ++j;
+        continue;
       }
+      if (!unloads.push(Unload{e.module, e.device})) {
+        ++j; // Kept loaded: better a module too many than a crash.
+        continue;
+      }
+      for (size_t k = 0; k < reg->functions.size();) {
+        if (reg->functions[k].module == e.module) {
+          std::free(reg->functions[k].name);
+          reg->functions.swapRemove(k);
+        } else {
+          ++k;
+        }
+      }
+      reg->modules.swapRemove(j);
     }
     reg->generation.fetch_add(1, std::memory_order_acq_rel);
   }
-  if (int32_t status = makeCurrent(device)) {
-    noteFailure(status);
-    return;
+  for (size_t i = 0; i < unloads.size(); ++i) {
+    if (int32_t status = makeCurrent(unloads[i].device)) {
+      noteFailure(status);
+      continue;
+    }
+    check(api->ModuleUnload(unloads[i].module), "cuModuleUnload");
   }
-  check(api->ModuleUnload(mod), "cuModuleUnload");
 }
 
 void *mgpuModuleGetFunction(void *module, const char *name) {
@@ -355,26 +383,48 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
   uint64_t generation = reg->generation.load(std::memory_order_acquire);
   for (const CachedFunction &c : threadCache)
     if (c.module == mod && c.generation == generation && c.namePtr == name &&
-        std::strcmp(c.name, name) == 0)
+        deviceId(c.device) == defaultDevice && std::strcmp(c.name, name) == 0)
       return c.function;
+
+  // The module's image on the thread's default device: `mod` itself, a copy
+  // loaded earlier, or one loaded now.
+  CUmodule target = nullptr;
+  Device *device = nullptr;
+  ModuleEntry primary{};
+  {
+    std::lock_guard<std::mutex> lock(reg->mutex);
+    for (size_t i = 0; i < reg->modules.size(); ++i) {
+      const ModuleEntry &e = reg->modules[i];
+      if (e.module == mod)
+        primary = e;
+      if (e.primary == mod && deviceId(e.device) == defaultDevice) {
+        target = e.module;
+        device = e.device;
+      }
+    }
+  }
+  if (!primary.module) {
+    dlrt_set_error(nullptr, DLRT_ERR_INVALID_ARGUMENT,
+                   "mgpuModuleGetFunction: %p is not a module loaded by "
+                   "mgpuModuleLoad",
+                   module);
+    noteFailure(DLRT_ERR_INVALID_ARGUMENT);
+    return nullptr;
+  }
+  if (!target) {
+    target = static_cast<CUmodule>(
+        loadModule(primary.data, primary.jit ? 0 : primary.size, primary.jit,
+                   primary.optLevel, mod));
+    device = activateDefault();
+    if (!target || !device)
+      return nullptr;
+  }
 
   FunctionEntry found{};
   {
     std::lock_guard<std::mutex> lock(reg->mutex);
-    Device *device = nullptr;
-    for (size_t i = 0; i < reg->modules.size() && !device; ++i)
-      if (reg->modules[i].module == mod)
-        device = reg->modules[i].device;
-    if (!device) {
-      dlrt_set_error(nullptr, DLRT_ERR_INVALID_ARGUMENT,
-                     "mgpuModuleGetFunction: %p is not a module loaded by "
-                     "mgpuModuleLoad",
-                     module);
-      noteFailure(DLRT_ERR_INVALID_ARGUMENT);
-      return nullptr;
-    }
     for (size_t i = 0; i < reg->functions.size() && !found.function; ++i)
-      if (reg->functions[i].module == mod &&
+      if (reg->functions[i].module == target &&
           std::strcmp(reg->functions[i].name, name) == 0)
         found = reg->functions[i];
     if (!found.function) {
@@ -383,7 +433,7 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
         return nullptr;
       }
       CUfunction function = nullptr;
-      CUresult r = peekDriver()->ModuleGetFunction(&function, mod, name);
+      CUresult r = peekDriver()->ModuleGetFunction(&function, target, name);
       if (r != CUDA_SUCCESS) {
         dlrt_set_error(nullptr, DLRT_ERR_CUDA,
                        "cuModuleGetFunction failed for kernel '%s': %s (CUDA "
@@ -396,7 +446,7 @@ void *mgpuModuleGetFunction(void *module, const char *name) {
       char *copy = static_cast<char *>(std::malloc(length + 1));
       if (copy)
         std::memcpy(copy, name, length + 1);
-      found = FunctionEntry{mod, copy, function, device};
+      found = FunctionEntry{target, copy, function, device};
       if (!copy || !reg->functions.push(found)) {
         std::free(copy);
         // Uncached but valid: the launch still works.
