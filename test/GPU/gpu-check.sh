@@ -6,6 +6,7 @@
 # Python tests (PyTorch, CuPy and JAX CUDA arrays) and bench/gpu.py, which
 # writes bench/results/gpu-latest.{md,json}.
 #   gpu-check.sh BUNDLE_DIR [LOG_DIR]
+# GPU_BENCH_ARGS=--quick: smaller benchmark sizes.
 set -uo pipefail
 bundle=$1/dlbridge-gpu.tar.xz
 logs=${2:-}
@@ -65,7 +66,8 @@ unit_tests() {
 }
 step unittests unit_tests
 step pytest "$python" -m pytest "$root/python/tests/gpu" -q -p no:cacheprovider -rs
-step bench "$python" "$root/bench/gpu.py" --out "$root/bench/results"
+# shellcheck disable=SC2086 # GPU_BENCH_ARGS is a list of options
+step bench "$python" "$root/bench/gpu.py" --out "$root/bench/results" ${GPU_BENCH_ARGS:-}
 if [ -n "$logs" ]; then
   cp "$root"/bench/results/gpu-latest.* "$logs/" 2>/dev/null
 fi
