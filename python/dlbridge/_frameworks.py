@@ -40,8 +40,7 @@ class _Framework:
 def _cupy_current_stream() -> int:
     """CuPy's current stream as a DLPack stream value: its null stream is
     CUDA's legacy default stream (1)."""
-    import cupy
-
+    cupy = importlib.import_module("cupy")
     pointer = int(cupy.cuda.get_current_stream().ptr)
     return pointer if pointer else 1
 
