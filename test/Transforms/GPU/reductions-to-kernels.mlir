@@ -240,3 +240,30 @@ func.func @unchanged(%x: memref<?x?xf32>, %col: memref<?xf32>,
   }
   return
 }
+
+// -----
+
+// Four rows known at compile time: split too, a row per y index of the
+// first kernel's grid and per block of the second's.
+// CHECK-LABEL: func.func @few_rows(
+// CHECK: %[[PARTS:[^ ]*]] = memref.alloc() : memref<4x1024xi32>
+// CHECK: %[[C4:[^ ]*]] = arith.constant 4 : index
+// CHECK: gpu.launch blocks(%[[BX:[^,]*]], %[[BY:[^,]*]], %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %[[C4]], %{{.*}} = %c1{{.*}})
+// CHECK: memref.load %{{.*}}[%[[BY]], %{{.*}}] : memref<4x?xi32
+// CHECK: arith.maxsi
+// CHECK: gpu.subgroup_reduce maxsi
+// CHECK: memref.store %{{.*}}, %[[PARTS]][%[[BY]], %[[BX]]]
+// CHECK: gpu.launch blocks(%[[B2:[^,]*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C4]],
+// CHECK: memref.load %[[PARTS]][%[[B2]], %{{.*}}]
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[B2]]]
+// CHECK: memref.dealloc %[[PARTS]]
+func.func @few_rows(%x: memref<4x?xi32, strided<[?, ?], offset: ?>>,
+                    %y: memref<4xi32, strided<[?], offset: ?>>) {
+  linalg.reduce ins(%x : memref<4x?xi32, strided<[?, ?], offset: ?>>)
+      outs(%y : memref<4xi32, strided<[?], offset: ?>>) dimensions = [1]
+    (%in: i32, %out: i32) {
+      %m = arith.maxsi %out, %in : i32
+      linalg.yield %m : i32
+    }
+  return
+}
