@@ -148,7 +148,8 @@ std::optional<Reduction> matchReduction(linalg::LinalgOp op) {
             iterators[cast<AffineDimExpr>(result).getPosition()]))
       return std::nullopt;
   for (OpOperand *input : op.getDpsInputOperands())
-    if (input->get() == init->get())
+    if (input->get() == init->get() ||
+        op.getMatchingIndexingMap(input).getNumSymbols() != 0)
       return std::nullopt;
 
   Block &body = op->getRegion(0).front();
@@ -343,8 +344,8 @@ public:
     gpu::TerminatorOp::create(body, loc);
   }
 
-  /// `value` combined into the output's element at parallel indices
-  /// `parallelIvs`, by thread 0.
+  /// `value` combined into the output's element at loop indices `loopIvs`
+  /// (parallel ones; the output does not read the others), by thread 0.
   void emitStoreResult(OpBuilder &b, Location loc, Value tid,
                        ArrayRef<Value> loopIvs, Value value) const {
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -468,7 +469,7 @@ void lowerBySplitRows(OpBuilder &b, Location loc,
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value threads = arith::ConstantIndexOp::create(b, loc, emitter.blockSize);
   Value rowCount = arith::ConstantIndexOp::create(b, loc, rows);
-  // Blocks per row: enough for a block-size elements each, at least one,
+  // Blocks per row: one per block-size elements, at least one,
   // at most splitBlocks.
   Value wanted = arith::CeilDivUIOp::create(b, loc, extents.length, threads);
   Value split = arith::MaxUIOp::create(
