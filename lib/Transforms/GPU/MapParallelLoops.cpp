@@ -76,25 +76,26 @@ void setMapping(scf::ParallelOp loop, ArrayRef<Processor> processors) {
   (void)gpu::setMappingAttr(loop, mapping);
 }
 
+/// Maps `loop`, at `level` of a nest, and the loops directly in its body at
+/// the next level. As upstream, loops nested in other operations (an
+/// `scf.for` of a reduction) keep no mapping: they run sequentially in the
+/// threads of the kernel around them.
 void mapNest(scf::ParallelOp loop, unsigned level) {
   unsigned rank = loop.getNumLoops();
-  bool hasNested = false;
-  loop.getBody()->walk([&](scf::ParallelOp nested) {
-    if (nested->getParentOfType<scf::ParallelOp>() == loop)
-      hasNested = true;
-  });
-  if (level == 0)
+  if (level == 0) {
     // A lone loop is the threads of a tiled loop whose single block
     // canonicalisation folded away: it stays one block of threads.
+    bool hasNested = false;
+    loop.getBody()->walk([&](scf::ParallelOp) { hasNested = true; });
     setMapping(loop, getProcessors(rank, !hasNested && fitsOneBlock(loop)));
-  else if (level == 1)
+  } else if (level == 1) {
     setMapping(loop, getProcessors(rank, /*threads=*/true));
-  else
+  } else {
     setMapping(loop, SmallVector<Processor>(rank, Processor::Sequential));
-  loop.getBody()->walk([&](scf::ParallelOp nested) {
-    if (nested->getParentOfType<scf::ParallelOp>() == loop)
+  }
+  for (Operation &op : *loop.getBody())
+    if (auto nested = dyn_cast<scf::ParallelOp>(op))
       mapNest(nested, level + 1);
-  });
 }
 
 struct MapParallelLoopsPass
