@@ -216,3 +216,23 @@ func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> attributes {dlpack.en
   } -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
+
+// A column max: a thread per column in 256-thread blocks, no shuffles.
+// CHECK-LABEL: llvm.func @col_max(
+// CHECK: gpu.binary @col_max_kernel_13 {{.*}}.maxntid 256, 1, 1
+// CHECK-SAME: max.NaN.f32
+// CHECK-NOT: shfl.sync
+// CHECK-NOT: .shared
+func.func @col_max(%x: tensor<?x?xf32>) -> tensor<?xf32> attributes {dlpack.entry} {
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.reduce ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>) dimensions = [0]
+    (%in: f32, %out: f32) {
+      %s = arith.maximumf %out, %in : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<?xf32>
+}

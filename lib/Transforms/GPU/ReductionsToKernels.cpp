@@ -132,7 +132,6 @@ bool isMatmulLike(linalg::LinalgOp op) {
 std::optional<Reduction> matchReduction(linalg::LinalgOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
       op->getNumResults() != 0 || op.getNumReductionLoops() == 0 ||
-      !linalg::isReductionIterator(op.getIteratorTypesArray().back()) ||
       isMatmulLike(op))
     return std::nullopt;
 
@@ -324,13 +323,13 @@ public:
 
   /// A `gpu.launch` of `grid` blocks of `blockSize` threads with the
   /// workgroup buffer of `emitBlockReduce`; `build` fills its body.
-  void emitLaunch(
-      OpBuilder &b, Location loc, std::array<Value, 3> grid,
-      function_ref<void(OpBuilder &, gpu::LaunchOp, Value)> build) const {
+  void emitLaunch(OpBuilder &b, Location loc, std::array<Value, 3> grid,
+                  function_ref<void(OpBuilder &, gpu::LaunchOp, Value)> build,
+                  bool shareValues = true) const {
     Value threads = arith::ConstantIndexOp::create(b, loc, blockSize);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     SmallVector<Type> workgroup;
-    if (numWarps > 1)
+    if (shareValues && numWarps > 1)
       workgroup.push_back(getWorkgroupType());
     auto launch = gpu::LaunchOp::create(
         b, loc, grid[0], grid[1], grid[2], threads, one, one,
@@ -338,7 +337,7 @@ public:
         /*asyncDependencies=*/{}, workgroup);
     OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
     Value buffer;
-    if (numWarps > 1)
+    if (!workgroup.empty())
       buffer = launch.getWorkgroupAttributions().front();
     build(body, launch, buffer);
     gpu::TerminatorOp::create(body, loc);
@@ -458,6 +457,56 @@ void lowerByRows(OpBuilder &b, Location loc, const ReductionEmitter &emitter,
       });
 }
 
+/// A thread per output element, in a grid-stride loop, folding the body
+/// over its row in order from the initial value, as the sequential loop
+/// does: for reductions whose innermost loop is parallel, where consecutive
+/// threads then read consecutive elements.
+void lowerByOutputs(OpBuilder &b, Location loc, const ReductionEmitter &emitter,
+                    const LoopExtents &extents) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value threads = arith::ConstantIndexOp::create(b, loc, emitter.blockSize);
+  linalg::LinalgOp op = emitter.red.op;
+  OpOperand *init = op.getDpsInitOperand(0);
+  Value blocks = arith::MinUIOp::create(
+      b, loc, arith::CeilDivUIOp::create(b, loc, extents.rows, threads),
+      arith::ConstantIndexOp::create(b, loc, kMaxRowBlocks));
+  emitter.emitLaunch(
+      b, loc, {blocks, one, one},
+      [&](OpBuilder &body, gpu::LaunchOp launch, Value) {
+        Value first = arith::AddIOp::create(
+            body, loc,
+            arith::MulIOp::create(body, loc, launch.getBlockIds().x, threads),
+            launch.getThreadIds().x);
+        Value step =
+            arith::MulIOp::create(body, loc, launch.getGridSize().x, threads);
+        scf::ForOp::create(
+            body, loc, first, extents.rows, step, ValueRange{},
+            [&](OpBuilder &rows, Location loc, Value row, ValueRange) {
+              SmallVector<Value> parallelIvs =
+                  delinearize(rows, loc, row, extents.parallel);
+              SmallVector<Value> indices =
+                  applyMap(rows, loc, op.getMatchingIndexingMap(init),
+                           emitter.mergeIvs(parallelIvs, {}));
+              Value initial =
+                  memref::LoadOp::create(rows, loc, init->get(), indices);
+              auto fold = scf::ForOp::create(
+                  rows, loc, zero, extents.length, one, ValueRange{initial},
+                  [&](OpBuilder &inner, Location loc, Value k, ValueRange acc) {
+                    SmallVector<Value> ivs = emitter.mergeIvs(
+                        parallelIvs,
+                        delinearize(inner, loc, k, extents.reduction));
+                    scf::YieldOp::create(
+                        inner, loc, emitter.emitBody(inner, loc, ivs, acc[0]));
+                  });
+              memref::StoreOp::create(rows, loc, fold.getResult(0), init->get(),
+                                      indices);
+              scf::YieldOp::create(rows, loc);
+            });
+      },
+      /*shareValues=*/false);
+}
+
 /// `splitBlocks` blocks per row (fewer for short rows) write partial values
 /// to a buffer; a second kernel, a block per row, reduces them in order.
 void lowerBySplitRows(OpBuilder &b, Location loc,
@@ -571,7 +620,9 @@ struct ReductionsToKernelsPass
       ReductionEmitter emitter(reduction, blockSize);
       LoopExtents extents = getLoopExtents(b, loc, op);
       std::optional<int64_t> rows = getConstantIntValue(extents.rows);
-      if (rows && *rows >= 1 && *rows <= splitRows)
+      if (linalg::isParallelIterator(op.getIteratorTypesArray().back()))
+        lowerByOutputs(b, loc, emitter, extents);
+      else if (rows && *rows >= 1 && *rows <= splitRows)
         lowerBySplitRows(b, loc, emitter, extents, *rows, splitBlocks);
       else
         lowerByRows(b, loc, emitter, extents);

@@ -192,28 +192,20 @@ func.func @index_sum(%x: memref<?x?xi64>, %y: memref<?xi64>) {
 
 // -----
 
-// Left to the sequential path: a column reduction (its threads read
-// consecutive elements already), a matmul, a combiner that does not
+// Left to the sequential path: a matmul, a combiner that does not
 // reassociate, a body that reads the output twice, two outputs.
 // CHECK-LABEL: func.func @unchanged(
 // CHECK-NOT: gpu.launch
-// CHECK: linalg.reduce
 // CHECK: linalg.matmul
 // CHECK: arith.subf
 // CHECK: arith.mulf %[[O:[^ ,)]*]], %[[O]]
 // CHECK: linalg.generic
 // CHECK-NOT: gpu.launch
 // CHECK: return
-func.func @unchanged(%x: memref<?x?xf32>, %col: memref<?xf32>,
+func.func @unchanged(%x: memref<?x?xf32>,
                      %a: memref<?x?xf32>, %b: memref<?x?xf32>,
                      %c: memref<?x?xf32>, %row: memref<?xf32>,
                      %idx: memref<?xi64>) {
-  linalg.reduce ins(%x : memref<?x?xf32>) outs(%col : memref<?xf32>)
-      dimensions = [0]
-    (%in: f32, %out: f32) {
-      %s = arith.addf %in, %out : f32
-      linalg.yield %s : f32
-    }
   linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>)
       outs(%c : memref<?x?xf32>)
   linalg.reduce ins(%x : memref<?x?xf32>) outs(%row : memref<?xf32>)
@@ -264,6 +256,39 @@ func.func @few_rows(%x: memref<4x?xi32, strided<[?, ?], offset: ?>>,
     (%in: i32, %out: i32) {
       %m = arith.maxsi %out, %in : i32
       linalg.yield %m : i32
+    }
+  return
+}
+
+// -----
+
+// A column sum (the innermost loop is parallel): a thread per output
+// element, consecutive threads on consecutive columns, each folding its
+// column in order from the initial value; no shuffles.
+// CHECK-LABEL: func.func @column_sum(
+// CHECK-SAME: %[[X:[^:]*]]: memref<?x?xf32>, %[[Y:[^:]*]]: memref<?xf32>)
+// CHECK-DAG: %[[ROWS:[^ ]*]] = memref.dim %[[X]], %c0
+// CHECK-DAG: %[[COLS:[^ ]*]] = memref.dim %[[X]], %c1
+// CHECK: %[[WANT:[^ ]*]] = arith.ceildivui %[[COLS]], %c256
+// CHECK: %[[GRID:[^ ]*]] = arith.minui %[[WANT]], %c1048576
+// CHECK: gpu.launch blocks(%[[BX:[^,]*]], %{{.*}}) in (%[[GX:[^ ]*]] = %[[GRID]], {{.*}}) threads(%[[TX:[^,]*]], %{{.*}}) in (%{{.*}} = %c256{{.*}}, {{.*}}) {
+// CHECK: %[[B:[^ ]*]] = arith.muli %[[BX]], %c256
+// CHECK: %[[FIRST:[^ ]*]] = arith.addi %[[B]], %[[TX]]
+// CHECK: %[[STEP:[^ ]*]] = arith.muli %[[GX]], %c256
+// CHECK: scf.for %[[J:[^ ]*]] = %[[FIRST]] to %[[COLS]] step %[[STEP]] {
+// CHECK: %[[INIT:[^ ]*]] = memref.load %[[Y]][%[[J]]]
+// CHECK: %[[SUM:[^ ]*]] = scf.for %[[I:[^ ]*]] = %{{.*}} to %[[ROWS]] step %{{.*}} iter_args(%[[ACC:[^ ]*]] = %[[INIT]]) -> (f32) {
+// CHECK: %[[V:[^ ]*]] = memref.load %[[X]][%[[I]], %[[J]]]
+// CHECK: arith.addf %[[V]], %[[ACC]] : f32
+// CHECK: memref.store %[[SUM]], %[[Y]][%[[J]]]
+// CHECK-NOT: gpu.subgroup_reduce
+// CHECK: gpu.terminator
+func.func @column_sum(%x: memref<?x?xf32>, %y: memref<?xf32>) {
+  linalg.reduce ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>)
+      dimensions = [0]
+    (%in: f32, %out: f32) {
+      %s = arith.addf %in, %out : f32
+      linalg.yield %s : f32
     }
   return
 }

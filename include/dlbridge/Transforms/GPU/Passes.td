@@ -108,16 +108,16 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
   let description = [{
     `convert-linalg-to-parallel-loops` turns the reduction dimensions of a
     linalg op into a sequential `scf.for` inside the parallel loop over its
-    outputs: one thread reduces a whole row, and a reduction to a single
+    outputs: one thread reduces a whole row, a reduction to a single
     value (a 0-d output, a sum of everything) runs on one thread of one
-    block. This pass runs on buffers, before that conversion, and replaces
-    such ops with `gpu.launch`es where the threads of a block share each
-    row.
+    block, and one over a middle dimension on blocks of one thread. This
+    pass runs on buffers, before that conversion, and replaces such ops
+    with `gpu.launch`es of full blocks, whose threads share each row where
+    rows are contiguous.
 
-    It takes a linalg op with one output, at least one reduction dimension,
-    the innermost loop a reduction (so that consecutive threads read
-    consecutive elements of a row-major input) and a body that folds one
-    value into the output with a combiner that may be reassociated:
+    It takes a linalg op with one output, at least one reduction dimension
+    and a body that folds one value into the output with a combiner that
+    may be reassociated:
     `arith.addf`, `mulf`, `maximumf`, `minimumf`, `maxnumf`, `minnumf`,
     `addi`, `muli`, `andi`, `ori`, `xori`, `maxsi`, `minsi`, `maxui` or
     `minui` whose other operand does not depend on the output, in `f16`,
@@ -126,9 +126,15 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
     or more parallel dimensions (matmul-like ops, which have their own
     lowering) and everything else are left to the sequential path.
 
-    Each block of `block-size` threads reduces one row (the output element
-    at one point of the parallel dimensions, in a grid-stride loop over
-    rows): its threads fold the body over every `block-size`-th element,
+    Where the innermost loop is parallel (a column sum), consecutive
+    threads already read consecutive elements with a thread per output
+    element: each folds the body over its row in order from the initial
+    value, as the sequential loop does, in blocks of `block-size` threads.
+
+    Where it reduces (a row sum, a full reduction), each block of
+    `block-size` threads reduces one row (the output element at one point
+    of the parallel dimensions, in a grid-stride loop over rows): its
+    threads fold the body over every `block-size`-th element,
     starting from the combiner's identity, then combine their partial
     values with `gpu.subgroup_reduce` in each warp, through workgroup
     memory across warps, and thread 0 combines the result into the
