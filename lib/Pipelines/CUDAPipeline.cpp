@@ -48,7 +48,8 @@ void buildTensorToBuffers(OpPassManager &pm,
   pm.addPass(dlbridge::createCopiesToLinalg());
 }
 
-/// Loops to kernels (docs/Design.md, "Pipelines"): linalg becomes parallel
+/// Loops to kernels (docs/Design.md, "Pipelines"): reductions become kernels
+/// whose threads share each row; the rest of linalg becomes parallel
 /// loops tiled into blocks of threads and mapped to `gpu.launch`es; what host
 /// code still does to tensor data moves into kernels too, and buffers into
 /// device memory. Kernels, generated or written by hand, are outlined into
@@ -57,12 +58,16 @@ void buildTensorToBuffers(OpPassManager &pm,
 /// the next stage lowers), and every launch runs on the stream of the
 /// entry's call.
 void buildLoopsToKernels(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(dlbridge::createReductionsToKernels());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(dlbridge::createTileParallelLoops());
   // Without it convert-parallel-loops-to-gpu silently does nothing.
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(dlbridge::createMapParallelLoops());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  // Folds block sizes to constants, which gpu-kernel-outlining records as
+  // the kernel's known block size (`.maxntid` in PTX).
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(dlbridge::dlpack::createDLPackOffloadHostCode());
   pm.addPass(dlbridge::createSinkConstantGlobals());
   pm.addPass(createGpuKernelOutliningPass());

@@ -47,14 +47,22 @@ func.func @f(%a: tensor<?x?xf32>, %b: tensor<?xf32>)
 }
 
 // CHECK-LABEL: llvm.func @f(
+// CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
+// CHECK-DAG: %[[BLOCK:.*]] = llvm.mlir.constant(256 : index) : i64
 // CHECK: %[[S:.*]] = llvm.call @dlrt_call_stream() : () -> !llvm.ptr
 // CHECK: llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
+// The elementwise kernel: blocks of 256 threads along x.
 // CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @f_kernel::@f_kernel
-// CHECK-SAME: threads in (%{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-SAME: threads in (%[[BLOCK]], %[[ONE]], %[[ONE]])
 // CHECK: llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
-// The full reduction: one-thread kernels (fill, then the sequential loop).
-// CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @f_kernel_0::@f_kernel blocks in (%[[ONE:.*]], %[[ONE]], %[[ONE]]) threads in (%[[ONE]], %[[ONE]], %[[ONE]])
-// CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @f_kernel_1::@f_kernel blocks in (%[[ONE]], %[[ONE]], %[[ONE]]) threads in (%[[ONE]], %[[ONE]], %[[ONE]])
+// The full reduction: the fill of its 0-d initial value (one thread), then
+// blocks of 256 threads writing partial values to a temporary buffer, then
+// one block of 256 threads reducing those.
+// CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @f_kernel_0::@f_kernel blocks in (%[[ONE]], %[[ONE]], %[[ONE]]) threads in (%[[ONE]], %[[ONE]], %[[ONE]])
+// CHECK: %[[PARTS:.*]] = llvm.call @mgpuMemAlloc(%{{.*}}, %[[S]], %{{.*}})
+// CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @f_kernel_1::@f_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]])
+// CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @f_kernel_2::@f_kernel blocks in (%[[ONE]], %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]])
+// CHECK: llvm.call @mgpuMemFree(%[[PARTS]], %[[S]])
 // CHECK: llvm.return
 
 // The entry point: results are CUDA buffers packed for the caller once the

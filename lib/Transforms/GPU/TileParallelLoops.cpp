@@ -7,6 +7,8 @@
 #include "dlbridge/Transforms/GPU/Passes.h"
 
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace dlbridge {
 #define GEN_PASS_DEF_TILEPARALLELLOOPS
@@ -49,12 +51,48 @@ FailureOr<SmallVector<int64_t>> getBlockSizes(Operation *op, StringRef option,
     fail() << ": a block has at most " << kMaxThreadsPerBlock << " threads";
     return failure();
   }
-  if (sizes.size() == 3 && sizes[2] > kMaxBlockDimZ) {
+  if (sizes.size() == 3 && sizes[0] > kMaxBlockDimZ) {
     fail() << ": a block has at most " << kMaxBlockDimZ
-           << " threads along z (the third size)";
+           << " threads along z (the first size)";
     return failure();
   }
   return SmallVector<int64_t>(sizes);
+}
+
+/// The tile sizes for `loop`: `sizes` for its innermost dimensions (1 for
+/// the others), where threads a dimension of static extent would leave idle
+/// go to the next dimension out. A block stays full whatever the static
+/// shape: `tensor<1000x4xf32>` gets 64x4 threads, not 1x4.
+SmallVector<int64_t> getTileSizes(scf::ParallelOp loop,
+                                  ArrayRef<int64_t> sizes) {
+  unsigned rank = loop.getNumLoops();
+  SmallVector<int64_t> tile(rank, 1);
+  llvm::copy(sizes.take_back(std::min<size_t>(rank, sizes.size())),
+             tile.end() - std::min<size_t>(rank, sizes.size()));
+  int64_t spare = 1;
+  for (unsigned d = rank; d-- > 0;) {
+    tile[d] *= spare;
+    spare = 1;
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound()[d]);
+    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound()[d]);
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep()[d]);
+    // Threads x, y and z go to the innermost three dimensions.
+    int64_t limit = tile[d];
+    if (d + 3 == rank)
+      limit = kMaxBlockDimZ;
+    else if (d + 3 < rank)
+      limit = 1;
+    if (lower && upper && step && *step > 0) {
+      int64_t trips = std::max<int64_t>(
+          1, llvm::divideCeil(std::max<int64_t>(*upper - *lower, 0), *step));
+      limit = std::min<int64_t>(limit, llvm::PowerOf2Ceil(trips));
+    }
+    if (tile[d] > limit) {
+      spare = tile[d] / limit;
+      tile[d] = limit;
+    }
+  }
+  return tile;
 }
 
 struct TileParallelLoopsPass
@@ -68,7 +106,7 @@ struct TileParallelLoopsPass
     FailureOr<SmallVector<int64_t>> sizes2d =
         getBlockSizes(root, "block-sizes-2d", blockSizes2d, {1, 256});
     FailureOr<SmallVector<int64_t>> sizes3d =
-        getBlockSizes(root, "block-sizes-3d", blockSizes3d, {1, 1, 64});
+        getBlockSizes(root, "block-sizes-3d", blockSizes3d, {1, 1, 256});
     if (failed(sizes1d) || failed(sizes2d) || failed(sizes3d))
       return signalPassFailure();
 
@@ -83,7 +121,7 @@ struct TileParallelLoopsPass
       unsigned rank = loop.getNumLoops();
       ArrayRef<int64_t> sizes =
           rank == 1 ? *sizes1d : (rank == 2 ? *sizes2d : *sizes3d);
-      scf::tileParallelLoop(loop, sizes, noMinMaxBounds);
+      scf::tileParallelLoop(loop, getTileSizes(loop, sizes), noMinMaxBounds);
     }
   }
 };

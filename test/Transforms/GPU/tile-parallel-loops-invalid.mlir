@@ -4,7 +4,7 @@
 // RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-tile-parallel-loops{block-sizes-1d=2048}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=TOO-MANY
 // RUN: not dl-opt %s \
-// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-tile-parallel-loops{block-sizes-3d=1,2,128}))' \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-tile-parallel-loops{block-sizes-3d=128,2,1}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=DEEP-Z
 // RUN: not dl-opt %s \
 // RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-tile-parallel-loops{block-sizes-1d=0}))' \
@@ -19,5 +19,5 @@ func.func @f() {
 }
 
 // TOO-MANY: error: block-sizes-1d=2048: a block has at most 1024 threads
-// DEEP-Z: error: block-sizes-3d=1,2,128: a block has at most 64 threads along z (the third size)
+// DEEP-Z: error: block-sizes-3d=128,2,1: a block has at most 64 threads along z (the first size)
 // ZERO: error: block-sizes-1d=0: sizes must be positive

@@ -51,15 +51,15 @@ func.func @two_d(%x: memref<?x?xf32>, %m: index, %n: index) {
   return
 }
 
-// Deeper loops: the 3-d sizes for the outer three dimensions, 1 for the
+// Deeper loops: the 3-d sizes for the inner three dimensions, 1 for the
 // rest.
 // CHECK-LABEL: func.func @four_d
 // CHECK: arith.constant 0 : index
 // CHECK: arith.constant 0 : index
 // CHECK-NEXT: %[[A:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[B:.*]] = arith.constant 1 : index
-// CHECK-NEXT: %[[C:.*]] = arith.constant 64 : index
-// CHECK-NEXT: %[[D:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[C:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[D:.*]] = arith.constant 256 : index
 // CHECK: arith.muli %{{.*}}, %[[A]] : index
 // CHECK: arith.muli %{{.*}}, %[[B]] : index
 // CHECK: arith.muli %{{.*}}, %[[C]] : index
@@ -67,10 +67,10 @@ func.func @two_d(%x: memref<?x?xf32>, %m: index, %n: index) {
 // CUSTOM-LABEL: func.func @four_d
 // CUSTOM: arith.constant 0 : index
 // CUSTOM: arith.constant 0 : index
+// CUSTOM-NEXT: arith.constant 1 : index
 // CUSTOM-NEXT: arith.constant 2 : index
 // CUSTOM-NEXT: arith.constant 4 : index
 // CUSTOM-NEXT: arith.constant 8 : index
-// CUSTOM-NEXT: arith.constant 1 : index
 func.func @four_d(%x: memref<?x?x?x?xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -97,6 +97,48 @@ func.func @nest(%x: memref<?x?xf32>, %m: index, %n: index) {
     scf.parallel (%j) = (%c0) to (%n) step (%c1) {
       memref.store %f, %x[%i, %j] : memref<?x?xf32>
     }
+  }
+  return
+}
+
+// Static shapes keep blocks full: the threads a short dimension would
+// leave idle go to the next dimension out (4 columns: 64 rows of 4 per
+// block), and a loop smaller than a block gets one tile of its size,
+// rounded up to a power of two.
+// CHECK-LABEL: func.func @static_narrow
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[S0:.*]] = arith.muli %{{.*}}, %[[C64]] : index
+// CHECK-NEXT: %[[S1:.*]] = arith.muli %{{.*}}, %[[C4]] : index
+// CHECK: step (%[[S0]], %[[S1]])
+// CHECK-LABEL: func.func @static_small
+// CHECK: arith.constant 0 : index
+// CHECK: arith.constant 0 : index
+// CHECK-NEXT: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[C4B:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[S0:.*]] = arith.muli %{{.*}}, %[[C4]] : index
+// CHECK-NEXT: %[[S1:.*]] = arith.muli %{{.*}}, %[[C4B]] : index
+// CHECK: step (%[[S0]], %[[S1]])
+func.func @static_narrow(%x: memref<1000x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c1000 = arith.constant 1000 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c1000, %c4) step (%c1, %c1) {
+    memref.store %f, %x[%i, %j] : memref<1000x4xf32>
+  }
+  return
+}
+
+func.func @static_small(%x: memref<3x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c4) step (%c1, %c1) {
+    memref.store %f, %x[%i, %j] : memref<3x4xf32>
   }
   return
 }

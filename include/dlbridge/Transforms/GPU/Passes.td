@@ -58,24 +58,30 @@ def CopiesToLinalg : Pass<"dlbridge-gpu-copies-to-linalg"> {
 def TileParallelLoops : Pass<"dlbridge-gpu-tile-parallel-loops"> {
   let summary = "Tile innermost scf.parallel loops into blocks of threads";
   let description = [{
-    `gpu-map-parallel-loops` maps the outer loop of a nest of two
-    `scf.parallel` loops to blocks and the inner one to threads, and its
-    dimension 0 to `x`, 1 to `y`, 2 to `z`. An untiled loop from
+    `dlbridge-gpu-map-parallel-loops` (like upstream's
+    `gpu-map-parallel-loops`) maps the outer loop of a nest of two
+    `scf.parallel` loops to blocks and the inner one to threads, its
+    innermost dimension to `x`. An untiled loop from
     `convert-linalg-to-parallel-loops` would become one thread per block.
     Upstream's `scf-parallel-loop-tiling` takes one list of tile sizes for
-    every loop, whatever its rank; the right block shape depends on the
-    rank: the innermost (contiguous) dimension should spread over
-    consecutive threads, since warps are formed along `x` first, and
-    `blockDim.z` is at most 64.
+    every loop, whatever its rank and static shape; the right block shape
+    depends on both: the innermost (contiguous) dimension should spread
+    over consecutive threads, since warps are formed along `x` first,
+    `blockDim.z` is at most 64, and a static dimension shorter than its
+    tile would leave threads idle.
 
     This pass tiles each innermost `scf.parallel` (one with no
     `scf.parallel` nested in it) by the sizes of its rank: `block-sizes-1d`
     (default 256), `block-sizes-2d` (default 1,256) and `block-sizes-3d`
-    (default 1,1,64, also the outer three dimensions of deeper loops, whose
-    remaining dimensions are tiled by 1). Each list needs as many positive
-    sizes as its rank, at most 1024 threads in all and at most 64 in the
-    third dimension; anything else is an error. Run `canonicalize` after
-    it: `convert-parallel-loops-to-gpu` maps nothing otherwise.
+    (default 1,1,256, also the inner three dimensions of deeper loops, whose
+    outer dimensions are tiled by 1). Where a dimension's static trip count
+    is smaller than its size, the size shrinks to the trip count's next
+    power of two and the threads it frees multiply the next dimension out
+    (`tensor<1000x4xf32>` gets tiles of 64x4), so that blocks stay full.
+    Each list needs as many positive sizes as its rank, at most 1024
+    threads in all and at most 64 in the first of three (`z`); anything
+    else is an error. Run `canonicalize` after it:
+    `convert-parallel-loops-to-gpu` maps nothing otherwise.
   }];
   let options = [
     ListOption<"blockSizes1d", "block-sizes-1d", "int64_t",
@@ -84,7 +90,7 @@ def TileParallelLoops : Pass<"dlbridge-gpu-tile-parallel-loops"> {
                "Threads per block for 2-d loops (default 1,256)">,
     ListOption<"blockSizes3d", "block-sizes-3d", "int64_t",
                "Threads per block for loops of 3 or more dimensions "
-               "(default 1,1,64)">,
+               "(default 1,1,256)">,
     Option<"noMinMaxBounds", "no-min-max-bounds", "bool",
            /*default=*/"false",
            "Guard the tile with an scf.if instead of min/max bounds, as "
@@ -95,6 +101,92 @@ def TileParallelLoops : Pass<"dlbridge-gpu-tile-parallel-loops"> {
     "::mlir::arith::ArithDialect",
     "::mlir::scf::SCFDialect",
   ];
+}
+
+def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
+  let summary = "Lower linalg reductions to kernels whose threads cooperate";
+  let description = [{
+    `convert-linalg-to-parallel-loops` turns the reduction dimensions of a
+    linalg op into a sequential `scf.for` inside the parallel loop over its
+    outputs: one thread reduces a whole row, a reduction to a single
+    value (a 0-d output, a sum of everything) runs on one thread of one
+    block, and one over a middle dimension on blocks of one thread. This
+    pass runs on buffers, before that conversion, and replaces such ops
+    with `gpu.launch`es of full blocks, whose threads share each row where
+    rows are contiguous.
+
+    It takes a linalg op with one output, at least one reduction dimension
+    and a body that folds one value into the output with a combiner that
+    may be reassociated:
+    `arith.addf`, `mulf`, `maximumf`, `minimumf`, `maxnumf`, `minnumf`,
+    `addi`, `muli`, `andi`, `ori`, `xori`, `maxsi`, `minsi`, `maxui` or
+    `minui` whose other operand does not depend on the output, in `f16`,
+    `bf16`, `f32`, `f64` or an integer of 1 to 64 bits. Any strides, dynamic
+    shapes and input indexing maps; contractions and convolutions with two
+    or more parallel dimensions (matmul-like ops, which have their own
+    lowering) and everything else are left to the sequential path.
+
+    Where the innermost loop is parallel (a column sum), consecutive
+    threads already read consecutive elements with a thread per output
+    element: each folds the body over its row in order from the initial
+    value, as the sequential loop does, in blocks of `block-size` threads.
+
+    Where it reduces (a row sum, a full reduction), each block of
+    `block-size` threads reduces one row (the output element at one point
+    of the parallel dimensions, in a grid-stride loop over rows): its
+    threads fold the body over every `block-size`-th element,
+    starting from the combiner's identity, then combine their partial
+    values with `gpu.subgroup_reduce` in each warp, through workgroup
+    memory across warps, and thread 0 combines the result into the
+    output's initial value with the body's own combiner. When the number
+    of rows is known at compile time and at most `split-rows` (a full
+    reduction has one), one block cannot fill the GPU: up to `split-blocks`
+    blocks per row write partial values to a temporary buffer, which a
+    second kernel reduces, in a fixed order, so that results do not change
+    from run to run. Integers narrower than 32 bits are sign-extended to
+    32 bits between threads (every listed combiner commutes with that and
+    the truncation back); rows of no elements leave the initial value.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block: a multiple of 32, at most 1024">,
+    Option<"splitRows", "split-rows", "int64_t", /*default=*/"32",
+           "Static row counts up to which rows are split over several "
+           "blocks (two kernels)">,
+    Option<"splitBlocks", "split-blocks", "int64_t", /*default=*/"1024",
+           "Most blocks a split row is reduced by">,
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def MapParallelLoops : Pass<"dlbridge-gpu-map-parallel-loops"> {
+  let summary = "Map scf.parallel loops to blocks, and threads innermost first";
+  let description = [{
+    Upstream's `gpu-map-parallel-loops` maps the outermost `scf.parallel`
+    of a nest to blocks and the next one to threads, each dimension `i` to
+    `x`, `y`, `z` in order. For the threads of a tile that puts the
+    innermost, contiguous dimension on `y` or `z`, not on `x`, along which
+    warps are formed. And a loop whose tile loop canonicalisation folded
+    away (a static shape that fits one block, `tensor<4x3xf32>`) becomes
+    blocks of one thread each.
+
+    This pass sets the same `mapping` attributes that
+    `convert-parallel-loops-to-gpu` reads, with two differences: the
+    dimensions of the thread loop go to threads from the innermost out
+    (last dimension to `x`, the one before to `y`, the one before that to
+    `z`; outer ones run sequentially in each thread), and an outermost loop
+    with no loop nested in it whose static trip counts fit one block
+    becomes the threads of a single block. Blocks are mapped in order
+    (dimension 0 to `x`, whose grid may be largest), loops nested deeper
+    run sequentially.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 def SinkConstantGlobals : Pass<"dlbridge-gpu-sink-constant-globals"> {

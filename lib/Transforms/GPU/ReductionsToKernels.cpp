@@ -1,0 +1,634 @@
+//===- ReductionsToKernels.cpp - Reductions whose threads cooperate -------===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dlbridge/Transforms/GPU/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace dlbridge {
+#define GEN_PASS_DEF_REDUCTIONSTOKERNELS
+#include "dlbridge/Transforms/GPU/Passes.h.inc"
+} // namespace dlbridge
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kWarpSize = 32;
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+/// Blocks of a grid-stride loop over rows; more rows loop.
+constexpr int64_t kMaxRowBlocks = int64_t(1) << 20;
+
+//===----------------------------------------------------------------------===//
+// Matching
+//===----------------------------------------------------------------------===//
+
+/// A linalg op that folds one value per iteration into its only output with
+/// a reassociable combiner.
+struct Reduction {
+  linalg::LinalgOp op;
+  /// The body's operation that yields the new output value.
+  Operation *combiner;
+  /// The operand of `combiner` that is the output's current value.
+  unsigned accOperand;
+  gpu::AllReduceOperation kind;
+  /// The output's element type, in which the body accumulates.
+  Type type;
+};
+
+std::optional<gpu::AllReduceOperation> getCombinerKind(Operation *op) {
+  using Kind = gpu::AllReduceOperation;
+  return llvm::TypeSwitch<Operation *, std::optional<Kind>>(op)
+      .Case([](arith::AddFOp) { return Kind::ADD; })
+      .Case([](arith::AddIOp) { return Kind::ADD; })
+      .Case([](arith::MulFOp) { return Kind::MUL; })
+      .Case([](arith::MulIOp) { return Kind::MUL; })
+      .Case([](arith::MaximumFOp) { return Kind::MAXIMUMF; })
+      .Case([](arith::MinimumFOp) { return Kind::MINIMUMF; })
+      .Case([](arith::MaxNumFOp) { return Kind::MAXNUMF; })
+      .Case([](arith::MinNumFOp) { return Kind::MINNUMF; })
+      .Case([](arith::AndIOp) { return Kind::AND; })
+      .Case([](arith::OrIOp) { return Kind::OR; })
+      .Case([](arith::XOrIOp) { return Kind::XOR; })
+      .Case([](arith::MaxSIOp) { return Kind::MAXSI; })
+      .Case([](arith::MinSIOp) { return Kind::MINSI; })
+      .Case([](arith::MaxUIOp) { return Kind::MAXUI; })
+      .Case([](arith::MinUIOp) { return Kind::MINUI; })
+      .Default(std::nullopt);
+}
+
+bool isSupportedType(Type type) {
+  if (type.isF16() || type.isBF16() || type.isF32() || type.isF64())
+    return true;
+  auto integer = dyn_cast<IntegerType>(type);
+  return integer && integer.getWidth() <= 64;
+}
+
+/// `combiner(identity, x) == x` for every `x` of `type`: -0.0 for float sums
+/// (+0.0 + -0.0 is +0.0), NaN for maxnumf/minnumf (which return the other
+/// operand), infinities for maximumf/minimumf.
+TypedAttr getIdentity(gpu::AllReduceOperation kind, Type type) {
+  using Kind = gpu::AllReduceOperation;
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+    APFloat value = APFloat::getZero(semantics, /*Negative=*/true);
+    switch (kind) {
+    case Kind::MUL:
+      value = APFloat::getOne(semantics);
+      break;
+    case Kind::MAXIMUMF:
+      value = APFloat::getInf(semantics, /*Negative=*/true);
+      break;
+    case Kind::MINIMUMF:
+      value = APFloat::getInf(semantics, /*Negative=*/false);
+      break;
+    case Kind::MAXNUMF:
+    case Kind::MINNUMF:
+      value = APFloat::getQNaN(semantics);
+      break;
+    default:
+      break;
+    }
+    return FloatAttr::get(type, value);
+  }
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt value = APInt::getZero(width);
+  switch (kind) {
+  case Kind::MUL:
+    value = APInt(width, 1);
+    break;
+  case Kind::AND:
+  case Kind::MINUI:
+    value = APInt::getAllOnes(width);
+    break;
+  case Kind::MAXSI:
+    value = APInt::getSignedMinValue(width);
+    break;
+  case Kind::MINSI:
+    value = APInt::getSignedMaxValue(width);
+    break;
+  default:
+    break;
+  }
+  return IntegerAttr::get(type, value);
+}
+
+/// Whether `op` multiplies or convolves over two or more parallel
+/// dimensions (matmul and its kin), which a block per output element would
+/// make slower, not faster.
+bool isMatmulLike(linalg::LinalgOp op) {
+  return op.getNumParallelLoops() >= 2 &&
+         (linalg::isaContractionOpInterface(op) ||
+          linalg::isaConvolutionOpInterface(op));
+}
+
+std::optional<Reduction> matchReduction(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 0 || op.getNumReductionLoops() == 0 ||
+      isMatmulLike(op))
+    return std::nullopt;
+
+  OpOperand *init = op.getDpsInitOperand(0);
+  // The output, indexed by each parallel dimension exactly once.
+  AffineMap outMap = op.getMatchingIndexingMap(init);
+  if (!outMap.isProjectedPermutation() ||
+      outMap.getNumResults() != op.getNumParallelLoops())
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (AffineExpr result : outMap.getResults())
+    if (!linalg::isParallelIterator(
+            iterators[cast<AffineDimExpr>(result).getPosition()]))
+      return std::nullopt;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (input->get() == init->get() ||
+        op.getMatchingIndexingMap(input).getNumSymbols() != 0)
+      return std::nullopt;
+
+  Block &body = op->getRegion(0).front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (yield->getNumOperands() != 1)
+    return std::nullopt;
+  Operation *combiner = yield->getOperand(0).getDefiningOp();
+  BlockArgument acc = op.getMatchingBlockArgument(init);
+  if (!combiner || combiner->getBlock() != &body || !combiner->hasOneUse() ||
+      !acc.hasOneUse() || acc.getUses().begin()->getOwner() != combiner)
+    return std::nullopt;
+  std::optional<gpu::AllReduceOperation> kind = getCombinerKind(combiner);
+  if (!kind || !isSupportedType(acc.getType()))
+    return std::nullopt;
+  // The body is cloned once per element: it must not touch memory.
+  for (Operation &bodyOp : body.without_terminator())
+    if (bodyOp.getNumRegions() != 0 || !isMemoryEffectFree(&bodyOp))
+      return std::nullopt;
+  unsigned accOperand = combiner->getOperand(0) == acc ? 0 : 1;
+  return Reduction{op, combiner, accOperand, *kind, acc.getType()};
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel building blocks
+//===----------------------------------------------------------------------===//
+
+/// The indices of `linear` in a row-major space of `extents`.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<Value> extents) {
+  SmallVector<Value> indices(extents.size());
+  for (size_t i = extents.size(); i-- > 1;) {
+    indices[i] = arith::RemUIOp::create(b, loc, linear, extents[i]);
+    linear = arith::DivUIOp::create(b, loc, linear, extents[i]);
+  }
+  if (!indices.empty())
+    indices[0] = linear;
+  return indices;
+}
+
+Value product(OpBuilder &b, Location loc, ArrayRef<Value> values) {
+  Value result = arith::ConstantIndexOp::create(b, loc, 1);
+  for (Value value : values)
+    result = b.createOrFold<arith::MulIOp>(loc, result, value);
+  return result;
+}
+
+/// The indices `map` gives at loop indices `ivs`.
+SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
+                            ArrayRef<Value> ivs) {
+  SmallVector<Value> indices;
+  for (AffineExpr result : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(result))
+      indices.push_back(ivs[dim.getPosition()]);
+    else
+      indices.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, result), ivs));
+  }
+  return indices;
+}
+
+/// Emits kernels for one reduction; the `Value`s it holds outside kernels
+/// are host values the kernels capture.
+class ReductionEmitter {
+public:
+  ReductionEmitter(const Reduction &reduction, int64_t blockSize)
+      : red(reduction), blockSize(blockSize), numWarps(blockSize / kWarpSize) {
+    auto integer = dyn_cast<IntegerType>(red.type);
+    shuffleType = integer && integer.getWidth() < 32
+                      ? IntegerType::get(red.type.getContext(), 32)
+                      : red.type;
+  }
+
+  /// The body's value at loop indices `ivs`, `acc` standing for the
+  /// output's: `acc` combined with what the iteration folds in.
+  Value emitBody(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
+                 Value acc) const {
+    linalg::LinalgOp op = red.op;
+    Block &body = op->getRegion(0).front();
+    IRMapping mapping;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      BlockArgument arg = op.getMatchingBlockArgument(input);
+      if (arg.use_empty())
+        continue;
+      Value value = input->get();
+      if (isa<MemRefType>(value.getType()))
+        value = memref::LoadOp::create(
+            b, loc, value,
+            applyMap(b, loc, op.getMatchingIndexingMap(input), ivs));
+      mapping.map(arg, value);
+    }
+    mapping.map(op.getMatchingBlockArgument(op.getDpsInitOperand(0)), acc);
+    for (Operation &bodyOp : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(bodyOp))
+        mapping.map(index.getResult(), ivs[index.getDim()]);
+      else
+        b.clone(bodyOp, mapping);
+    }
+    return mapping.lookup(red.combiner->getResult(0));
+  }
+
+  /// The body's combiner applied to `acc` (in the output's place) and
+  /// `value`.
+  Value emitCombine(OpBuilder &b, Value acc, Value value) const {
+    IRMapping mapping;
+    mapping.map(red.combiner->getOperand(red.accOperand), acc);
+    mapping.map(red.combiner->getOperand(1 - red.accOperand), value);
+    return b.clone(*red.combiner, mapping)->getResult(0);
+  }
+
+  Value emitIdentity(OpBuilder &b, Location loc) const {
+    return arith::ConstantOp::create(b, loc, getIdentity(red.kind, red.type));
+  }
+
+  Value widen(OpBuilder &b, Location loc, Value value) const {
+    if (shuffleType == red.type)
+      return value;
+    return arith::ExtSIOp::create(b, loc, shuffleType, value);
+  }
+
+  Value narrow(OpBuilder &b, Location loc, Value value) const {
+    if (shuffleType == red.type)
+      return value;
+    return arith::TruncIOp::create(b, loc, red.type, value);
+  }
+
+  MemRefType getWorkgroupType() const {
+    auto space = gpu::AddressSpaceAttr::get(red.type.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    return MemRefType::get({numWarps}, shuffleType, MemRefLayoutAttrInterface(),
+                           space);
+  }
+
+  /// Every thread's `partial` of the block combined, in every thread; all
+  /// threads of the block must reach it. Each warp reduces with shuffles,
+  /// lane 0 of each writes its warp's value to `workgroup`, and each warp
+  /// then reduces those. Ends with a barrier, so `workgroup` may be reused.
+  Value emitBlockReduce(OpBuilder &b, Location loc, Value partial, Value tid,
+                        Value workgroup) const {
+    Value warpValue = gpu::SubgroupReduceOp::create(
+        b, loc, widen(b, loc, partial), red.kind, /*uniform=*/true);
+    if (numWarps == 1)
+      return narrow(b, loc, warpValue);
+    Value warpSize = arith::ConstantIndexOp::create(b, loc, kWarpSize);
+    Value lane = arith::RemUIOp::create(b, loc, tid, warpSize);
+    Value warp = arith::DivUIOp::create(b, loc, tid, warpSize);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value firstLane =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero);
+    scf::IfOp::create(b, loc, firstLane, [&](OpBuilder &then, Location loc) {
+      memref::StoreOp::create(then, loc, warpValue, workgroup, warp);
+      scf::YieldOp::create(then, loc);
+    });
+    gpu::BarrierOp::create(b, loc);
+    Value warps = arith::ConstantIndexOp::create(b, loc, numWarps);
+    Value hasWarp =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, warps);
+    auto read = scf::IfOp::create(
+        b, loc, hasWarp,
+        [&](OpBuilder &then, Location loc) {
+          Value value = memref::LoadOp::create(then, loc, workgroup, lane);
+          scf::YieldOp::create(then, loc, value);
+        },
+        [&](OpBuilder &otherwise, Location loc) {
+          Value identity = widen(otherwise, loc, emitIdentity(otherwise, loc));
+          scf::YieldOp::create(otherwise, loc, identity);
+        });
+    Value blockValue = gpu::SubgroupReduceOp::create(
+        b, loc, read.getResult(0), red.kind, /*uniform=*/true);
+    gpu::BarrierOp::create(b, loc);
+    return narrow(b, loc, blockValue);
+  }
+
+  /// A `gpu.launch` of `grid` blocks of `blockSize` threads with the
+  /// workgroup buffer of `emitBlockReduce`; `build` fills its body.
+  void emitLaunch(OpBuilder &b, Location loc, std::array<Value, 3> grid,
+                  function_ref<void(OpBuilder &, gpu::LaunchOp, Value)> build,
+                  bool shareValues = true) const {
+    Value threads = arith::ConstantIndexOp::create(b, loc, blockSize);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    SmallVector<Type> workgroup;
+    if (shareValues && numWarps > 1)
+      workgroup.push_back(getWorkgroupType());
+    auto launch = gpu::LaunchOp::create(
+        b, loc, grid[0], grid[1], grid[2], threads, one, one,
+        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+        /*asyncDependencies=*/{}, workgroup);
+    OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+    Value buffer;
+    if (!workgroup.empty())
+      buffer = launch.getWorkgroupAttributions().front();
+    build(body, launch, buffer);
+    gpu::TerminatorOp::create(body, loc);
+  }
+
+  /// `value` combined into the output's element at loop indices `loopIvs`
+  /// (parallel ones; the output does not read the others), by thread 0.
+  void emitStoreResult(OpBuilder &b, Location loc, Value tid,
+                       ArrayRef<Value> loopIvs, Value value) const {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+    linalg::LinalgOp op = red.op;
+    scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location loc) {
+      OpOperand *init = op.getDpsInitOperand(0);
+      SmallVector<Value> indices =
+          applyMap(then, loc, op.getMatchingIndexingMap(init), loopIvs);
+      Value initial = memref::LoadOp::create(then, loc, init->get(), indices);
+      memref::StoreOp::create(then, loc, emitCombine(then, initial, value),
+                              init->get(), indices);
+      scf::YieldOp::create(then, loc);
+    });
+  }
+
+  /// This thread's partial value: the body folded over the elements
+  /// `first`, `first + step`, ... below the row's length, whose reduction
+  /// indices (row-major in `reductionExtents`) join `parallelIvs`.
+  Value emitRowPartial(OpBuilder &b, Location loc, ArrayRef<Value> parallelIvs,
+                       ArrayRef<Value> reductionExtents, Value length,
+                       Value first, Value step) const {
+    auto loop = scf::ForOp::create(
+        b, loc, first, length, step, ValueRange{emitIdentity(b, loc)},
+        [&](OpBuilder &inner, Location loc, Value k, ValueRange acc) {
+          SmallVector<Value> reductionIvs =
+              delinearize(inner, loc, k, reductionExtents);
+          SmallVector<Value> ivs = mergeIvs(parallelIvs, reductionIvs);
+          scf::YieldOp::create(inner, loc, emitBody(inner, loc, ivs, acc[0]));
+        });
+    return loop.getResult(0);
+  }
+
+  /// Loop indices in the op's order from its parallel and reduction ones;
+  /// `reductionIvs` empty: zeros (for the output, which does not use them).
+  SmallVector<Value> mergeIvs(ArrayRef<Value> parallelIvs,
+                              ArrayRef<Value> reductionIvs) const {
+    SmallVector<Value> ivs;
+    size_t p = 0, r = 0;
+    linalg::LinalgOp op = red.op;
+    for (utils::IteratorType iterator : op.getIteratorTypesArray()) {
+      if (linalg::isParallelIterator(iterator))
+        ivs.push_back(parallelIvs[p++]);
+      else
+        ivs.push_back(reductionIvs.empty() ? Value() : reductionIvs[r++]);
+    }
+    return ivs;
+  }
+
+  const Reduction &red;
+  int64_t blockSize;
+  int64_t numWarps;
+  /// What threads exchange: the output's type, or i32 for narrower integers.
+  Type shuffleType;
+};
+
+//===----------------------------------------------------------------------===//
+// The two lowerings
+//===----------------------------------------------------------------------===//
+
+struct LoopExtents {
+  SmallVector<Value> parallel;
+  SmallVector<Value> reduction;
+  Value rows;
+  Value length;
+};
+
+LoopExtents getLoopExtents(OpBuilder &b, Location loc, linalg::LinalgOp op) {
+  LoopExtents extents;
+  SmallVector<Range> ranges = op.createLoopRanges(b, loc);
+  for (auto [range, iterator] :
+       llvm::zip_equal(ranges, op.getIteratorTypesArray())) {
+    Value size = getValueOrCreateConstantIndexOp(b, loc, range.size);
+    (linalg::isParallelIterator(iterator) ? extents.parallel
+                                          : extents.reduction)
+        .push_back(size);
+  }
+  extents.rows = product(b, loc, extents.parallel);
+  extents.length = product(b, loc, extents.reduction);
+  return extents;
+}
+
+/// One block per row, in a grid-stride loop over rows.
+void lowerByRows(OpBuilder &b, Location loc, const ReductionEmitter &emitter,
+                 const LoopExtents &extents) {
+  Value maxBlocks = arith::ConstantIndexOp::create(b, loc, kMaxRowBlocks);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value grid = arith::MinUIOp::create(b, loc, extents.rows, maxBlocks);
+  emitter.emitLaunch(
+      b, loc, {grid, one, one},
+      [&](OpBuilder &body, gpu::LaunchOp launch, Value workgroup) {
+        Value tid = launch.getThreadIds().x;
+        Value threads = launch.getBlockSize().x;
+        scf::ForOp::create(
+            body, loc, launch.getBlockIds().x, extents.rows,
+            launch.getGridSize().x, ValueRange{},
+            [&](OpBuilder &rows, Location loc, Value row, ValueRange) {
+              SmallVector<Value> parallelIvs =
+                  delinearize(rows, loc, row, extents.parallel);
+              Value partial = emitter.emitRowPartial(
+                  rows, loc, parallelIvs, extents.reduction, extents.length,
+                  tid, threads);
+              Value total =
+                  emitter.emitBlockReduce(rows, loc, partial, tid, workgroup);
+              emitter.emitStoreResult(rows, loc, tid,
+                                      emitter.mergeIvs(parallelIvs, {}), total);
+              scf::YieldOp::create(rows, loc);
+            });
+      });
+}
+
+/// A thread per output element, in a grid-stride loop, folding the body
+/// over its row in order from the initial value, as the sequential loop
+/// does: for reductions whose innermost loop is parallel, where consecutive
+/// threads then read consecutive elements.
+void lowerByOutputs(OpBuilder &b, Location loc, const ReductionEmitter &emitter,
+                    const LoopExtents &extents) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value threads = arith::ConstantIndexOp::create(b, loc, emitter.blockSize);
+  linalg::LinalgOp op = emitter.red.op;
+  OpOperand *init = op.getDpsInitOperand(0);
+  Value blocks = arith::MinUIOp::create(
+      b, loc, arith::CeilDivUIOp::create(b, loc, extents.rows, threads),
+      arith::ConstantIndexOp::create(b, loc, kMaxRowBlocks));
+  emitter.emitLaunch(
+      b, loc, {blocks, one, one},
+      [&](OpBuilder &body, gpu::LaunchOp launch, Value) {
+        Value first = arith::AddIOp::create(
+            body, loc,
+            arith::MulIOp::create(body, loc, launch.getBlockIds().x, threads),
+            launch.getThreadIds().x);
+        Value step =
+            arith::MulIOp::create(body, loc, launch.getGridSize().x, threads);
+        scf::ForOp::create(
+            body, loc, first, extents.rows, step, ValueRange{},
+            [&](OpBuilder &rows, Location loc, Value row, ValueRange) {
+              SmallVector<Value> parallelIvs =
+                  delinearize(rows, loc, row, extents.parallel);
+              SmallVector<Value> indices =
+                  applyMap(rows, loc, op.getMatchingIndexingMap(init),
+                           emitter.mergeIvs(parallelIvs, {}));
+              Value initial =
+                  memref::LoadOp::create(rows, loc, init->get(), indices);
+              auto fold = scf::ForOp::create(
+                  rows, loc, zero, extents.length, one, ValueRange{initial},
+                  [&](OpBuilder &inner, Location loc, Value k, ValueRange acc) {
+                    SmallVector<Value> ivs = emitter.mergeIvs(
+                        parallelIvs,
+                        delinearize(inner, loc, k, extents.reduction));
+                    scf::YieldOp::create(
+                        inner, loc, emitter.emitBody(inner, loc, ivs, acc[0]));
+                  });
+              memref::StoreOp::create(rows, loc, fold.getResult(0), init->get(),
+                                      indices);
+              scf::YieldOp::create(rows, loc);
+            });
+      },
+      /*shareValues=*/false);
+}
+
+/// `splitBlocks` blocks per row (fewer for short rows) write partial values
+/// to a buffer; a second kernel, a block per row, reduces them in order.
+void lowerBySplitRows(OpBuilder &b, Location loc,
+                      const ReductionEmitter &emitter,
+                      const LoopExtents &extents, int64_t rows,
+                      int64_t splitBlocks) {
+  auto partialsType = MemRefType::get({rows, splitBlocks}, emitter.shuffleType);
+  Value partials = memref::AllocOp::create(b, loc, partialsType);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value threads = arith::ConstantIndexOp::create(b, loc, emitter.blockSize);
+  Value rowCount = arith::ConstantIndexOp::create(b, loc, rows);
+  // Blocks per row: one per block-size elements, at least one,
+  // at most splitBlocks.
+  Value wanted = arith::CeilDivUIOp::create(b, loc, extents.length, threads);
+  Value split = arith::MaxUIOp::create(
+      b, loc, one,
+      arith::MinUIOp::create(
+          b, loc, wanted, arith::ConstantIndexOp::create(b, loc, splitBlocks)));
+
+  emitter.emitLaunch(
+      b, loc, {split, rowCount, one},
+      [&](OpBuilder &body, gpu::LaunchOp launch, Value workgroup) {
+        Value tid = launch.getThreadIds().x;
+        Value block = launch.getBlockIds().x;
+        Value row = launch.getBlockIds().y;
+        SmallVector<Value> parallelIvs =
+            delinearize(body, loc, row, extents.parallel);
+        Value first = arith::AddIOp::create(
+            body, loc, arith::MulIOp::create(body, loc, block, threads), tid);
+        Value step = arith::MulIOp::create(body, loc, split, threads);
+        Value partial =
+            emitter.emitRowPartial(body, loc, parallelIvs, extents.reduction,
+                                   extents.length, first, step);
+        Value total =
+            emitter.emitBlockReduce(body, loc, partial, tid, workgroup);
+        Value zero = arith::ConstantIndexOp::create(body, loc, 0);
+        Value firstThread = arith::CmpIOp::create(
+            body, loc, arith::CmpIPredicate::eq, tid, zero);
+        scf::IfOp::create(
+            body, loc, firstThread, [&](OpBuilder &then, Location loc) {
+              memref::StoreOp::create(then, loc,
+                                      emitter.widen(then, loc, total), partials,
+                                      ValueRange{row, block});
+              scf::YieldOp::create(then, loc);
+            });
+      });
+
+  emitter.emitLaunch(
+      b, loc, {rowCount, one, one},
+      [&](OpBuilder &body, gpu::LaunchOp launch, Value workgroup) {
+        Value tid = launch.getThreadIds().x;
+        Value row = launch.getBlockIds().x;
+        SmallVector<Value> parallelIvs =
+            delinearize(body, loc, row, extents.parallel);
+        auto loop = scf::ForOp::create(
+            body, loc, tid, split, threads,
+            ValueRange{emitter.emitIdentity(body, loc)},
+            [&](OpBuilder &inner, Location loc, Value k, ValueRange acc) {
+              Value value = memref::LoadOp::create(inner, loc, partials,
+                                                   ValueRange{row, k});
+              scf::YieldOp::create(
+                  inner, loc,
+                  emitter.emitCombine(inner, acc[0],
+                                      emitter.narrow(inner, loc, value)));
+            });
+        Value total = emitter.emitBlockReduce(body, loc, loop.getResult(0), tid,
+                                              workgroup);
+        emitter.emitStoreResult(body, loc, tid,
+                                emitter.mergeIvs(parallelIvs, {}), total);
+      });
+  memref::DeallocOp::create(b, loc, partials);
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct ReductionsToKernelsPass
+    : public dlbridge::impl::ReductionsToKernelsBase<ReductionsToKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Operation *root = getOperation();
+    if (blockSize < kWarpSize || blockSize > kMaxThreadsPerBlock ||
+        blockSize % kWarpSize != 0) {
+      root->emitError() << "block-size=" << static_cast<int64_t>(blockSize)
+                        << ": expected a multiple of " << kWarpSize << " from "
+                        << kWarpSize << " to " << kMaxThreadsPerBlock;
+      return signalPassFailure();
+    }
+    if (splitRows < 0 || splitBlocks < 1) {
+      root->emitError() << "split-rows=" << static_cast<int64_t>(splitRows)
+                        << " split-blocks=" << static_cast<int64_t>(splitBlocks)
+                        << ": expected split-rows >= 0 and split-blocks >= 1";
+      return signalPassFailure();
+    }
+
+    SmallVector<Reduction> reductions;
+    root->walk([&](linalg::LinalgOp op) {
+      // Already in a kernel: its threads have their own work.
+      if (op->getParentOfType<gpu::LaunchOp>() ||
+          op->getParentOfType<gpu::GPUModuleOp>())
+        return;
+      if (std::optional<Reduction> reduction = matchReduction(op))
+        reductions.push_back(*reduction);
+    });
+    for (const Reduction &reduction : reductions) {
+      linalg::LinalgOp op = reduction.op;
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      ReductionEmitter emitter(reduction, blockSize);
+      LoopExtents extents = getLoopExtents(b, loc, op);
+      std::optional<int64_t> rows = getConstantIntValue(extents.rows);
+      if (linalg::isParallelIterator(op.getIteratorTypesArray().back()))
+        lowerByOutputs(b, loc, emitter, extents);
+      else if (rows && *rows >= 1 && *rows <= splitRows)
+        lowerBySplitRows(b, loc, emitter, extents, *rows, splitBlocks);
+      else
+        lowerByRows(b, loc, emitter, extents);
+      op->erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,161 @@
+"""Reductions on an NVIDIA GPU under ``@dlbridge.jit``, against PyTorch on the same CUDA tensors.
+
+The CUDA pipeline lowers reductions to kernels whose threads cooperate (a block per row, warp
+shuffles, shared memory; two kernels for full reductions): these tests check the numbers on odd
+sizes (1, 31, 33, 1000003 elements), rows of no elements, strided views, every dtype class and
+every combiner the tracer emits. Skipped without PyTorch or a CUDA device."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import dlbridge
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("needs a CUDA device", allow_module_level=True)
+
+SHAPES = [(1, 1), (3, 31), (5, 33), (2, 1000003), (1000, 257), (4097, 3)]
+
+
+def _run(fn: Callable[..., Any], *args: Any) -> Any:
+    out = dlbridge.jit(fn)(*args)
+    return out if isinstance(out, torch.Tensor) else torch.from_dlpack(out)
+
+
+def _check(got: Any, want: Any, rtol: float, atol: float = 0.0) -> None:
+    assert got.device.type == "cuda"
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    torch.testing.assert_close(got.cpu().double(), want.cpu().double(), rtol=rtol, atol=atol,
+                               equal_nan=True)
+
+
+def _data(shape: tuple[int, ...], dtype: Any, seed: int = 0) -> Any:
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    return torch.randn(shape, generator=g, device="cuda", dtype=torch.float32).to(dtype)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_row_sum(shape: tuple[int, int], dtype: Any) -> None:
+    x = _data(shape, dtype)
+    rtol = 1e-4 if dtype == torch.float32 else 1e-10
+    _check(_run(lambda v: v.sum(axis=-1), x), x.sum(dim=-1), rtol, atol=rtol * shape[1] ** 0.5)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_row_max_min(shape: tuple[int, int], kind: str) -> None:
+    x = _data(shape, torch.float32)
+    if kind == "max":
+        _check(_run(lambda v: v.max(axis=1), x), x.amax(dim=1), 0.0)
+    else:
+        _check(_run(lambda v: v.min(axis=1), x), x.amin(dim=1), 0.0)
+
+
+def test_max_propagates_nan() -> None:
+    x = _data((4, 1000), torch.float32)
+    x[1, 517] = float("nan")
+    x[3, 0] = float("nan")
+    _check(_run(lambda v: v.max(axis=1), x), x.amax(dim=1), 0.0)
+    _check(_run(lambda v: np.max(v), x), x.amax(), 0.0)
+
+
+@pytest.mark.parametrize("n", [1, 31, 33, 1000003, 10**7])
+def test_full_sum(n: int) -> None:
+    x = _data((n,), torch.float32)
+    want = x.double().sum().float()
+    _check(_run(lambda v: v.sum(), x), want, 1e-4, atol=1e-3 * n**0.5)
+
+
+@pytest.mark.parametrize("n", [1, 33, 1000003])
+def test_full_max_min_prod(n: int) -> None:
+    x = _data((n,), torch.float32)
+    _check(_run(lambda v: np.max(v), x), x.amax(), 0.0)
+    _check(_run(lambda v: np.min(v), x), x.amin(), 0.0)
+    y = 1.0 + x[: min(n, 64)] * 1e-3
+    _check(_run(lambda v: np.prod(v), y), torch.prod(y), 1e-5)
+
+
+def test_full_sum_of_matrix_and_keepdims() -> None:
+    x = _data((1001, 999), torch.float32)
+    _check(_run(lambda v: v.sum(), x), x.double().sum().float(), 1e-4, atol=1e-2)
+    _check(_run(lambda v: v.sum(keepdims=True), x), x.double().sum().float().reshape(1, 1),
+           1e-4, atol=1e-2)
+
+
+def test_empty_rows_give_the_initial_value() -> None:
+    x = torch.empty((5, 0), device="cuda", dtype=torch.float32)
+    _check(_run(lambda v: v.sum(axis=1), x), torch.zeros(5, device="cuda"), 0.0)
+    _check(_run(lambda v: v.sum(), x), torch.zeros((), device="cuda"), 0.0)
+
+
+@pytest.mark.parametrize("view", ["every-other-column", "transposed", "reversed", "row-slice"])
+def test_strided_views(view: str) -> None:
+    base = _data((300, 1001), torch.float32)
+    x = {
+        "every-other-column": base[:, ::2],
+        "transposed": base.t(),
+        "reversed": base.flip(1)[:, 3:],
+        "row-slice": base[7:200:3],
+    }[view]
+    _check(_run(lambda v: v.sum(axis=-1), x), x.sum(dim=-1), 1e-4, atol=1e-4)
+    _check(_run(lambda v: v.max(axis=-1), x), x.amax(dim=-1), 0.0)
+    _check(_run(lambda v: v.sum(), x), x.double().sum().float(), 1e-4, atol=1e-2)
+
+
+def test_middle_and_leading_axes() -> None:
+    x = _data((7, 129, 33), torch.float32)
+    _check(_run(lambda v: v.sum(axis=1), x), x.sum(dim=1), 1e-4, atol=1e-4)
+    _check(_run(lambda v: v.max(axis=0), x), x.amax(dim=0), 0.0)
+    _check(_run(lambda v: v.sum(axis=(1, 2)), x), x.sum(dim=(1, 2)), 1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int8, torch.uint8])
+def test_integer_sums_and_extremes(dtype: Any) -> None:
+    g = torch.Generator(device="cuda").manual_seed(1)
+    lo, hi = (0, 200) if dtype == torch.uint8 else (-100, 100)
+    x = torch.randint(lo, hi, (33, 1000003 // 33), generator=g, device="cuda").to(dtype)
+
+    def as_int64(sums: Any) -> Any:
+        # NumPy sums unsigned integers in uint64, PyTorch in int64.
+        if dtype == torch.uint8:
+            assert sums.dtype == torch.uint64
+            return sums.to(torch.int64)
+        return sums
+
+    _check(as_int64(_run(lambda v: v.sum(axis=1), x)), x.sum(dim=1), 0.0)
+    _check(_run(lambda v: v.max(axis=1), x), x.amax(dim=1), 0.0)
+    _check(_run(lambda v: v.min(), x), x.amin(), 0.0)
+    _check(as_int64(_run(lambda v: v.sum(), x)), x.sum(), 0.0)
+
+
+def test_bools() -> None:
+    g = torch.Generator(device="cuda").manual_seed(2)
+    x = torch.rand((65, 1031), generator=g, device="cuda") < 0.001
+    _check(_run(lambda v: v.any(axis=1), x), x.any(dim=1), 0.0)
+    _check(_run(lambda v: v.all(axis=1), ~x), (~x).all(dim=1), 0.0)
+    _check(_run(lambda v: np.any(v), x), x.any(), 0.0)
+    _check(_run(lambda v: np.all(v), x), x.all(), 0.0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision(dtype: Any) -> None:
+    x = _data((129, 4099), dtype)
+    _check(_run(lambda v: v.max(axis=1), x), x.amax(dim=1), 0.0)
+    _check(_run(lambda v: v.mean(axis=1), x), x.float().mean(dim=1).to(dtype), 1e-2, atol=1e-2)
+
+
+def test_mean_var_and_softmax_rows() -> None:
+    x = _data((513, 1000), torch.float32)
+
+    def softmax(v: Any) -> Any:
+        e = np.exp(v - v.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    _check(_run(lambda v: v.mean(axis=-1), x), x.mean(dim=-1), 1e-4, atol=1e-5)
+    _check(_run(lambda v: v.var(axis=-1), x), x.var(dim=-1, correction=0), 1e-4, atol=1e-5)
+    _check(_run(softmax, x), torch.softmax(x, dim=1), 1e-4, atol=1e-6)

@@ -1,0 +1,19 @@
+// RUN: dl-opt %s --verify-diagnostics \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{block-size=100}))'
+// RUN: not dl-opt %s \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{block-size=2048}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=TOO-MANY
+// RUN: not dl-opt %s \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{split-blocks=0}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=NO-SPLIT
+
+// Options that make no CUDA block, or no split, are errors at the
+// operation the pass runs on, naming the option.
+
+// expected-error @+1 {{block-size=100: expected a multiple of 32 from 32 to 1024}}
+func.func @f() {
+  return
+}
+
+// TOO-MANY: error: block-size=2048: expected a multiple of 32 from 32 to 1024
+// NO-SPLIT: error: split-rows=32 split-blocks=0: expected split-rows >= 0 and split-blocks >= 1
