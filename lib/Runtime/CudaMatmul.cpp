@@ -17,8 +17,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
