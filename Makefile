@@ -146,7 +146,7 @@ bench: build
 # Python extension against it, runs every GPU test and the GPU benchmark
 # rows, and writes bench/results/gpu-latest.{md,json}; GPU_CHECK_LOGS=DIR
 # keeps each step's output.
-GPU_UNITTESTS := CudaDeviceTest CudaStreamValueTest DLBridgeCUDAKernelTests
+GPU_UNITTESTS := CudaDeviceTest CudaStreamValueTest CudaMatmulDeviceTest DLBridgeCUDAKernelTests
 $(GPU_BUILD)/build.ninja: | deps
 	cmake -S . -B $(GPU_BUILD) $(CMAKE_FLAGS) -DDLBRIDGE_STATIC_LLVM=ON
 

@@ -131,6 +131,10 @@ int32_t deviceFree(Device *device, void *ptr, void *stream);
 /// in stream order). Implemented in MgpuRuntime.cpp. Thread-safe.
 bool forgetManagedAllocation(void *ptr);
 
+/// The calling thread's default device of the mgpu* ABI
+/// (mgpuSetDefaultDevice; 0 until set). Implemented in MgpuRuntime.cpp.
+int32_t defaultDeviceId();
+
 /// A stream value from the C ABI as the driver takes it: NULL and
 /// DLRT_STREAM_NO_SYNC become CU_STREAM_LEGACY, anything else is unchanged.
 inline CUstream toDriverStream(void *stream) {

@@ -287,6 +287,8 @@ bool dlrt::cuda::forgetManagedAllocation(void *ptr) {
   return false;
 }
 
+int32_t dlrt::cuda::defaultDeviceId() { return defaultDevice; }
+
 //===----------------------------------------------------------------------===//
 // The exported ABI
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,4 @@
-//===- ContractionsToBlas.cpp - f32/f64 matmuls call libdlrt's BLAS -------===//
+//===- ContractionsToBlas.cpp - Matmuls call libdlrt's BLAS or cuBLASLt ---===//
 //
 // Part of dlbridge.
 //
@@ -8,6 +8,8 @@
 
 #include "dlbridge/Conversion/DLPackToLLVM/RuntimeCalls.h"
 #include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
+#include "dlbridge/Runtime/dlrt_cuda.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -21,14 +23,14 @@ using namespace mlir;
 
 namespace {
 
-/// One operand of dlrt_matmul: a pointer to its first element and its
-/// element strides between batches, rows and columns.
+/// One operand of dlrt_matmul and dlrt_cuda_matmul: a pointer to its first
+/// element and its element strides between batches, rows and columns.
 struct BlasOperand {
   Value pointer;
   Value batchStride, rowStride, colStride;
 };
 
-/// A contraction as dlrt_matmul sees it: batch x (m x k) * (k x n).
+/// A contraction as the runtime sees it: batch x (m x k) * (k x n).
 struct BlasProduct {
   Value batch, m, n, k;
   BlasOperand a, b, c;
@@ -119,9 +121,49 @@ BlasProduct describe(OpBuilder &b, linalg::LinalgOp op) {
   return p;
 }
 
-/// Whether dlrt_matmul computes `op`: a named contraction with its default
-/// maps on memrefs of one element type, f32 or f64.
-bool isBlasContraction(linalg::LinalgOp op) {
+/// The dlrt_cuda_matmul_type of `type`, if it has one.
+std::optional<int32_t> getCudaMatmulType(Type type) {
+  if (type.isF16())
+    return DLRT_CUDA_MATMUL_F16;
+  if (type.isBF16())
+    return DLRT_CUDA_MATMUL_BF16;
+  if (type.isF32())
+    return DLRT_CUDA_MATMUL_F32;
+  if (type.isF64())
+    return DLRT_CUDA_MATMUL_F64;
+  return std::nullopt;
+}
+
+/// Whether dlrt_matmul computes a product of `input`s into `output`: one
+/// element type, f32 or f64.
+bool isCpuTypePair(Type input, Type output) {
+  return input == output && (input.isF32() || input.isF64());
+}
+
+/// Whether dlrt_cuda_matmul computes a product of `input`s into `output`:
+/// one type, or f16/bf16 into f32 (linalg's products extend the inputs to
+/// the output type, as cuBLASLt's f32 accumulation does).
+bool isCudaTypePair(Type input, Type output) {
+  if (!getCudaMatmulType(input))
+    return false;
+  return input == output ||
+         ((input.isF16() || input.isBF16()) && output.isF32());
+}
+
+/// Whether `memref` is device memory in the host code of the CUDA
+/// pipeline: not (a view of) a constant's global or a stack buffer, which
+/// stay in host memory.
+bool isDeviceBuffer(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return !isa_and_nonnull<memref::GetGlobalOp, memref::AllocaOp>(
+      memref.getDefiningOp());
+}
+
+/// Whether the runtime computes `op`, on the CUDA target if `cuda`: a named
+/// contraction with its default maps, outside kernels, on memrefs (device
+/// buffers for CUDA) of a type pair the target's library takes.
+bool isBlasContraction(linalg::LinalgOp op, bool cuda) {
   if (auto matmul = dyn_cast<linalg::MatmulOp>(*op)) {
     if (matmul.hasUserDefinedMaps())
       return false;
@@ -133,13 +175,21 @@ bool isBlasContraction(linalg::LinalgOp op) {
   }
   if (!op.hasPureBufferSemantics() || op->getNumOperands() != 3)
     return false;
-  Type element = getElementTypeOrSelf(op->getOperand(0).getType());
-  if (!element.isF32() && !element.isF64())
+  // Device code (a hand-written kernel) cannot call the host's runtime.
+  if (op->getParentOfType<gpu::LaunchOp>() ||
+      op->getParentOfType<gpu::GPUModuleOp>())
     return false;
-  return llvm::all_of(op->getOperands(), [&](Value operand) {
-    auto type = dyn_cast<MemRefType>(operand.getType());
-    return type && type.getElementType() == element && !type.getMemorySpace();
-  });
+  if (!llvm::all_of(op->getOperands(), [&](Value operand) {
+        auto type = dyn_cast<MemRefType>(operand.getType());
+        return type && !type.getMemorySpace() &&
+               (!cuda || isDeviceBuffer(operand));
+      }))
+    return false;
+  Type input = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type output = getElementTypeOrSelf(op->getOperand(2).getType());
+  if (getElementTypeOrSelf(op->getOperand(1).getType()) != input)
+    return false;
+  return cuda ? isCudaTypePair(input, output) : isCpuTypePair(input, output);
 }
 
 /// Whether `op` can sit between a fill and the product it initialises with
@@ -190,9 +240,15 @@ struct ContractionsToBlasPass
   using ContractionsToBlasBase::ContractionsToBlasBase;
 
   void runOnOperation() override {
+    if (target != "cpu" && target != "cuda") {
+      getOperation()->emitError()
+          << "dlbridge-contractions-to-blas: unknown target '" << target
+          << "'; expected cpu or cuda";
+      return signalPassFailure();
+    }
     SmallVector<linalg::LinalgOp> contractions;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (!isBlasContraction(op))
+      if (!isBlasContraction(op, target == "cuda"))
         return;
       std::optional<int64_t> work = getStaticWork(op);
       if (work && *work < minWork)
@@ -233,22 +289,69 @@ struct ContractionsToBlasPass
     }
 
     MemRefReader reader(b, loc);
+    SmallVector<Value> product;
+    for (Value size : {p.batch, p.m, p.n, p.k})
+      product.push_back(reader.toI64(size));
+    for (const BlasOperand &operand : {p.a, p.b, p.c})
+      product.append({operand.pointer, operand.batchStride, operand.rowStride,
+                      operand.colStride});
+    if (failed(target == "cuda" ? callCuda(b, op, fill, product)
+                                : callCpu(b, op, fill, product)))
+      return failure();
+    if (fill)
+      fill->erase();
+    op->erase();
+    return success();
+  }
+
+  /// dlrt_matmul(bits, accumulate, `product`...).
+  LogicalResult callCpu(OpBuilder &b, linalg::LinalgOp op, linalg::FillOp fill,
+                        ArrayRef<Value> product) {
+    Location loc = op.getLoc();
     Type element = getElementTypeOrSelf(op->getOperand(0).getType());
     SmallVector<Value> args = {
         arith::ConstantIntOp::create(b, loc, element.getIntOrFloatBitWidth(),
                                      32),
         arith::ConstantIntOp::create(b, loc, fill ? 0 : 1, 32)};
-    for (Value size : {p.batch, p.m, p.n, p.k})
-      args.push_back(reader.toI64(size));
-    for (const BlasOperand &operand : {p.a, p.b, p.c})
-      args.append({operand.pointer, operand.batchStride, operand.rowStride,
-                   operand.colStride});
-    if (failed(dlbridge::createRuntimeCall(
-            b, op, dlbridge::RuntimeFunction::Matmul, args)))
+    args.append(product.begin(), product.end());
+    return dlbridge::createRuntimeCall(b, op, dlbridge::RuntimeFunction::Matmul,
+                                       args);
+  }
+
+  /// dlrt_cuda_matmul(stream, types, flags, `product`...) on the call's
+  /// stream, and the op itself (after its fill) where the runtime declines.
+  LogicalResult callCuda(OpBuilder &b, linalg::LinalgOp op, linalg::FillOp fill,
+                         ArrayRef<Value> product) {
+    Location loc = op.getLoc();
+    FailureOr<LLVM::CallOp> stream = dlbridge::createRuntimeCall(
+        b, op, dlbridge::RuntimeFunction::CallStream, ValueRange());
+    if (failed(stream))
       return failure();
+    Type input = getElementTypeOrSelf(op->getOperand(0).getType());
+    Type output = getElementTypeOrSelf(op->getOperand(2).getType());
+    int32_t flags =
+        (fill ? 0 : DLRT_CUDA_MATMUL_ACCUMULATE) |
+        (allowTF32 && input.isF32() ? DLRT_CUDA_MATMUL_ALLOW_TF32 : 0);
+    auto i32 = [&](int32_t value) -> Value {
+      return arith::ConstantIntOp::create(b, loc, value, 32);
+    };
+    SmallVector<Value> args = {stream->getResult(),
+                               i32(*getCudaMatmulType(input)),
+                               i32(*getCudaMatmulType(output)), i32(flags)};
+    args.append(product.begin(), product.end());
+    FailureOr<LLVM::CallOp> call = dlbridge::createRuntimeCall(
+        b, op, dlbridge::RuntimeFunction::CudaMatmul, args);
+    if (failed(call))
+      return failure();
+    Value declined = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           call->getResult(),
+                                           i32(DLRT_CUDA_MATMUL_DECLINED));
+    auto fallback = scf::IfOp::create(b, loc, declined);
+    OpBuilder thenBuilder = fallback.getThenBodyBuilder();
+    IRMapping mapping;
     if (fill)
-      fill->erase();
-    op->erase();
+      thenBuilder.clone(*fill, mapping);
+    thenBuilder.clone(*op, mapping);
     return success();
   }
 };

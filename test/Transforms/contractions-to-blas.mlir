@@ -1,5 +1,17 @@
 // RUN: dl-opt %s --dlbridge-contractions-to-blas | FileCheck %s
 // RUN: dl-opt %s --dlbridge-contractions-to-blas="min-work=0" | FileCheck %s --check-prefix=ALL
+// RUN: dl-opt %s --dlbridge-contractions-to-blas="target=cuda" | FileCheck %s --check-prefix=CUDA
+// RUN: dl-opt %s --dlbridge-contractions-to-blas="target=cuda allow-tf32=true" | FileCheck %s --check-prefix=TF32
+// RUN: not dl-opt %s --dlbridge-contractions-to-blas="target=tpu" 2>&1 | FileCheck %s --check-prefix=TARGET
+
+// TARGET: error: dlbridge-contractions-to-blas: unknown target 'tpu'; expected cpu or cuda
+
+// With target=cuda the same ops call dlrt_cuda_matmul on the stream of the
+// call in progress, with the element types and flags of dlrt_cuda.h
+// (f16 = 0, bf16 = 1, f32 = 2, f64 = 3; accumulate = 1, allow TF32 = 2),
+// and run as before where it returns DLRT_CUDA_MATMUL_DECLINED (-1).
+// CUDA: llvm.func @dlrt_cuda_matmul(!llvm.ptr, i32, i32, i32, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64) -> i32
+// CUDA: llvm.func @dlrt_call_stream() -> !llvm.ptr
 
 // A dynamic f32 matmul calls BLAS when its work reaches min-work, and
 // keeps its loops (in the else branch) below it. Strides are passed as they
@@ -25,6 +37,23 @@
 // CHECK: linalg.matmul
 // CHECK: }
 // CHECK-NOT: linalg.matmul
+// CUDA-LABEL: func.func @matmul_f32
+// CUDA: scf.if %{{.*}} {
+// CUDA: %[[S:.*]] = llvm.call @dlrt_call_stream() : () -> !llvm.ptr
+// CUDA-DAG: %[[IN:.*]] = arith.constant 2 : i32
+// CUDA-DAG: %[[OUT:.*]] = arith.constant 2 : i32
+// CUDA-DAG: %[[ACC:.*]] = arith.constant 1 : i32
+// CUDA: %[[R:.*]] = llvm.call @dlrt_cuda_matmul(%[[S]], %[[IN]], %[[OUT]], %[[ACC]],
+// CUDA: %[[DECLINED:.*]] = arith.constant -1 : i32
+// CUDA-NEXT: %[[FALLBACK:.*]] = arith.cmpi eq, %[[R]], %[[DECLINED]] : i32
+// CUDA-NEXT: scf.if %[[FALLBACK]] {
+// CUDA-NEXT: linalg.matmul
+// CUDA-NEXT: }
+// CUDA-NEXT: } else {
+// CUDA-NEXT: linalg.matmul
+// TF32-LABEL: func.func @matmul_f32
+// TF32: %[[FLAGS:.*]] = arith.constant 3 : i32
+// TF32: llvm.call @dlrt_cuda_matmul(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %[[FLAGS]],
 // ALL-LABEL: func.func @matmul_f32
 // ALL-NOT: scf.if
 // ALL: llvm.call @dlrt_matmul
@@ -44,6 +73,16 @@ func.func @matmul_f32(%a: memref<?x?xf32, strided<[?, ?], offset: ?>>, %b: memre
 // CHECK-DAG: %[[ACC:.*]] = arith.constant 0 : i32
 // CHECK: llvm.call @dlrt_matmul(%[[BITS]], %[[ACC]],
 // CHECK-NOT: linalg.matmul
+// CUDA-LABEL: func.func @fill_then_matmul_f64
+// CUDA-NOT: linalg.fill
+// CUDA-DAG: %[[IN:.*]] = arith.constant 3 : i32
+// CUDA-DAG: %[[OUT:.*]] = arith.constant 3 : i32
+// CUDA-DAG: %[[FLAGS:.*]] = arith.constant 0 : i32
+// CUDA: llvm.call @dlrt_cuda_matmul(%{{[^,]*}}, %[[IN]], %[[OUT]], %[[FLAGS]],
+// CUDA: scf.if
+// CUDA-NEXT: linalg.fill
+// CUDA-NEXT: linalg.matmul
+// CUDA-NEXT: }
 func.func @fill_then_matmul_f64(%a: memref<32x32xf64>, %b: memref<32x32xf64>, %c: memref<32x32xf64>) {
   %zero = arith.constant 0.0 : f64
   linalg.fill ins(%zero : f64) outs(%c : memref<32x32xf64>)
@@ -70,6 +109,9 @@ func.func @fill_of_one(%a: memref<32x32xf32>, %b: memref<32x32xf32>, %c: memref<
 // CHECK-LABEL: func.func @small
 // CHECK-NOT: dlrt_matmul
 // CHECK: linalg.matmul
+// CUDA-LABEL: func.func @small
+// CUDA-NOT: llvm.call
+// CUDA: linalg.matmul
 // ALL-LABEL: func.func @small
 // ALL: llvm.call @dlrt_matmul
 func.func @small(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) {
@@ -84,6 +126,12 @@ func.func @small(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<4x4xf32>) 
 // CHECK-DAG: %[[ABATCH:.*]] = arith.index_cast %[[AT]]#0 : index to i64
 // CHECK-DAG: %[[NB:.*]] = arith.index_cast %[[AS]]#0 : index to i64
 // CHECK: llvm.call @dlrt_matmul(%{{.*}}, %{{.*}}, %[[NB]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ABATCH]],
+// CUDA-LABEL: func.func @batch_matmul
+// CUDA-DAG: %[[A:.*]], %{{.*}}, %[[AS:.*]]:3, %[[AT:.*]]:3 = memref.extract_strided_metadata %arg0
+// CUDA-DAG: %[[ABATCH:.*]] = arith.index_cast %[[AT]]#0 : index to i64
+// CUDA-DAG: %[[NB:.*]] = arith.index_cast %[[AS]]#0 : index to i64
+// CUDA: llvm.call @dlrt_cuda_matmul(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[NB]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ABATCH]],
+// CUDA: linalg.batch_matmul
 func.func @batch_matmul(%a: memref<?x64x64xf32>, %b: memref<?x64x64xf32>, %c: memref<?x64x64xf32>) {
   linalg.batch_matmul ins(%a, %b : memref<?x64x64xf32>, memref<?x64x64xf32>) outs(%c : memref<?x64x64xf32>)
   return
@@ -107,8 +155,49 @@ func.func @vecmat(%x: memref<128xf32>, %b: memref<128x128xf32>, %y: memref<128xf
   return
 }
 
+// CUDA-LABEL: func.func @matvec
+// CUDA: llvm.call @dlrt_cuda_matmul
+// CUDA-LABEL: func.func @vecmat
+// CUDA: llvm.call @dlrt_cuda_matmul
+
+// bf16 on CUDA; buffers CUDA code keeps in host memory (constants' globals)
+// and products inside kernels stay linalg.
+
+// CUDA-LABEL: func.func @batch_bf16
+// CUDA-DAG: %[[BF16:.*]] = arith.constant 1 : i32
+// CUDA-DAG: %[[BF16OUT:.*]] = arith.constant 1 : i32
+// CUDA: llvm.call @dlrt_cuda_matmul(%{{[^,]*}}, %[[BF16]], %[[BF16OUT]],
+// CUDA-LABEL: func.func @constant_operand
+// CUDA-NOT: llvm.call
+// CUDA: linalg.matmul
+// CUDA-LABEL: func.func @in_kernel
+// CUDA-NOT: llvm.call
+// CUDA: gpu.launch
+// CUDA-NEXT: linalg.matmul
+func.func @batch_bf16(%a: memref<4x64x64xbf16>, %b: memref<4x64x64xbf16>, %c: memref<4x64x64xbf16>) {
+  linalg.batch_matmul ins(%a, %b : memref<4x64x64xbf16>, memref<4x64x64xbf16>) outs(%c : memref<4x64x64xbf16>)
+  return
+}
+memref.global "private" constant @weights : memref<64x64xf32> = dense<1.0>
+func.func @constant_operand(%a: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  %w = memref.get_global @weights : memref<64x64xf32>
+  %view = memref.subview %w[0, 0] [64, 32] [1, 1] : memref<64x64xf32> to memref<64x32xf32, strided<[64, 1]>>
+  %out = memref.subview %c[0, 0] [64, 32] [1, 1] : memref<64x64xf32> to memref<64x32xf32, strided<[64, 1]>>
+  linalg.matmul ins(%a, %view : memref<64x64xf32>, memref<64x32xf32, strided<[64, 1]>>) outs(%out : memref<64x32xf32, strided<[64, 1]>>)
+  return
+}
+func.func @in_kernel(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  %one = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %one, %y = %one, %z = %one) threads(%tx, %ty, %tz) in (%u = %one, %v = %one, %w = %one) {
+    linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+    gpu.terminator
+  }
+  return
+}
+
 // Left to the loops: other element types, mixed ones, tensors, matmuls
-// with their own indexing maps.
+// with their own indexing maps. On CUDA, f16 inputs into f32 is a
+// cuBLASLt product too.
 
 // CHECK-LABEL: func.func @integers
 // CHECK: linalg.matmul
@@ -118,6 +207,20 @@ func.func @vecmat(%x: memref<128xf32>, %b: memref<128x128xf32>, %y: memref<128xf
 // CHECK: linalg.matmul
 // CHECK-LABEL: func.func @transposed_maps
 // CHECK: linalg.matmul
+// CUDA-LABEL: func.func @integers
+// CUDA-NOT: llvm.call
+// CUDA: linalg.matmul
+// CUDA-LABEL: func.func @mixed
+// CUDA-DAG: %[[F16:.*]] = arith.constant 0 : i32
+// CUDA-DAG: %[[F32:.*]] = arith.constant 2 : i32
+// CUDA: llvm.call @dlrt_cuda_matmul(%{{[^,]*}}, %[[F16]], %[[F32]],
+// CUDA-LABEL: func.func @on_tensors
+// CUDA-NOT: llvm.call
+// CUDA-LABEL: func.func @transposed_maps
+// CUDA-NOT: llvm.call
+// TF32-LABEL: func.func @mixed
+// TF32: %[[FLAGS:.*]] = arith.constant 1 : i32
+// TF32: llvm.call @dlrt_cuda_matmul(%{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %[[FLAGS]],
 // ALL-LABEL: func.func @integers
 // ALL-NOT: dlrt_matmul
 // ALL-LABEL: func.func @transposed_maps

@@ -1,13 +1,15 @@
 //===- RuntimeCallsTest.cpp - The runtime-call table against dlrt.h -------===//
 //
 // Part of dlbridge. Every line of RuntimeCalls.def names a function of
-// dlrt.h (the test does not compile otherwise) whose C prototype, mapped to
-// LLVM types by the C types' kinds and sizes, is the table's LLVM type.
+// dlrt.h or dlrt_cuda.h (the test does not compile otherwise) whose C
+// prototype, mapped to LLVM types by the C types' kinds and sizes, is the
+// table's LLVM type.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dlbridge/Conversion/DLPackToLLVM/RuntimeCalls.h"
 #include "dlbridge/Runtime/dlrt.h"
+#include "dlbridge/Runtime/dlrt_cuda.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -2,8 +2,9 @@
 |*                                                                            *|
 |* The CUDA half of libdlrt's C ABI: driver availability, DLPack stream       *|
 |* values, stream ordering with pooled events, deferred release of borrowed  *|
-|* tensors, stream-ordered device allocation, and the error side channel of  *|
-|* the mgpu* launch ABI that MLIR's gpu-to-llvm emits.                        *|
+|* tensors, stream-ordered device allocation, contractions through            *|
+|* cuBLASLt, and the error side channel of the mgpu* launch ABI that MLIR's   *|
+|* gpu-to-llvm emits.                                                         *|
 |*                                                                            *|
 |* libdlrt never links CUDA: libcuda.so.1 is dlopen'ed on the first CUDA      *|
 |* call. The environment variable DLRT_CUDA_DRIVER, read once at that first   *|
@@ -135,6 +136,80 @@ DLRT_EXPORT int32_t dlrt_defer_release(DLDevice device, void *stream,
 /// DLRT_ERR_OUT_OF_MEMORY, DLRT_ERR_CUDA. Thread-safe.
 DLRT_EXPORT int32_t dlrt_cuda_alloc(DLDevice device, size_t bytes, void *stream,
                                     void **out);
+
+/*===----------------------------------------------------------------------===*
+ * Contractions through cuBLASLt
+ *===----------------------------------------------------------------------===*/
+
+/// Element types of dlrt_cuda_matmul's operands.
+typedef enum dlrt_cuda_matmul_type {
+  DLRT_CUDA_MATMUL_F16 = 0,
+  DLRT_CUDA_MATMUL_BF16 = 1,
+  DLRT_CUDA_MATMUL_F32 = 2,
+  DLRT_CUDA_MATMUL_F64 = 3,
+} dlrt_cuda_matmul_type;
+
+/// Flags of dlrt_cuda_matmul.
+enum {
+  /// C += A B instead of C = A B.
+  DLRT_CUDA_MATMUL_ACCUMULATE = 1,
+  /// f32 products may round their inputs to TF32 on tensor cores
+  /// (CUBLAS_COMPUTE_32F_FAST_TF32): about 8x the throughput, with 10-bit
+  /// mantissas in the products. Without it f32 is exact
+  /// (CUBLAS_COMPUTE_32F). Ignored for other types.
+  DLRT_CUDA_MATMUL_ALLOW_TF32 = 2,
+};
+
+/// What dlrt_cuda_matmul returns, recording nothing, for a product it leaves
+/// to the caller: cuBLASLt cannot read an operand's strides (see there) or
+/// has no algorithm for the problem.
+#define DLRT_CUDA_MATMUL_DECLINED (-1)
+
+/// Enqueues C = A B (C += A B with DLRT_CUDA_MATMUL_ACCUMULATE) on `stream`
+/// (borrowed; NULL and DLRT_STREAM_NO_SYNC are the legacy default stream),
+/// for `batch` products of (m x k) A and (k x n) B into (m x n) C, on the
+/// thread's default device of the mgpu* ABI (which dlrt_call_begin sets to
+/// the call's device). What --dlbridge-contractions-to-blas{target=cuda}
+/// calls for linalg.matmul, batch_matmul, matvec and vecmat.
+///
+/// Operands are device pointers to their first element; element (b, i, j)
+/// of X is at x[b * x_batch_stride + i * x_row_stride + j * x_col_stride].
+/// A and B have `input_type`, C `output_type`: both the same, or f16/bf16
+/// inputs with f32 output. f16 and bf16 multiply on tensor cores and
+/// accumulate in f32; f32 is exact unless DLRT_CUDA_MATMUL_ALLOW_TF32; f64
+/// in f64.
+///
+/// cuBLASLt (libcublasLt.so.13, else .12, else libcublasLt.so; the
+/// environment variable DLRT_CUBLASLT, read once at the first call, names
+/// another file) is loaded on the first call and never unloaded; one handle
+/// per device is kept. A call never synchronises: a workspace, when the
+/// chosen algorithm needs one, is allocated and freed in stream order
+/// (cuMemAllocAsync; devices without memory pools use algorithms without
+/// one), so calls can be captured in CUDA graphs.
+///
+/// Returns DLRT_OK once the product is enqueued (or there is nothing to
+/// compute); DLRT_CUDA_MATMUL_DECLINED, recording nothing, when a matrix is
+/// not one cuBLASLt reads (unit stride along neither its rows nor its
+/// columns, a leading dimension smaller than the matrix, negative or zero
+/// strides), batch strides are negative (zero only for A and B), k is 0
+/// without DLRT_CUDA_MATMUL_ACCUMULATE, the batch exceeds INT32_MAX, or
+/// cuBLASLt finds no algorithm: generated code then runs its own kernel.
+/// Otherwise a failure, recorded in the context of the call in progress
+/// (dlrt_call_begin), if any, and as the thread's last error:
+/// DLRT_ERR_INVALID_ARGUMENT (negative sizes, unknown types or flags, NULL
+/// operands of a non-empty product), DLRT_ERR_UNSUPPORTED (a type pair
+/// other than those above; "no cuBLASLt: ..." naming the files tried when
+/// none loads, or the one that lacks a function), DLRT_ERR_NO_CUDA_DRIVER,
+/// DLRT_ERR_DEVICE, DLRT_ERR_OUT_OF_MEMORY, DLRT_ERR_CUDA (a cuBLASLt or
+/// driver call failed; the message names it). Arguments are checked before
+/// cuBLASLt loads, and cuBLASLt loads before the driver. Thread-safe.
+DLRT_EXPORT int32_t dlrt_cuda_matmul(
+    void *stream, int32_t input_type, int32_t output_type, int32_t flags,
+    int64_t batch, int64_t m, int64_t n, int64_t k, const void *a,
+    int64_t a_batch_stride, int64_t a_row_stride, int64_t a_col_stride,
+    const void *b, int64_t b_batch_stride, int64_t b_row_stride,
+    int64_t b_col_stride, void *c, int64_t c_batch_stride, int64_t c_row_stride,
+    int64_t c_col_stride);
 
 /*===----------------------------------------------------------------------===*
  * mgpu* launch ABI: error side channel

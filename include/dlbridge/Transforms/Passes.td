@@ -144,7 +144,7 @@ def ReuseDeadOperands : Pass<"dlbridge-reuse-dead-operands"> {
 
 def ContractionsToBlas : Pass<"dlbridge-contractions-to-blas",
                                "::mlir::ModuleOp"> {
-  let summary = "Call an optimised BLAS for f32 and f64 matmuls on buffers";
+  let summary = "Call an optimised BLAS (CPU) or cuBLASLt (CUDA) for matmuls";
   let description = [{
     A matmul lowered to loops, even in a vectorisable order, runs at a
     fraction of an optimised BLAS: 2.5x NumPy's time at 1024^2 f64 on this
@@ -152,22 +152,39 @@ def ContractionsToBlas : Pass<"dlbridge-contractions-to-blas",
     dominated by it. Register blocking, packing and cache tiling for every
     microarchitecture is what OpenBLAS ships (with runtime CPU dispatch),
     so this pass hands the named contractions to it rather than re-deriving
-    them with tiling transforms.
+    them with tiling transforms. On CUDA devices the same holds for tensor
+    cores, shared-memory tiling and asynchronous copies per architecture,
+    which cuBLASLt ships: the CUDA pipeline's own lowering of a matmul is one
+    thread per output element reading global memory.
 
     `linalg.matmul`, `linalg.batch_matmul`, `linalg.matvec` and
-    `linalg.vecmat` on memrefs whose three element types are all f32 or all
-    f64 (and matmuls with their default indexing maps) become a call to
-    libdlrt's `dlrt_matmul`, which takes each operand's pointer and element
-    strides, any layout. When the op is directly preceded by a
-    `linalg.fill` of zero into its output, the fill is folded into the call
-    (BLAS's beta = 0). Products of fewer than `min-work` multiply-adds,
-    where the call costs more than inline loops, keep the op, behind a
-    run-time test when the sizes are dynamic. Other ops and element types
-    are left to the loop lowering.
+    `linalg.vecmat` (matmuls with their default indexing maps) on memrefs
+    become a call into libdlrt that takes each operand's pointer and element
+    strides, any layout. With `target=cpu`, ops whose three element types
+    are all f32 or all f64 call `dlrt_matmul`. With `target=cuda`, ops on
+    device buffers (not constants' globals or stack buffers) whose inputs
+    are f16, bf16, f32 or f64 with an output of the same type, or f16/bf16
+    inputs with an f32 output, call `dlrt_cuda_matmul` on the stream of the
+    call in progress (`dlrt_call_stream()`); where it declines (strides
+    cuBLASLt cannot read, say a view of every other column), the op runs
+    as before, in the then branch of a test of its result. When the op is
+    directly preceded by a `linalg.fill` of zero into its output, the fill
+    is folded into the call (BLAS's beta = 0). Products of fewer than
+    `min-work` multiply-adds, where the call costs more than inline loops,
+    keep the op, behind a run-time test when the sizes are dynamic. Other
+    ops and element types are left to the loop lowering.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"4096",
            "Multiply-adds from which a product calls BLAS (batch included)">,
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Where the buffers live and which library multiplies: cpu "
+           "(dlrt_matmul, host memory) or cuda (dlrt_cuda_matmul, device "
+           "memory, in the CUDA pipeline)">,
+    Option<"allowTF32", "allow-tf32", "bool", /*default=*/"false",
+           "With target=cuda, let f32 products round inputs to TF32 on "
+           "tensor cores: several times faster, but 10-bit mantissas, so off "
+           "unless the caller accepts it (as torch's allow_tf32 does)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
