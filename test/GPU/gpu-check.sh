@@ -45,7 +45,10 @@ step() { # step NAME COMMAND...: runs it, logs it, remembers a failure
 
 rm -rf "$work" && mkdir -p "$work/core"
 tar -C "$work/core" -xJf "$bundle" || exit 2
-export LD_LIBRARY_PATH="$work/core/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# cuBLASLt, which libdlrt loads by name for matmuls: the toolkit's, else the
+# one PyTorch's wheels bring.
+cublas=$("$python" -c 'import nvidia.cublas as c; print(list(c.__path__)[0] + "/lib")' 2>/dev/null)
+export LD_LIBRARY_PATH="$work/core/lib:/usr/local/cuda/lib64${cublas:+:$cublas}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 build_extension() {
   cmake -S "$root/python" -B "$work/python" -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -20,5 +20,5 @@ for test in "$@"; do
   cp "$build/unittests/$test" "$stage/unittests/"
 done
 mkdir -p "$out"
-tar -C "$stage" -cJf "$out/dlbridge-gpu.tar.xz" .
+XZ_OPT=${XZ_OPT:--T0} tar -C "$stage" -cJf "$out/dlbridge-gpu.tar.xz" .
 ls -l "$out/dlbridge-gpu.tar.xz"
