@@ -119,6 +119,8 @@ struct DriverApi {
   CUresult (*StreamSynchronize)(CUstream stream);
   CUresult (*StreamDestroy)(CUstream stream);
   CUresult (*StreamWaitEvent)(CUstream stream, CUevent event, unsigned flags);
+  /// `status`: a CUstreamCaptureStatus (0: not capturing).
+  CUresult (*StreamIsCapturing)(CUstream stream, int *status);
   CUresult (*EventCreate)(CUevent *event, unsigned flags);
   CUresult (*EventDestroy)(CUevent event);
   CUresult (*EventRecord)(CUevent event, CUstream stream);

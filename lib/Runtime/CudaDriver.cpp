@@ -124,6 +124,7 @@ bool resolveAll(void *lib, DriverState &s, const char *path) {
   DLRT_RESOLVE(StreamSynchronize, "cuStreamSynchronize", true)
   DLRT_RESOLVE(StreamDestroy, "cuStreamDestroy_v2", true)
   DLRT_RESOLVE(StreamWaitEvent, "cuStreamWaitEvent", true)
+  DLRT_RESOLVE(StreamIsCapturing, "cuStreamIsCapturing", true)
   DLRT_RESOLVE(EventCreate, "cuEventCreate", true)
   DLRT_RESOLVE(EventDestroy, "cuEventDestroy_v2", true)
   DLRT_RESOLVE(EventRecord, "cuEventRecord", true)

@@ -92,13 +92,47 @@ extern "C" int32_t dlrt_cuda_alloc(DLDevice device, size_t bytes, void *stream,
   return deviceAlloc(dev, bytes, stream, out);
 }
 
+extern "C" void *dlrt_internal_record_result_event(DLDevice device,
+                                                   void *stream) {
+  if (!stream || stream == DLRT_STREAM_LEGACY ||
+      stream == DLRT_STREAM_PER_THREAD || stream == DLRT_STREAM_NO_SYNC)
+    return nullptr;
+  Device *dev = nullptr;
+  if (activateCuda(device, &dev) != DLRT_OK)
+    return nullptr;
+  const DriverApi *api = peekDriver();
+  auto *cuStream = static_cast<CUstream>(stream);
+  int capturing = 0;
+  if (api->StreamIsCapturing(cuStream, &capturing) != CUDA_SUCCESS || capturing)
+    return nullptr;
+  CUevent event = nullptr;
+  if (acquireEvent(dev, &event) != DLRT_OK)
+    return nullptr;
+  if (api->EventRecord(event, cuStream) != CUDA_SUCCESS) {
+    releaseEvent(dev, event);
+    return nullptr;
+  }
+  return event;
+}
+
 extern "C" void dlrt_internal_free_device_buffer(DLDevice device, void *ptr,
-                                                 void *stream) {
-  if (!ptr)
-    return;
+                                                 void *stream, void *event) {
   Device *dev = nullptr;
   if (activateCuda(device, &dev) != DLRT_OK)
     return; // The error is the thread's last error; the buffer leaks.
+  if (event) {
+    // The call's stream may be gone: the legacy one waits for its work.
+    CUresult r = peekDriver()->StreamWaitEvent(CU_STREAM_LEGACY,
+                                               static_cast<CUevent>(event), 0);
+    releaseEvent(dev, static_cast<CUevent>(event));
+    if (r != CUDA_SUCCESS) {
+      fail(r, "cuStreamWaitEvent");
+      return; // Freeing now could hand the memory out while still written.
+    }
+    stream = nullptr;
+  }
+  if (!ptr)
+    return;
   if (forgetManagedAllocation(ptr)) {
     CUresult r = peekDriver()->MemFree(toDevicePtr(ptr));
     if (r != CUDA_SUCCESS)

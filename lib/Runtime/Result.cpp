@@ -35,6 +35,9 @@ struct BufferOwner {
   /// The call's allocator hook when the buffer came from it, else NULL.
   void (*allocatorFree)(void *user, void *ptr, DLDevice device, void *stream);
   void *allocatorUser;
+  /// Recorded after the call's work when its stream may go first (see
+  /// dlrt_internal_record_result_event), else NULL.
+  void *readyEvent = nullptr;
 };
 
 void releaseBuffer(const BufferOwner &owner) {
@@ -45,7 +48,7 @@ void releaseBuffer(const BufferOwner &owner) {
                         owner.stream);
   else if (owner.device.device_type == kDLCUDA)
     dlrt_internal_free_device_buffer(owner.device, owner.allocated,
-                                     owner.stream);
+                                     owner.stream, owner.readyEvent);
   else
     std::free(owner.allocated);
 }
@@ -163,6 +166,9 @@ DLManagedTensorVersioned *dlrt_pack_result(dlrt_call_ctx *ctx, void *allocated,
     return failPacking(ctx, owner, DLRT_ERR_OUT_OF_MEMORY, desc,
                        "cannot allocate the managed tensor of rank %d", rank);
   auto *result = new (memory) ManagedResult();
+  if (owner.device.device_type == kDLCUDA && !owner.allocatorFree)
+    owner.readyEvent =
+        dlrt_internal_record_result_event(owner.device, owner.stream);
   result->owner = owner;
 
   DLManagedTensorVersioned &managed = result->managed;

@@ -492,6 +492,8 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
   PendingResults pending{signature, results};
   if (call.stream() && streams.framework)
     orderStreams(call, device, *streams.framework, stream);
+  if (device.device_type != kDLCPU)
+    noteWorkStream(device, stream);
   const ResultFramework &framework = getResultFramework(call.firstTensorType());
   auto result = [&](size_t j) {
     const jit::ParamInfo &param = signature.results[j];

@@ -203,9 +203,18 @@ int viewFromObject(void *object, DLTensor *out) {
   return 0;
 }
 
-int currentWorkStream(DLDeviceType, int32_t, void **stream) {
-  // dlbridge has no stream of its own: work runs on the caller's.
-  *stream = nullptr;
+/// The stream each CUDA device's latest call on this thread ran on (see
+/// noteWorkStream); devices past the table report the legacy one.
+constexpr int32_t kTrackedDevices = 64;
+thread_local void *workStreams[kTrackedDevices];
+
+/// dlbridge has no stream of its own: its work runs on its callers'. The
+/// latest on this thread is what a consumer of its results, which the
+/// exchange API does not order, must wait for.
+int currentWorkStream(DLDeviceType type, int32_t device, void **stream) {
+  bool tracked = (type == kDLCUDA || type == kDLCUDAManaged) && device >= 0 &&
+                 device < kTrackedDevices;
+  *stream = tracked ? workStreams[device] : nullptr;
   return 0;
 }
 
@@ -219,6 +228,11 @@ const DLPackExchangeAPI kExchangeAPI = {
 };
 
 } // namespace
+
+void dlbridge::python::noteWorkStream(DLDevice device, void *stream) {
+  if (device.device_id >= 0 && device.device_id < kTrackedDevices)
+    workStreams[device.device_id] = stream;
+}
 
 SharedTensor *SharedTensor::adopt(DLManagedTensorVersioned *managed,
                                   std::optional<void *> stream) {

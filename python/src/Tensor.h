@@ -77,6 +77,11 @@ private:
   SharedTensor *shared;
 };
 
+/// Records that a CUDA call on `device` ran on `stream`: the exchange API's
+/// current_work_stream reports it to consumers of dlbridge.Tensors made on
+/// this thread.
+void noteWorkStream(DLDevice device, void *stream);
+
 /// Registers dlbridge.Tensor, its exchange API and dlbridge.from_dlpack.
 void bindTensor(nanobind::module_ &m);
 

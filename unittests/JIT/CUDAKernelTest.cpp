@@ -69,11 +69,12 @@ TEST(CUDAKernelTest, WithoutADeviceACallFailsWithTheReason) {
   TensorView x(a.data(), {kDLFloat, 32, 1}, {4}, {}, 0, {kDLCUDA, 0});
   TensorView y(b.data(), {kDLFloat, 32, 1}, {4}, {}, 0, {kDLCUDA, 0});
   void *args[] = {x.get(), y.get()};
-  DLManagedTensorVersioned *out = nullptr;
-  void *results[] = {&out};
+  // A tensor result's managed tensor is written into its results slot.
+  void *results[] = {nullptr};
   dlrt_call_ctx ctx;
   dlrt_call_ctx_init(&ctx, DLDevice{kDLCUDA, 0}, nullptr);
   int32_t status = result.kernel->call(args, results, &ctx);
+  auto *out = static_cast<DLManagedTensorVersioned *>(results[0]);
   EXPECT_NE(status, DLRT_OK);
   EXPECT_EQ(out, nullptr);
   EXPECT_NE(std::string(ctx.error).find("CUDA"), std::string::npos)
@@ -127,9 +128,11 @@ protected:
   int32_t call(const Kernel &kernel, std::vector<DLTensor *> inputs,
                DLManagedTensorVersioned *&out) {
     std::vector<void *> args(inputs.begin(), inputs.end());
-    void *results[] = {&out};
+    void *results[] = {nullptr};
     dlrt_call_ctx_init(&ctx, DLDevice{kDLCUDA, 0}, stream);
-    return kernel.call(args.data(), results, &ctx);
+    int32_t status = kernel.call(args.data(), results, &ctx);
+    out = static_cast<DLManagedTensorVersioned *>(results[0]);
+    return status;
   }
 
   void *stream = nullptr;

@@ -232,6 +232,10 @@ protected:
       GTEST_SKIP() << "no CUDA device: the driver reports 0 devices";
     mgpuSetDefaultDevice(0);
     (void)dlrt_cuda_take_launch_error();
+    // Makes device 0's primary context current, for the driver calls below.
+    int32_t major = 0, minor = 0;
+    ASSERT_EQ(dlrt_cuda_compute_capability(0, &major, &minor), DLRT_OK)
+        << dlrt_last_error();
     const TestDriver &d = testDriver();
     ASSERT_TRUE(d.StreamCreate && d.StreamDestroy && d.StreamSynchronize);
     ASSERT_EQ(d.StreamCreate(&stream, /*CU_STREAM_NON_BLOCKING=*/1), 0);
