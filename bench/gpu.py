@@ -6,6 +6,11 @@ Triton, CuPy and numba-cuda are peers when importable); writes
 candidates measured in this process, one after the other, on one GPU.
 
     python3 bench/gpu.py [--out DIR] [--quick]
+
+``--profile`` only runs each of dlbridge's kernels of the rows a few times, for
+Nsight Compute to measure (see ``make gpu-check``'s profile step):
+
+    ncu --kernel-name regex:_kernel --csv --metrics ... python3 bench/gpu.py --profile
 """
 
 from __future__ import annotations
@@ -361,13 +366,28 @@ def render(rows: list[Row], facts: dict[str, Any], command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def profile() -> None:
+    """Runs each row's dlbridge kernel twice on the full-size inputs."""
+    x = torch.randn(1 << 28, device="cuda")
+    rows = torch.randn(16384, 16384, device="cuda")
+    a = torch.randn(1024, device="cuda")
+    for fn, args in ((add3, (a, a, a)), (scale_shift, (x,)), (row_sum, (rows,)), (softmax, (rows,))):
+        for _ in range(2):
+            fn(*args)
+    torch.cuda.synchronize()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer samples")
+    parser.add_argument("--profile", action="store_true", help="run dlbridge's kernels only, for a profiler")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         raise SystemExit("bench/gpu.py: PyTorch sees no CUDA device")
+    if args.profile:
+        profile()
+        return
     rows = [launch_row(args.quick)]
     elementwise, _ = elementwise_row(args.quick)
     rows.append(elementwise)

@@ -48,7 +48,9 @@ const ResultFramework &getResultFramework(PyTypeObject *type) {
     return it->second;
   }
   ResultFramework framework;
-  if (type) {
+  // Results of calls on dlbridge.Tensors stay dlbridge.Tensors, made here
+  // so that they remember the stream that writes them.
+  if (type && !isTensorType(type)) {
     const DLPackExchangeAPI *api = getExchangeAPI(type);
     if (api && api->managed_tensor_to_py_object_no_sync)
       framework.api = api;

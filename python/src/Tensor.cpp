@@ -229,6 +229,10 @@ const DLPackExchangeAPI kExchangeAPI = {
 
 } // namespace
 
+bool dlbridge::python::isTensorType(PyTypeObject *type) {
+  return type == reinterpret_cast<PyTypeObject *>(nb::type<Tensor>().ptr());
+}
+
 void dlbridge::python::noteWorkStream(DLDevice device, void *stream) {
   if (device.device_id >= 0 && device.device_id < kTrackedDevices)
     workStreams[device.device_id] = stream;

@@ -77,6 +77,9 @@ private:
   SharedTensor *shared;
 };
 
+/// Whether `type` is dlbridge.Tensor (not a subclass: it has none).
+bool isTensorType(PyTypeObject *type);
+
 /// Records that a CUDA call on `device` ran on `stream`: the exchange API's
 /// current_work_stream reports it to consumers of dlbridge.Tensors made on
 /// this thread.
