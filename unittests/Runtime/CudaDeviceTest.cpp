@@ -9,9 +9,10 @@
 
 #include "dlbridge/Runtime/dlrt_cuda.h"
 
+#include "TestDriver.h"
+
 #include <gtest/gtest.h>
 
-#include <dlfcn.h>
 
 #include <atomic>
 #include <chrono>
@@ -89,31 +90,8 @@ constexpr long long kSpinCycles = 100000000;
 
 constexpr DLDevice kGpu{kDLCUDA, 0};
 
-/// The driver calls the test makes itself, for borrowed streams.
-struct TestDriver {
-  int (*StreamCreate)(void **, unsigned) = nullptr;
-  int (*StreamDestroy)(void *) = nullptr;
-  int (*StreamSynchronize)(void *) = nullptr;
-  int (*StreamQuery)(void *) = nullptr;
-};
-
-const TestDriver &testDriver() {
-  static TestDriver d = [] {
-    TestDriver t;
-    if (void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
-      t.StreamCreate = reinterpret_cast<decltype(t.StreamCreate)>(
-          dlsym(lib, "cuStreamCreate"));
-      t.StreamDestroy = reinterpret_cast<decltype(t.StreamDestroy)>(
-          dlsym(lib, "cuStreamDestroy_v2"));
-      t.StreamSynchronize = reinterpret_cast<decltype(t.StreamSynchronize)>(
-          dlsym(lib, "cuStreamSynchronize"));
-      t.StreamQuery = reinterpret_cast<decltype(t.StreamQuery)>(
-          dlsym(lib, "cuStreamQuery"));
-    }
-    return t;
-  }();
-  return d;
-}
+using dlbridge::testing::testDriver;
+using dlbridge::testing::TestDriver;
 
 class CudaDevice : public ::testing::Test {
 protected:

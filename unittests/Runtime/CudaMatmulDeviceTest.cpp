@@ -10,9 +10,9 @@
 
 #include "dlbridge/Runtime/dlrt_cuda.h"
 
-#include <gtest/gtest.h>
+#include "TestDriver.h"
 
-#include <dlfcn.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
@@ -23,27 +23,8 @@ namespace {
 
 constexpr DLDevice kGpu{kDLCUDA, 0};
 
-struct TestDriver {
-  int (*StreamCreate)(void **, unsigned) = nullptr;
-  int (*StreamDestroy)(void *) = nullptr;
-  int (*StreamSynchronize)(void *) = nullptr;
-};
-
-const TestDriver &testDriver() {
-  static TestDriver d = [] {
-    TestDriver t;
-    if (void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
-      t.StreamCreate = reinterpret_cast<decltype(t.StreamCreate)>(
-          dlsym(lib, "cuStreamCreate"));
-      t.StreamDestroy = reinterpret_cast<decltype(t.StreamDestroy)>(
-          dlsym(lib, "cuStreamDestroy_v2"));
-      t.StreamSynchronize = reinterpret_cast<decltype(t.StreamSynchronize)>(
-          dlsym(lib, "cuStreamSynchronize"));
-    }
-    return t;
-  }();
-  return d;
-}
+using dlbridge::testing::testDriver;
+using dlbridge::testing::TestDriver;
 
 //===----------------------------------------------------------------------===//
 // Host encodings of the element types
