@@ -13,7 +13,6 @@
 
 #include <gtest/gtest.h>
 
-
 #include <atomic>
 #include <chrono>
 #include <cstring>
