@@ -347,10 +347,7 @@ CompileResult compileUnguarded(const std::string &source,
   entry.name = name;
   entry.inputMLIR = stages.input;
   entry.llvmDialectMLIR = stages.llvmDialect;
-  // CUDA kernels index through the strides they are given; no contiguous
-  // variant (yet).
-  entry.contiguous =
-      options.target == Target::CPU && takesTensors(*module, function);
+  entry.contiguous = takesTensors(*module, function);
   entry.objects.push_back(std::move(generalObject));
   VariantMaker makeContiguous;
   if (entry.contiguous)

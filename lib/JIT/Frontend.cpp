@@ -110,6 +110,7 @@ LogicalResult dlbridge::jit::runPipeline(ModuleOp module,
     pipelineOptions.format = getName(options.format);
     pipelineOptions.optLevel = options.optLevel;
     pipelineOptions.toolkit = options.toolkit;
+    pipelineOptions.identityLayouts = contiguous;
     buildDLPackCUDAPipeline(pipelineOptions, stagePM);
   } else {
     CPUPipelineOptions pipelineOptions;

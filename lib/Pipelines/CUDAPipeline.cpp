@@ -32,7 +32,8 @@ namespace {
 /// Tensors to buffers, as on the CPU: arith and math on whole tensors and
 /// linalg.pack/unpack first become linalg and tensor ops that bufferize;
 /// fully dynamic layouts at the boundary, so one kernel serves every DLPack
-/// layout. Shape relations between
+/// layout, or identity layouts for the contiguous specialisation, whose
+/// kernels load and store whole vectors. Shape relations between
 /// arguments are checked in host code before any kernel exists; copies
 /// become linalg.copy so that they run as kernels too.
 void buildTensorToBuffers(OpPassManager &pm,
@@ -43,15 +44,18 @@ void buildTensorToBuffers(OpPassManager &pm,
   pm.addPass(dlbridge::dlpack::createDLPackGenerateShapeChecks());
   if (options.bufferize)
     dlbridge::addBufferizationPasses(
-        pm, bufferization::LayoutMapOption::FullyDynamicLayoutMap);
+        pm, options.identityLayouts
+                ? bufferization::LayoutMapOption::IdentityLayoutMap
+                : bufferization::LayoutMapOption::FullyDynamicLayoutMap);
   pm.addPass(dlbridge::dlpack::createDLPackOwnResults());
   pm.addPass(dlbridge::createCopiesToLinalg());
 }
 
 /// Loops to kernels (docs/Design.md, "Pipelines"): named contractions call
 /// cuBLASLt from host code; reductions become kernels whose threads share
-/// each row; the rest of linalg (and the products cuBLASLt declines at run
-/// time) becomes parallel loops tiled into blocks of threads and mapped to
+/// each row; elementwise ops on contiguous buffers become kernels of 16-byte
+/// loads and stores; the rest of linalg (and the products cuBLASLt declines at
+/// run time) becomes parallel loops tiled into blocks of threads and mapped to
 /// `gpu.launch`es; what host code still does to tensor data moves into
 /// kernels too, and buffers into device memory. Kernels, generated or written
 /// by hand, are outlined into `gpu.module`s with the constants they read,
@@ -63,6 +67,7 @@ void buildLoopsToKernels(OpPassManager &pm) {
   blasOptions.target = "cuda";
   pm.addPass(dlbridge::createContractionsToBlas(blasOptions));
   pm.addNestedPass<func::FuncOp>(dlbridge::createReductionsToKernels());
+  pm.addNestedPass<func::FuncOp>(dlbridge::createVectorizeElementwise());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(dlbridge::createTileParallelLoops());
   // Without it convert-parallel-loops-to-gpu silently does nothing.
@@ -74,6 +79,9 @@ void buildLoopsToKernels(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(dlbridge::dlpack::createDLPackOffloadHostCode());
   pm.addPass(dlbridge::createSinkConstantGlobals());
+  // Constants the canonicalizer hoisted out of launches go back in, so that
+  // kernels fold them instead of taking them as parameters.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<gpu::GPUModuleOp>(dlbridge::createCheckDeviceCalls());
   // Vector code in kernels, to what convert-gpu-to-nvvm converts (loops and

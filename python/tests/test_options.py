@@ -75,6 +75,8 @@ def test_cuda_options_compile_without_a_gpu() -> None:
                               format="ptx", opt_level=1, toolkit=None, cache=False)
     assert kernel.signature["device"] == "cuda"
     assert '#nvvm.target<O = 1, chip = "sm_90", features = "+ptx80">' in kernel.mlir["llvm"]
+    # Compact CUDA tensors take a specialisation of their own, as on the CPU.
+    assert kernel.has_contiguous_variant
 
 
 @pytest.mark.parametrize(("keywords", "message"), [

@@ -25,7 +25,6 @@
 // CHECK-SAME: st.shared.b32
 // CHECK-SAME: bar.sync
 // CHECK-SAME: ld.shared.b32
-// CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: st.global.b32
 func.func @row_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> attributes {dlpack.entry} {
   %c0 = arith.constant 0 : index

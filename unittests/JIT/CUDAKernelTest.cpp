@@ -42,7 +42,9 @@ TEST(CUDAKernelTest, CompilesForCUDA) {
   EXPECT_EQ(signature.device, kDLCUDA);
   ASSERT_EQ(signature.args.size(), 2u);
   EXPECT_TRUE(signature.args[0].strided);
-  EXPECT_FALSE(result.kernel->hasContiguousVariant());
+  // Compact tensors take kernels of vector loads and stores, compiled when
+  // first called with them.
+  EXPECT_TRUE(result.kernel->hasContiguousVariant());
   const std::string &ir = result.kernel->stages().llvmDialect;
   EXPECT_NE(ir.find("gpu.binary @add_kernel"), std::string::npos);
   EXPECT_NE(ir.find("llvm.call @dlrt_call_stream()"), std::string::npos);

@@ -126,7 +126,7 @@ inline constexpr OptionInfo identityLayouts{
     "Give tensor arguments identity layouts instead of fully dynamic "
     "strides: the contiguous specialisation, for compact inputs only (the "
     "JIT compiles it when a call first has only compact inputs)",
-    InCPUPipeline, false};
+    InCPUPipeline | InCUDAPipeline, false};
 
 /// Every option, in the order docs/Options.md lists them.
 inline constexpr const OptionInfo *all[] = {

@@ -77,6 +77,10 @@ struct CUDAPipelineOptions
   Option<std::string> toolkit{*this, option::toolkit.name,
                               llvm::cl::desc(option::toolkit.description),
                               llvm::cl::init(CompileOptions().toolkit)};
+  Option<bool> identityLayouts{
+      *this, option::identityLayouts.name,
+      llvm::cl::desc(option::identityLayouts.description),
+      llvm::cl::init(false)};
 };
 
 /// Lowers `dlpack.entry` functions over tensors or memrefs to the LLVM

@@ -11,6 +11,7 @@
 // HELP-NEXT: --chip=<string> {{.*}}- The GPU architecture device code is compiled for
 // HELP-NEXT: --entry=<string> {{.*}}- The dlpack.entry function to compile
 // HELP-NEXT: --format=<string> {{.*}}- What the gpu.binary holds: ptx
+// HELP-NEXT: --identity-layouts {{.*}}- Give tensor arguments identity layouts
 // HELP-NEXT: --opt-level=<uint> {{.*}}- LLVM optimisation level. CPU: of the host code the JIT compiles (dl-opt's CPU pipeline stops at the LLVM dialect and has none); CUDA: of device code
 // HELP-NEXT: --ptx-version=<string> {{.*}}- The PTX ISA version of device code
 // HELP-NEXT: --toolkit=<string> {{.*}}- The CUDA toolkit

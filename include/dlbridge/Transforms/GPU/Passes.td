@@ -55,6 +55,45 @@ def CopiesToLinalg : Pass<"dlbridge-gpu-copies-to-linalg"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def VectorizeElementwise : Pass<"dlbridge-gpu-vectorize-elementwise"> {
+  let summary = "Lower contiguous elementwise ops to kernels of 16-byte "
+                "loads and stores";
+  let description = [{
+    A GPU moves data fastest in wide accesses: one `ld.global.v4.f32` per
+    thread instead of four `ld.global.f32` halves the instructions per byte
+    and lets an elementwise kernel approach the device's copy bandwidth.
+    `convert-linalg-to-parallel-loops` gives every thread one element,
+    indexed through the op's strides, so LLVM cannot widen its accesses.
+
+    This pass runs on buffers, before that conversion, and replaces each
+    linalg op that is elementwise over contiguous memory with a
+    `gpu.launch` of its own: every iterator parallel, every memref operand
+    of identity layout (the contiguous specialisation's arguments,
+    `identity-layouts=true`, and buffers the function allocates) read and
+    written through the identity map, scalars besides, element types of 8
+    to 64 bits other than 8-bit floats, and a body without memory effects,
+    regions or `linalg.index`. The kernel views each memref as 1-d and, in
+    a grid-stride loop over blocks of `block-size` threads, gives each
+    thread 16 bytes of the widest element type at a time: a
+    `vector.load` of each operand the body reads, the body once per
+    element, a `vector.store` of each output, all aligned to the vector's
+    size. Where the data is not so aligned (a compact DLPack view can start
+    anywhere) or at the tail, the thread takes its elements one by one.
+    Everything else is left to the loop path.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block: a multiple of 32, at most 1024">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def TileParallelLoops : Pass<"dlbridge-gpu-tile-parallel-loops"> {
   let summary = "Tile innermost scf.parallel loops into blocks of threads";
   let description = [{

@@ -1,0 +1,49 @@
+// REQUIRES: ptxas
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=ptx identity-layouts=true" | FileCheck %s
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=ptx" | FileCheck %s --check-prefix=GENERAL
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=cubin chip=sm_80 identity-layouts=true" -o /dev/null
+// RUN: dl-opt %s --dlbridge-cuda-pipeline="format=cubin chip=sm_90 identity-layouts=true" -o /dev/null
+
+// Elementwise kernels of the contiguous specialisation
+// (dlbridge-gpu-vectorize-elementwise): 256-thread blocks whose threads load
+// and store 16 bytes at a time (ld.global.v4, st.global.v4), with the
+// element-wise path for tails and unaligned data beside it; ptxas accepts
+// them for sm_80 and sm_90. The general specialisation indexes through its
+// arguments' strides, one element per thread.
+
+// CHECK-LABEL: gpu.binary @add3_kernel
+// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: st.global.v4.b32
+// CHECK-SAME: ld.global.b32
+// CHECK-SAME: st.global.b32
+// GENERAL-NOT: .v4.b32
+// GENERAL: ld.global.b32
+// GENERAL-NOT: .v4.b32
+func.func @add3(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> attributes {dlpack.entry} {
+  %0 = arith.addf %a, %b : tensor<?x?xf32>
+  %1 = arith.addf %0, %c : tensor<?x?xf32>
+  return %1 : tensor<?x?xf32>
+}
+
+// Half precision moves eight elements per access.
+// CHECK-LABEL: gpu.binary @scale_shift_f16_kernel
+// CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: st.global.v4.b32
+func.func @scale_shift_f16(%x: tensor<?xf16>) -> tensor<?xf16> attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf16>
+  %e = tensor.empty(%n) : tensor<?xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf16>) outs(%e : tensor<?xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %two = arith.constant 2.0 : f16
+    %one = arith.constant 1.0 : f16
+    %m = arith.mulf %in, %two : f16
+    %s = arith.addf %m, %one : f16
+    linalg.yield %s : f16
+  } -> tensor<?xf16>
+  return %r : tensor<?xf16>
+}
