@@ -209,6 +209,77 @@ SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
   return indices;
 }
 
+/// The values `op`'s body yields at loop indices `ivs`, its block
+/// arguments standing for what `read` gives for their operands or, where it
+/// gives nothing, for the operands' elements (a memref's loaded through its
+/// indexing map, a scalar itself).
+SmallVector<Value> emitLinalgBody(OpBuilder &b, Location loc,
+                                  linalg::LinalgOp op, ArrayRef<Value> ivs,
+                                  function_ref<Value(OpOperand &)> read) {
+  IRMapping mapping;
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    if (arg.use_empty())
+      continue;
+    Value value = read(operand);
+    if (!value && isa<MemRefType>(operand.get().getType()))
+      value = memref::LoadOp::create(
+          b, loc, operand.get(),
+          applyMap(b, loc, op.getMatchingIndexingMap(&operand), ivs));
+    mapping.map(arg, value ? value : operand.get());
+  }
+  Block &body = op->getRegion(0).front();
+  for (Operation &bodyOp : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(bodyOp))
+      mapping.map(index.getResult(), ivs[index.getDim()]);
+    else
+      b.clone(bodyOp, mapping);
+  }
+  return llvm::map_to_vector(body.getTerminator()->getOperands(), [&](Value v) {
+    return mapping.lookupOrDefault(v);
+  });
+}
+
+/// A `gpu.launch` of `grid` blocks of `blockSize` threads with a workgroup
+/// buffer of each of `workgroupTypes`; `build` fills its body.
+void createLaunch(
+    OpBuilder &b, Location loc, std::array<Value, 3> grid, int64_t blockSize,
+    TypeRange workgroupTypes,
+    function_ref<void(OpBuilder &, gpu::LaunchOp, ValueRange)> build) {
+  Value threads = arith::ConstantIndexOp::create(b, loc, blockSize);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, grid[0], grid[1], grid[2], threads, one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, workgroupTypes);
+  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+  build(body, launch, launch.getWorkgroupAttributions());
+  gpu::TerminatorOp::create(body, loc);
+}
+
+/// A launch of blocks of `blockSize` threads, a block per row of `rows`, in a
+/// grid-stride loop over rows; `build` emits the work on row `row`.
+void emitRowKernel(
+    OpBuilder &b, Location loc, Value rows, int64_t blockSize,
+    TypeRange workgroupTypes,
+    function_ref<void(OpBuilder &, Location, gpu::LaunchOp, ValueRange, Value)>
+        build) {
+  Value maxBlocks = arith::ConstantIndexOp::create(b, loc, kMaxRowBlocks);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value grid = arith::MinUIOp::create(b, loc, rows, maxBlocks);
+  createLaunch(
+      b, loc, {grid, one, one}, blockSize, workgroupTypes,
+      [&](OpBuilder &body, gpu::LaunchOp launch, ValueRange workgroup) {
+        scf::ForOp::create(
+            body, loc, launch.getBlockIds().x, rows, launch.getGridSize().x,
+            ValueRange{},
+            [&](OpBuilder &inner, Location loc, Value row, ValueRange) {
+              build(inner, loc, launch, workgroup, row);
+              scf::YieldOp::create(inner, loc);
+            });
+      });
+}
+
 /// Emits kernels for one reduction; the `Value`s it holds outside kernels
 /// are host values the kernels capture.
 class ReductionEmitter {
@@ -222,31 +293,17 @@ public:
   }
 
   /// The body's value at loop indices `ivs`, `acc` standing for the
-  /// output's: `acc` combined with what the iteration folds in.
-  Value emitBody(OpBuilder &b, Location loc, ArrayRef<Value> ivs,
-                 Value acc) const {
+  /// output's: `acc` combined with what the iteration folds in. `read`, where
+  /// it gives a value, stands for an input's element.
+  Value emitBody(OpBuilder &b, Location loc, ArrayRef<Value> ivs, Value acc,
+                 function_ref<Value(OpOperand &)> read = nullptr) const {
     linalg::LinalgOp op = red.op;
-    Block &body = op->getRegion(0).front();
-    IRMapping mapping;
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      BlockArgument arg = op.getMatchingBlockArgument(input);
-      if (arg.use_empty())
-        continue;
-      Value value = input->get();
-      if (isa<MemRefType>(value.getType()))
-        value = memref::LoadOp::create(
-            b, loc, value,
-            applyMap(b, loc, op.getMatchingIndexingMap(input), ivs));
-      mapping.map(arg, value);
-    }
-    mapping.map(op.getMatchingBlockArgument(op.getDpsInitOperand(0)), acc);
-    for (Operation &bodyOp : body.without_terminator()) {
-      if (auto index = dyn_cast<linalg::IndexOp>(bodyOp))
-        mapping.map(index.getResult(), ivs[index.getDim()]);
-      else
-        b.clone(bodyOp, mapping);
-    }
-    return mapping.lookup(red.combiner->getResult(0));
+    OpOperand *init = op.getDpsInitOperand(0);
+    return emitLinalgBody(b, loc, op, ivs, [&](OpOperand &operand) {
+      if (&operand == init)
+        return acc;
+      return read ? read(operand) : Value();
+    })[0];
   }
 
   /// The body's combiner applied to `acc` (in the output's place) and
@@ -326,21 +383,14 @@ public:
   void emitLaunch(OpBuilder &b, Location loc, std::array<Value, 3> grid,
                   function_ref<void(OpBuilder &, gpu::LaunchOp, Value)> build,
                   bool shareValues = true) const {
-    Value threads = arith::ConstantIndexOp::create(b, loc, blockSize);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
     SmallVector<Type> workgroup;
     if (shareValues && numWarps > 1)
       workgroup.push_back(getWorkgroupType());
-    auto launch = gpu::LaunchOp::create(
-        b, loc, grid[0], grid[1], grid[2], threads, one, one,
-        /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-        /*asyncDependencies=*/{}, workgroup);
-    OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
-    Value buffer;
-    if (!workgroup.empty())
-      buffer = launch.getWorkgroupAttributions().front();
-    build(body, launch, buffer);
-    gpu::TerminatorOp::create(body, loc);
+    createLaunch(
+        b, loc, grid, blockSize, workgroup,
+        [&](OpBuilder &body, gpu::LaunchOp launch, ValueRange buffers) {
+          build(body, launch, buffers.empty() ? Value() : buffers.front());
+        });
   }
 
   /// `value` combined into the output's element at loop indices `loopIvs`
@@ -367,14 +417,16 @@ public:
   /// indices (row-major in `reductionExtents`) join `parallelIvs`.
   Value emitRowPartial(OpBuilder &b, Location loc, ArrayRef<Value> parallelIvs,
                        ArrayRef<Value> reductionExtents, Value length,
-                       Value first, Value step) const {
+                       Value first, Value step,
+                       function_ref<Value(OpOperand &)> read = nullptr) const {
     auto loop = scf::ForOp::create(
         b, loc, first, length, step, ValueRange{emitIdentity(b, loc)},
         [&](OpBuilder &inner, Location loc, Value k, ValueRange acc) {
           SmallVector<Value> reductionIvs =
               delinearize(inner, loc, k, reductionExtents);
           SmallVector<Value> ivs = mergeIvs(parallelIvs, reductionIvs);
-          scf::YieldOp::create(inner, loc, emitBody(inner, loc, ivs, acc[0]));
+          scf::YieldOp::create(inner, loc,
+                               emitBody(inner, loc, ivs, acc[0], read));
         });
     return loop.getResult(0);
   }
@@ -431,30 +483,24 @@ LoopExtents getLoopExtents(OpBuilder &b, Location loc, linalg::LinalgOp op) {
 /// One block per row, in a grid-stride loop over rows.
 void lowerByRows(OpBuilder &b, Location loc, const ReductionEmitter &emitter,
                  const LoopExtents &extents) {
-  Value maxBlocks = arith::ConstantIndexOp::create(b, loc, kMaxRowBlocks);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value grid = arith::MinUIOp::create(b, loc, extents.rows, maxBlocks);
-  emitter.emitLaunch(
-      b, loc, {grid, one, one},
-      [&](OpBuilder &body, gpu::LaunchOp launch, Value workgroup) {
-        Value tid = launch.getThreadIds().x;
-        Value threads = launch.getBlockSize().x;
-        scf::ForOp::create(
-            body, loc, launch.getBlockIds().x, extents.rows,
-            launch.getGridSize().x, ValueRange{},
-            [&](OpBuilder &rows, Location loc, Value row, ValueRange) {
-              SmallVector<Value> parallelIvs =
-                  delinearize(rows, loc, row, extents.parallel);
-              Value partial = emitter.emitRowPartial(
-                  rows, loc, parallelIvs, extents.reduction, extents.length,
-                  tid, threads);
-              Value total =
-                  emitter.emitBlockReduce(rows, loc, partial, tid, workgroup);
-              emitter.emitStoreResult(rows, loc, tid,
-                                      emitter.mergeIvs(parallelIvs, {}), total);
-              scf::YieldOp::create(rows, loc);
-            });
-      });
+  SmallVector<Type> workgroupTypes;
+  if (emitter.numWarps > 1)
+    workgroupTypes.push_back(emitter.getWorkgroupType());
+  emitRowKernel(b, loc, extents.rows, emitter.blockSize, workgroupTypes,
+                [&](OpBuilder &b, Location loc, gpu::LaunchOp launch,
+                    ValueRange workgroup, Value row) {
+                  Value tid = launch.getThreadIds().x;
+                  SmallVector<Value> parallelIvs =
+                      delinearize(b, loc, row, extents.parallel);
+                  Value partial = emitter.emitRowPartial(
+                      b, loc, parallelIvs, extents.reduction, extents.length,
+                      tid, launch.getBlockSize().x);
+                  Value total = emitter.emitBlockReduce(
+                      b, loc, partial, tid,
+                      workgroup.empty() ? Value() : workgroup.front());
+                  emitter.emitStoreResult(
+                      b, loc, tid, emitter.mergeIvs(parallelIvs, {}), total);
+                });
 }
 
 /// A thread per output element, in a grid-stride loop, folding the body
