@@ -850,18 +850,20 @@ Access getAccess(linalg::LinalgOp op, OpOperand &operand,
 /// unused, when it fails), also inside `scf.if`s.
 bool commutesWithMembers(Operation *op) {
   WalkResult result = op->walk([](Operation *nested) {
-    if (isa<dlbridge::dlpack::AssertOp>(nested) ||
-        nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    if (isa<dlbridge::dlpack::AssertOp>(nested))
       return WalkResult::advance();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
-    if (!effects)
-      return WalkResult::interrupt();
-    SmallVector<MemoryEffects::EffectInstance> instances;
-    effects.getEffects(instances);
-    for (const MemoryEffects::EffectInstance &instance : instances)
-      if (!isa<MemoryEffects::Allocate>(instance.getEffect()))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(nested)) {
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects(instances);
+      for (const MemoryEffects::EffectInstance &instance : instances)
+        if (!isa<MemoryEffects::Allocate>(instance.getEffect()))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    }
+    // Its nested operations' effects are its own, and the walk visits them.
+    if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    return WalkResult::interrupt();
   });
   return !result.wasInterrupted();
 }
