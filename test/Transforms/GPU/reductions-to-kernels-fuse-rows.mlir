@@ -460,3 +460,51 @@ func.func @loaded_init(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %sum: memref<?x
   }
   return
 }
+
+// -----
+
+// Reductions of two types in one group: a workgroup buffer for each type
+// that threads exchange (bytes as i32).
+// CHECK-LABEL: func.func @two_types(
+// CHECK: gpu.launch {{.*}} workgroup(%[[F:[^ ,)]*]] : memref<8xf32, #gpu.address_space<workgroup>>, %[[I:[^ ,)]*]] : memref<8xi32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.subgroup_reduce add
+// CHECK: memref.store %{{.*}}, %[[F]]
+// CHECK: gpu.subgroup_reduce maxsi
+// CHECK: memref.store %{{.*}}, %[[I]]
+// CHECK: arith.sitofp
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: linalg.
+func.func @two_types(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n0 = memref.dim %x, %c1 : memref<?x?xf32>
+  %m0 = memref.dim %x, %c0 : memref<?x?xf32>
+  %k = memref.alloc(%m0, %n0) : memref<?x?xi8>
+  %zero = arith.constant 0.0 : f32
+  %izero = arith.constant 0 : i8
+  %m = memref.dim %x, %c0 : memref<?x?xf32>
+  %s = memref.alloc(%m) : memref<?xf32>
+  %c = memref.alloc(%m) : memref<?xi8>
+  linalg.fill ins(%zero : f32) outs(%s : memref<?xf32>)
+  linalg.reduce ins(%x : memref<?x?xf32>) outs(%s : memref<?xf32>) dimensions = [1]
+    (%in: f32, %out: f32) {
+      %v = arith.addf %out, %in : f32
+      linalg.yield %v : f32
+    }
+  linalg.fill ins(%izero : i8) outs(%c : memref<?xi8>)
+  linalg.reduce ins(%k : memref<?x?xi8>) outs(%c : memref<?xi8>) dimensions = [1]
+    (%in: i8, %out: i8) {
+      %v = arith.maxsi %out, %in : i8
+      linalg.yield %v : i8
+    }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s, %c : memref<?x?xf32>, memref<?xf32>, memref<?xi8>) outs(%y : memref<?x?xf32>) {
+  ^bb0(%in: f32, %sv: f32, %cv: i8, %out: f32):
+    %f = arith.sitofp %cv : i8 to f32
+    %v = arith.mulf %in, %sv : f32
+    %w = arith.addf %v, %f : f32
+    linalg.yield %w : f32
+  }
+  return
+}
