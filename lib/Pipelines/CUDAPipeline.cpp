@@ -53,15 +53,16 @@ void buildTensorToBuffers(OpPassManager &pm,
 
 /// Loops to kernels (docs/Design.md, "Pipelines"): named contractions call
 /// cuBLASLt from host code; reductions become kernels whose threads share
-/// each row; elementwise ops on contiguous buffers become kernels of 16-byte
-/// loads and stores; the rest of linalg (and the products cuBLASLt declines at
-/// run time) becomes parallel loops tiled into blocks of threads and mapped to
-/// `gpu.launch`es; what host code still does to tensor data moves into
-/// kernels too, and buffers into device memory. Kernels, generated or written
-/// by hand, are outlined into `gpu.module`s with the constants they read,
-/// their calls must stay on the device, their vector transfers become loads
-/// and stores (in control flow the next stage lowers), and every launch runs
-/// on the stream of the entry's call.
+/// each row, with the ops on the same rows around a row reduction (a softmax,
+/// a layer norm) in the same kernel; elementwise ops on contiguous buffers
+/// become kernels of 16-byte loads and stores; the rest of linalg (and the
+/// products cuBLASLt declines at run time) becomes parallel loops tiled into
+/// blocks of threads and mapped to `gpu.launch`es; what host code still does
+/// to tensor data moves into kernels too, and buffers into device memory.
+/// Kernels, generated or written by hand, are outlined into `gpu.module`s
+/// with the constants they read, their calls must stay on the device, their
+/// vector transfers become loads and stores (in control flow the next stage
+/// lowers), and every launch runs on the stream of the entry's call.
 void buildLoopsToKernels(OpPassManager &pm) {
   dlbridge::ContractionsToBlasOptions blasOptions;
   blasOptions.target = "cuda";

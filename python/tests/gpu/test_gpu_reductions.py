@@ -159,3 +159,65 @@ def test_mean_var_and_softmax_rows() -> None:
     _check(_run(lambda v: v.mean(axis=-1), x), x.mean(dim=-1), 1e-4, atol=1e-5)
     _check(_run(lambda v: v.var(axis=-1), x), x.var(dim=-1, correction=0), 1e-4, atol=1e-5)
     _check(_run(softmax, x), torch.softmax(x, dim=1), 1e-4, atol=1e-6)
+
+
+# Softmax and layer norm: the CUDA pipeline runs each row reduction and the ops on the same rows in
+# one kernel, a block per row (dlbridge-gpu-reductions-to-kernels, fuse-rows). Odd shapes, more
+# rows than blocks (the grid-stride loop), strided views and float64 check that every member sees
+# its own row's values.
+ROW_SHAPES = [(1, 1), (3, 31), (5, 33), (1000, 257), (4097, 3), (64, 4096), (2, 100003),
+              ((1 << 20) + 3, 2)]
+
+
+def _softmax(v: Any) -> Any:
+    e = np.exp(v - v.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _layer_norm(x: Any, g: Any, b: Any) -> Any:
+    n = x.shape[-1]
+    mean = x.sum(axis=-1, keepdims=True) / n
+    d = x - mean
+    var = (d * d).sum(axis=-1, keepdims=True) / n
+    return d / np.sqrt(var + 1e-5) * g + b
+
+
+@pytest.mark.parametrize("shape", ROW_SHAPES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_softmax_rows(shape: tuple[int, int], dtype: Any) -> None:
+    x = _data(shape, dtype) * 4
+    rtol = 1e-4 if dtype == torch.float32 else 1e-10
+    _check(_run(_softmax, x), torch.softmax(x, dim=-1), rtol, atol=rtol * 1e-2)
+
+
+@pytest.mark.parametrize("view", ["every-other-column", "transposed", "row-slice"])
+def test_softmax_strided_views(view: str) -> None:
+    base = _data((300, 1001), torch.float32) * 4
+    x = {"every-other-column": base[:, ::2], "transposed": base.t(), "row-slice": base[7:200:3]}[view]
+    _check(_run(_softmax, x), torch.softmax(x, dim=-1), 1e-4, atol=1e-6)
+
+
+def test_softmax_nan_and_infinite_rows() -> None:
+    x = _data((4, 1000), torch.float32)
+    x[1, 517] = float("nan")
+    x[2, 3] = float("inf")
+    x[3, :] = float("-inf")
+    e = torch.exp(x - x.amax(dim=-1, keepdim=True))
+    _check(_run(_softmax, x), e / e.sum(dim=-1, keepdim=True), 1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", ROW_SHAPES)
+def test_layer_norm(shape: tuple[int, int]) -> None:
+    x = _data(shape, torch.float32) * 3 + 1
+    g = _data(shape[-1:], torch.float32, seed=1)
+    b = _data(shape[-1:], torch.float32, seed=2)
+    want = torch.nn.functional.layer_norm(x, shape[-1:], g, b, eps=1e-5)
+    _check(_run(_layer_norm, x, g, b), want, 1e-4, atol=1e-4)
+
+
+def test_centered_rows_and_row_statistics() -> None:
+    x = _data((777, 1031), torch.float32)
+    _check(_run(lambda v: v - v.mean(axis=-1, keepdims=True), x), x - x.mean(dim=-1, keepdim=True),
+           1e-4, atol=1e-5)
+    _check(_run(lambda v: v / np.abs(v).max(axis=-1, keepdims=True), x),
+           x / x.abs().amax(dim=-1, keepdim=True), 1e-6)

@@ -185,6 +185,30 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
     from run to run. Integers narrower than 32 bits are sign-extended to
     32 bits between threads (every listed combiner commutes with that and
     the truncation back); rows of no elements leave the initial value.
+
+    With `fuse-rows`, a row reduction over more rows than that is lowered
+    together with the ops on the same rows around it, in one kernel: by the
+    time this pass runs, elementwise fusion has left a softmax as a fill, a
+    max, a fill, a sum of `exp(x - max)` and an elementwise op reading both
+    per-row values through `?x1` views, five kernels that read `x` three
+    times. A group is a run of linalg ops on buffers in one block, with only
+    ops that touch no buffer between them (pure ops, allocations,
+    `dlpack.assert`s): row reductions whose innermost loops reduce, ops on
+    per-row values (their loops the rows) and elementwise ops (the rows
+    and then the columns), all with the same row and column extents (static
+    1s aside). Every buffer the group writes must be accessed by its members
+    at the same element in each iteration: per-row buffers at the row
+    (directly or through `memref.expand_shape`), and not before the member
+    that first writes them; others through the same indexing map. The
+    kernel has a block per row in a grid-stride loop and runs the members
+    in order on the block's row: reductions as above, leaving the combined
+    value in every thread; ops on per-row values in every thread; ops on
+    elements with each thread on the elements a reduction gives it. Later
+    members use per-row values instead of reading them back, thread 0
+    stores the last one written to each buffer (a fill followed by a
+    reduction is the reduction's initial value, never stored), and a thread
+    reads only the elements it wrote itself, so no barrier separates the
+    members. Anything else keeps the lowering above.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
@@ -194,6 +218,9 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
            "blocks (two kernels)">,
     Option<"splitBlocks", "split-blocks", "int64_t", /*default=*/"1024",
            "Most blocks a split row is reduced by">,
+    Option<"fuseRows", "fuse-rows", "bool", /*default=*/"true",
+           "Run each row reduction and the ops on the same rows around it "
+           "in one kernel">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
