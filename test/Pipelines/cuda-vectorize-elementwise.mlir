@@ -47,3 +47,22 @@ func.func @scale_shift_f16(%x: tensor<?xf16>) -> tensor<?xf16> attributes {dlpac
   } -> tensor<?xf16>
   return %r : tensor<?xf16>
 }
+
+// Row reductions of the contiguous specialisation load 16 bytes per thread
+// too, before their shuffles.
+// CHECK-LABEL: gpu.binary @row_sum_kernel
+// CHECK-SAME: ld.global.v4.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+func.func @row_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m) : tensor<?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.reduce ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %out: f32) {
+      %s = arith.addf %out, %in fastmath<reassoc> : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<?xf32>
+}

@@ -6,6 +6,8 @@
 
 #include "dlbridge/Transforms/GPU/Passes.h"
 
+#include "VectorAccess.h"
+
 #include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -292,6 +294,7 @@ public:
     shuffleType = integer && integer.getWidth() < 32
                       ? IntegerType::get(red.type.getContext(), 32)
                       : red.type;
+    findVectorInputs();
   }
 
   /// The body's value at loop indices `ivs`, `acc` standing for the
@@ -416,21 +419,92 @@ public:
 
   /// This thread's partial value: the body folded over the elements
   /// `first`, `first + step`, ... below the row's length, whose reduction
-  /// indices (row-major in `reductionExtents`) join `parallelIvs`.
+  /// indices (row-major in `reductionExtents`) join `parallelIvs`. Where the
+  /// row's contiguous inputs are aligned (vectorInputs), the thread takes
+  /// chunks of `lanes` elements instead, one vector load per input each,
+  /// then the tail element by element.
   Value emitRowPartial(OpBuilder &b, Location loc, ArrayRef<Value> parallelIvs,
                        ArrayRef<Value> reductionExtents, Value length,
                        Value first, Value step,
                        function_ref<Value(OpOperand &)> read = nullptr) const {
-    auto loop = scf::ForOp::create(
-        b, loc, first, length, step, ValueRange{emitIdentity(b, loc)},
-        [&](OpBuilder &inner, Location loc, Value k, ValueRange acc) {
-          SmallVector<Value> reductionIvs =
-              delinearize(inner, loc, k, reductionExtents);
-          SmallVector<Value> ivs = mergeIvs(parallelIvs, reductionIvs);
-          scf::YieldOp::create(inner, loc,
-                               emitBody(inner, loc, ivs, acc[0], read));
+    auto emitScalarLoop = [&](OpBuilder &b, Location loc, Value start,
+                              Value init) {
+      auto loop = scf::ForOp::create(
+          b, loc, start, length, step, ValueRange{init},
+          [&](OpBuilder &inner, Location loc, Value k, ValueRange acc) {
+            SmallVector<Value> reductionIvs =
+                delinearize(inner, loc, k, reductionExtents);
+            SmallVector<Value> ivs = mergeIvs(parallelIvs, reductionIvs);
+            scf::YieldOp::create(inner, loc,
+                                 emitBody(inner, loc, ivs, acc[0], read));
+          });
+      return loop.getResult(0);
+    };
+    Value identity = emitIdentity(b, loc);
+    if (vectorInputs.empty() || reductionExtents.size() != 1)
+      return emitScalarLoop(b, loc, first, identity);
+
+    linalg::LinalgOp op = red.op;
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value lanesValue = arith::ConstantIndexOp::create(b, loc, lanes);
+    Value aligned = arith::ConstantIntOp::create(b, loc, 1, 1);
+    SmallVector<Value> rowStart = mergeIvs(parallelIvs, {zero});
+    for (OpOperand *input : vectorInputs)
+      aligned = arith::AndIOp::create(
+          b, loc, aligned,
+          dlbridge::emitIsAligned(
+              b, loc, input->get(),
+              applyMap(b, loc, op.getMatchingIndexingMap(input), rowStart),
+              getVectorBytes(input)));
+    auto ifOp = scf::IfOp::create(
+        b, loc, aligned,
+        [&](OpBuilder &then, Location loc) {
+          Value vectorEnd = arith::SubIOp::create(
+              then, loc, length,
+              arith::RemUIOp::create(then, loc, length, lanesValue));
+          auto chunks = scf::ForOp::create(
+              then, loc, arith::MulIOp::create(then, loc, first, lanesValue),
+              vectorEnd, arith::MulIOp::create(then, loc, step, lanesValue),
+              ValueRange{identity},
+              [&](OpBuilder &inner, Location loc, Value start, ValueRange acc) {
+                SmallVector<Value> ivs = mergeIvs(parallelIvs, {start});
+                DenseMap<OpOperand *, Value> vectors;
+                for (OpOperand *input : vectorInputs)
+                  vectors[input] = vector::LoadOp::create(
+                      inner, loc,
+                      VectorType::get({lanes},
+                                      getElementTypeOrSelf(input->get())),
+                      input->get(),
+                      applyMap(inner, loc, op.getMatchingIndexingMap(input),
+                               ivs),
+                      /*nontemporal=*/false,
+                      llvm::Align(getVectorBytes(input)));
+                Value value = acc[0];
+                for (int64_t lane = 0; lane < lanes; ++lane) {
+                  Value k = arith::AddIOp::create(
+                      inner, loc, start,
+                      arith::ConstantIndexOp::create(inner, loc, lane));
+                  value = emitBody(inner, loc, mergeIvs(parallelIvs, {k}),
+                                   value, [&](OpOperand &operand) -> Value {
+                                     auto it = vectors.find(&operand);
+                                     if (it != vectors.end())
+                                       return vector::ExtractOp::create(
+                                           inner, loc, it->second, lane);
+                                     return read ? read(operand) : Value();
+                                   });
+                }
+                scf::YieldOp::create(inner, loc, value);
+              });
+          Value tail = emitScalarLoop(
+              then, loc, arith::AddIOp::create(then, loc, vectorEnd, first),
+              chunks.getResult(0));
+          scf::YieldOp::create(then, loc, tail);
+        },
+        [&](OpBuilder &otherwise, Location loc) {
+          scf::YieldOp::create(otherwise, loc,
+                               emitScalarLoop(otherwise, loc, first, identity));
         });
-    return loop.getResult(0);
+    return ifOp.getResult(0);
   }
 
   /// Loop indices in the op's order from its parallel and reduction ones;
@@ -454,6 +528,51 @@ public:
   int64_t numWarps;
   /// What threads exchange: the output's type, or i32 for narrower integers.
   Type shuffleType;
+  /// The inputs a row's threads load in vectors of `lanes` elements: where
+  /// the op reduces its innermost loop alone, the inputs that loop indexes,
+  /// each in the innermost dimension of an identity layout and nowhere else;
+  /// empty when an input indexes it otherwise (or there is none).
+  SmallVector<OpOperand *> vectorInputs;
+  int64_t lanes = 1;
+
+private:
+  void findVectorInputs() {
+    linalg::LinalgOp op = red.op;
+    unsigned last = op.getNumLoops() - 1;
+    if (op.getNumReductionLoops() != 1 ||
+        !linalg::isReductionIterator(op.getIteratorTypesArray()[last]))
+      return;
+    int64_t widest = 0;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (op.getMatchingBlockArgument(input).use_empty() ||
+          !map.isFunctionOfDim(last))
+        continue;
+      auto type = dyn_cast<MemRefType>(input->get().getType());
+      int64_t bytes =
+          type ? dlbridge::getVectorElementBytes(type.getElementType()) : 0;
+      if (!bytes || !type.getLayout().isIdentity() ||
+          map.getResults().back() != getAffineDimExpr(last, op.getContext()) ||
+          llvm::any_of(map.getResults().drop_back(), [&](AffineExpr result) {
+            return result.isFunctionOfDim(last);
+          })) {
+        vectorInputs.clear();
+        return;
+      }
+      vectorInputs.push_back(input);
+      widest = std::max(widest, bytes);
+    }
+    if (widest == 0 || dlbridge::kVectorBytes / widest < 2) {
+      vectorInputs.clear();
+      return;
+    }
+    lanes = dlbridge::kVectorBytes / widest;
+  }
+
+  int64_t getVectorBytes(OpOperand *input) const {
+    return lanes * dlbridge::getVectorElementBytes(
+                       getElementTypeOrSelf(input->get().getType()));
+  }
 };
 
 //===----------------------------------------------------------------------===//

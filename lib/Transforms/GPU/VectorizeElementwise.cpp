@@ -6,6 +6,8 @@
 
 #include "dlbridge/Transforms/GPU/Passes.h"
 
+#include "VectorAccess.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -13,7 +15,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/Support/MathExtras.h"
 
 namespace dlbridge {
 #define GEN_PASS_DEF_VECTORIZEELEMENTWISE
@@ -21,26 +22,13 @@ namespace dlbridge {
 } // namespace dlbridge
 
 using namespace mlir;
+using dlbridge::getVectorElementBytes;
+using dlbridge::kVectorBytes;
 
 namespace {
 
-/// The widest access one thread makes: `ld.global.v4.f32` and its kin.
-constexpr int64_t kVectorBytes = 16;
 /// Blocks of the grid-stride loop; larger tensors loop.
 constexpr int64_t kMaxBlocks = int64_t(1) << 20;
-
-/// Bytes of an element of `type` when threads may move it in vectors: whole
-/// bytes, a power of two, and not an 8-bit float (emulated through f32 by
-/// --dlbridge-expand-small-floats, one element at a time); 0 otherwise.
-int64_t getElementBytes(Type type) {
-  if (!isa<FloatType, IntegerType>(type))
-    return 0;
-  unsigned bits = type.getIntOrFloatBitWidth();
-  if (bits < 8 || bits > 64 || !llvm::isPowerOf2_32(bits) ||
-      (bits == 8 && isa<FloatType>(type)))
-    return 0;
-  return bits / 8;
-}
 
 /// The elements each thread moves per step when `op` can be vectorised: an
 /// elementwise op over memrefs with identity layouts, each read and written
@@ -63,7 +51,7 @@ std::optional<int64_t> matchElementwise(linalg::LinalgOp op) {
         !op.getMatchingIndexingMap(&operand).isIdentity() ||
         type.getMemorySpace())
       return std::nullopt;
-    int64_t bytes = getElementBytes(type.getElementType());
+    int64_t bytes = getVectorElementBytes(type.getElementType());
     if (bytes == 0)
       return std::nullopt;
     widest = std::max(widest, bytes);
@@ -169,29 +157,20 @@ private:
   /// Bytes of a vector of `lanes` elements of the memref `value`.
   int64_t getVectorBytes(Value value) const {
     auto type = cast<MemRefType>(value.getType());
-    return lanes * getElementBytes(type.getElementType());
+    return lanes * getVectorElementBytes(type.getElementType());
   }
 
   /// Whether every memref starts at a multiple of its vector's size, so
   /// that each chunk is aligned as its vector load or store requires.
-  /// Compact DLPack tensors need not be: a view's byte_offset can put the
-  /// data anywhere.
   Value emitAllAligned(OpBuilder &b, Location loc) {
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value aligned = arith::ConstantIntOp::create(b, loc, 1, 1);
-    for (Value value : flat) {
-      if (!isa<MemRefType>(value.getType()))
-        continue;
-      Value address =
-          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, value);
-      Value misalignment = arith::RemUIOp::create(
-          b, loc, address,
-          arith::ConstantIndexOp::create(b, loc, getVectorBytes(value)));
-      aligned = arith::AndIOp::create(
-          b, loc, aligned,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, misalignment,
-                                zero));
-    }
+    for (Value value : flat)
+      if (isa<MemRefType>(value.getType()))
+        aligned = arith::AndIOp::create(
+            b, loc, aligned,
+            dlbridge::emitIsAligned(b, loc, value, zero,
+                                    getVectorBytes(value)));
     return aligned;
   }
 

@@ -438,7 +438,7 @@ func.func @few_rows(%x: memref<4x1000xf32>, %y: memref<4x1000xf32>) {
 // WARP-NOT: workgroup
 // WARP: scf.for %[[ROW:[^ ,)]*]] =
 // WARP: %[[INIT:[^ ,)]*]] = memref.load %[[SUM]][%[[ROW]]]
-// WARP: %[[PART:[^ ,)]*]] = scf.for
+// WARP: %[[PART:[^ ,)]*]] = scf.if
 // WARP: %[[TOTAL:[^ ,)]*]] = gpu.subgroup_reduce add %[[PART]]
 // WARP-NEXT: gpu.barrier
 // WARP-NEXT: %[[R:[^ ,)]*]] = arith.addf %[[INIT]], %[[TOTAL]] : f32

@@ -292,3 +292,55 @@ func.func @column_sum(%x: memref<?x?xf32>, %y: memref<?xf32>) {
     }
   return
 }
+
+// -----
+
+// Rows of an identity layout: where the row's start is 16-byte aligned,
+// each thread loads eight halves at a time and folds them in order, then
+// the rest of the row element by element; rows that are not aligned go
+// element by element throughout.
+// CHECK-LABEL: func.func @row_sum_contiguous(
+// CHECK-SAME: %[[X:[^ ,)]*]]: memref<?x?xf16>
+// CHECK: scf.for %[[ROW:[^ ,)]*]] =
+// CHECK: %{{.*}}, %[[OFFSET:[^ ,)]*]], %{{.*}}:2, %[[STRIDES:[^ ,)]*]]:2 = memref.extract_strided_metadata %[[X]]
+// CHECK: %[[PTR:[^ ,)]*]] = memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK: arith.remui %{{.*}}, %c16
+// CHECK: %[[PART:[^ ,)]*]] = scf.if %{{.*}} -> (f32) {
+// CHECK: %[[END:[^ ,)]*]] = arith.subi
+// CHECK: %[[CHUNKS:[^ ,)]*]] = scf.for %[[K:[^ ,)]*]] = %{{.*}} to %[[END]] step %{{.*}} iter_args
+// CHECK: %[[V:[^ ,)]*]] = vector.load %[[X]][%[[ROW]], %[[K]]] {alignment = 16 : i64} : memref<?x?xf16>, vector<8xf16>
+// CHECK-COUNT-8: vector.extract %[[V]]
+// CHECK: %[[TAIL:[^ ,)]*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[CHUNKS]])
+// CHECK: memref.load %[[X]]
+// CHECK: scf.yield %[[TAIL]]
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK: memref.load %[[X]]
+// CHECK: gpu.subgroup_reduce add %[[PART]]
+func.func @row_sum_contiguous(%x: memref<?x?xf16>, %y: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf16>) outs(%y : memref<?xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %e = arith.extf %in : f16 to f32
+    %s = arith.addf %out, %e : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// An input read across the reduced dimension (a transpose) keeps every row
+// element by element.
+// CHECK-LABEL: func.func @row_sum_of_transpose(
+// CHECK-NOT: vector.load
+// CHECK: gpu.subgroup_reduce
+func.func @row_sum_of_transpose(%x: memref<?x?xf32>, %y: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %out, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -185,6 +185,12 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
     from run to run. Integers narrower than 32 bits are sign-extended to
     32 bits between threads (every listed combiner commutes with that and
     the truncation back); rows of no elements leave the initial value.
+    Where the op reduces its innermost loop alone and each input that loop
+    indexes is read along the innermost dimension of an identity layout
+    (the contiguous specialisation's arguments, buffers the function
+    allocates), a thread takes 16 bytes of each such input at a time, one
+    aligned `vector.load` each, in rows where every one is so aligned; the
+    rest of a row, and rows that are not, go element by element.
 
     With `fuse-rows`, a row reduction over more rows than that is lowered
     together with the ops on the same rows around it, in one kernel: by the
@@ -228,6 +234,7 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
