@@ -16,6 +16,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <functional>
+
 namespace dlbridge {
 #define GEN_PASS_DEF_REDUCTIONSTOKERNELS
 #include "dlbridge/Transforms/GPU/Passes.h.inc"
@@ -244,6 +246,99 @@ SmallVector<Value> emitLinalgBody(OpBuilder &b, Location loc,
   });
 }
 
+/// The operands of `op` that threads of a row move in vectors of `lanes`
+/// elements, 16 bytes of the widest: those that loop `loop` indexes, each in
+/// the innermost dimension of an identity layout and nowhere else (outputs
+/// always; inputs only when the body reads them). Empty when one indexes it
+/// otherwise, or none does.
+struct VectorOperands {
+  SmallVector<OpOperand *> operands;
+  int64_t lanes = 1;
+
+  bool contains(OpOperand *operand) const {
+    return llvm::is_contained(operands, operand);
+  }
+  int64_t getBytes(OpOperand *operand) const {
+    return lanes * dlbridge::getVectorElementBytes(
+                       getElementTypeOrSelf(operand->get().getType()));
+  }
+  VectorType getType(OpOperand *operand) const {
+    return VectorType::get({lanes},
+                           getElementTypeOrSelf(operand->get().getType()));
+  }
+  /// Whether the row starting at loop indices `start` is aligned for every
+  /// vector access.
+  Value emitIsAligned(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                      ArrayRef<Value> start) const {
+    Value aligned = arith::ConstantIntOp::create(b, loc, 1, 1);
+    for (OpOperand *operand : operands)
+      aligned = arith::AndIOp::create(
+          b, loc, aligned,
+          dlbridge::emitIsAligned(
+              b, loc, operand->get(),
+              applyMap(b, loc, op.getMatchingIndexingMap(operand), start),
+              getBytes(operand)));
+    return aligned;
+  }
+};
+
+VectorOperands findVectorOperands(linalg::LinalgOp op, unsigned loop) {
+  VectorOperands result;
+  int64_t widest = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if ((!op.isDpsInit(&operand) &&
+         op.getMatchingBlockArgument(&operand).use_empty()) ||
+        !map.isFunctionOfDim(loop))
+      continue;
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    int64_t bytes =
+        type ? dlbridge::getVectorElementBytes(type.getElementType()) : 0;
+    if (!bytes || !type.getLayout().isIdentity() ||
+        map.getResults().back() != getAffineDimExpr(loop, op.getContext()) ||
+        llvm::any_of(map.getResults().drop_back(), [&](AffineExpr result) {
+          return result.isFunctionOfDim(loop);
+        }))
+      return {};
+    result.operands.push_back(&operand);
+    widest = std::max(widest, bytes);
+  }
+  if (widest == 0 || dlbridge::kVectorBytes / widest < 2)
+    return {};
+  result.lanes = dlbridge::kVectorBytes / widest;
+  return result;
+}
+
+/// A vector load of each input of `vector` at loop indices `ivs`.
+DenseMap<OpOperand *, Value> emitVectorLoads(OpBuilder &b, Location loc,
+                                             linalg::LinalgOp op,
+                                             const VectorOperands &vector,
+                                             ArrayRef<Value> ivs) {
+  DenseMap<OpOperand *, Value> vectors;
+  for (OpOperand *operand : vector.operands)
+    if (!op.isDpsInit(operand) ||
+        !op.getMatchingBlockArgument(operand).use_empty())
+      vectors[operand] = vector::LoadOp::create(
+          b, loc, vector.getType(operand), operand->get(),
+          applyMap(b, loc, op.getMatchingIndexingMap(operand), ivs),
+          /*nontemporal=*/false, llvm::Align(vector.getBytes(operand)));
+  return vectors;
+}
+
+/// What an operand's element is at `lane` of `vectors`: the lane of its
+/// vector, else what `read` gives (nothing: load it).
+std::function<Value(OpOperand &)>
+readLane(OpBuilder &b, Location loc,
+         const DenseMap<OpOperand *, Value> &vectors, int64_t lane,
+         function_ref<Value(OpOperand &)> read) {
+  return [&b, loc, &vectors, lane, read](OpOperand &operand) -> Value {
+    auto it = vectors.find(&operand);
+    if (it != vectors.end())
+      return vector::ExtractOp::create(b, loc, it->second, lane);
+    return read ? read(operand) : Value();
+  };
+}
+
 /// A `gpu.launch` of `grid` blocks of `blockSize` threads with a workgroup
 /// buffer of each of `workgroupTypes`; `build` fills its body.
 void createLaunch(
@@ -294,7 +389,11 @@ public:
     shuffleType = integer && integer.getWidth() < 32
                       ? IntegerType::get(red.type.getContext(), 32)
                       : red.type;
-    findVectorInputs();
+    linalg::LinalgOp op = red.op;
+    unsigned last = op.getNumLoops() - 1;
+    if (op.getNumReductionLoops() == 1 &&
+        linalg::isReductionIterator(op.getIteratorTypesArray()[last]))
+      vectorInputs = findVectorOperands(op, last);
   }
 
   /// The body's value at loop indices `ivs`, `acc` standing for the
@@ -441,21 +540,15 @@ public:
       return loop.getResult(0);
     };
     Value identity = emitIdentity(b, loc);
-    if (vectorInputs.empty() || reductionExtents.size() != 1)
+    if (vectorInputs.operands.empty() || reductionExtents.size() != 1)
       return emitScalarLoop(b, loc, first, identity);
 
     linalg::LinalgOp op = red.op;
+    int64_t lanes = vectorInputs.lanes;
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value lanesValue = arith::ConstantIndexOp::create(b, loc, lanes);
-    Value aligned = arith::ConstantIntOp::create(b, loc, 1, 1);
-    SmallVector<Value> rowStart = mergeIvs(parallelIvs, {zero});
-    for (OpOperand *input : vectorInputs)
-      aligned = arith::AndIOp::create(
-          b, loc, aligned,
-          dlbridge::emitIsAligned(
-              b, loc, input->get(),
-              applyMap(b, loc, op.getMatchingIndexingMap(input), rowStart),
-              getVectorBytes(input)));
+    Value aligned =
+        vectorInputs.emitIsAligned(b, loc, op, mergeIvs(parallelIvs, {zero}));
     auto ifOp = scf::IfOp::create(
         b, loc, aligned,
         [&](OpBuilder &then, Location loc) {
@@ -467,31 +560,17 @@ public:
               vectorEnd, arith::MulIOp::create(then, loc, step, lanesValue),
               ValueRange{identity},
               [&](OpBuilder &inner, Location loc, Value start, ValueRange acc) {
-                SmallVector<Value> ivs = mergeIvs(parallelIvs, {start});
-                DenseMap<OpOperand *, Value> vectors;
-                for (OpOperand *input : vectorInputs)
-                  vectors[input] = vector::LoadOp::create(
-                      inner, loc,
-                      VectorType::get({lanes},
-                                      getElementTypeOrSelf(input->get())),
-                      input->get(),
-                      applyMap(inner, loc, op.getMatchingIndexingMap(input),
-                               ivs),
-                      /*nontemporal=*/false,
-                      llvm::Align(getVectorBytes(input)));
+                DenseMap<OpOperand *, Value> vectors =
+                    emitVectorLoads(inner, loc, op, vectorInputs,
+                                    mergeIvs(parallelIvs, {start}));
                 Value value = acc[0];
                 for (int64_t lane = 0; lane < lanes; ++lane) {
                   Value k = arith::AddIOp::create(
                       inner, loc, start,
                       arith::ConstantIndexOp::create(inner, loc, lane));
-                  value = emitBody(inner, loc, mergeIvs(parallelIvs, {k}),
-                                   value, [&](OpOperand &operand) -> Value {
-                                     auto it = vectors.find(&operand);
-                                     if (it != vectors.end())
-                                       return vector::ExtractOp::create(
-                                           inner, loc, it->second, lane);
-                                     return read ? read(operand) : Value();
-                                   });
+                  value =
+                      emitBody(inner, loc, mergeIvs(parallelIvs, {k}), value,
+                               readLane(inner, loc, vectors, lane, read));
                 }
                 scf::YieldOp::create(inner, loc, value);
               });
@@ -528,51 +607,9 @@ public:
   int64_t numWarps;
   /// What threads exchange: the output's type, or i32 for narrower integers.
   Type shuffleType;
-  /// The inputs a row's threads load in vectors of `lanes` elements: where
-  /// the op reduces its innermost loop alone, the inputs that loop indexes,
-  /// each in the innermost dimension of an identity layout and nowhere else;
-  /// empty when an input indexes it otherwise (or there is none).
-  SmallVector<OpOperand *> vectorInputs;
-  int64_t lanes = 1;
-
-private:
-  void findVectorInputs() {
-    linalg::LinalgOp op = red.op;
-    unsigned last = op.getNumLoops() - 1;
-    if (op.getNumReductionLoops() != 1 ||
-        !linalg::isReductionIterator(op.getIteratorTypesArray()[last]))
-      return;
-    int64_t widest = 0;
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      AffineMap map = op.getMatchingIndexingMap(input);
-      if (op.getMatchingBlockArgument(input).use_empty() ||
-          !map.isFunctionOfDim(last))
-        continue;
-      auto type = dyn_cast<MemRefType>(input->get().getType());
-      int64_t bytes =
-          type ? dlbridge::getVectorElementBytes(type.getElementType()) : 0;
-      if (!bytes || !type.getLayout().isIdentity() ||
-          map.getResults().back() != getAffineDimExpr(last, op.getContext()) ||
-          llvm::any_of(map.getResults().drop_back(), [&](AffineExpr result) {
-            return result.isFunctionOfDim(last);
-          })) {
-        vectorInputs.clear();
-        return;
-      }
-      vectorInputs.push_back(input);
-      widest = std::max(widest, bytes);
-    }
-    if (widest == 0 || dlbridge::kVectorBytes / widest < 2) {
-      vectorInputs.clear();
-      return;
-    }
-    lanes = dlbridge::kVectorBytes / widest;
-  }
-
-  int64_t getVectorBytes(OpOperand *input) const {
-    return lanes * dlbridge::getVectorElementBytes(
-                       getElementTypeOrSelf(input->get().getType()));
-  }
+  /// The inputs a row's threads load in vectors, where the op reduces its
+  /// innermost loop alone.
+  VectorOperands vectorInputs;
 };
 
 //===----------------------------------------------------------------------===//
@@ -1156,6 +1193,92 @@ SmallVector<RowGroup, 0> findRowGroups(Block &block, int64_t splitRows) {
 /// one of each buffer. Ops on elements spread the row over the threads as
 /// the reductions do: an element a member writes and a later one reads is
 /// the same thread's, so no barriers separate the members.
+/// An elementwise member on the block's row: each thread on the elements
+/// `tid`, `tid + threads`, ... or, where the row's operands are contiguous
+/// and aligned, on chunks of 16 bytes of them (vector loads and stores),
+/// then the tail element by element. `getIvs` gives the member's loop
+/// indices at column indices, `read` the per-row values known.
+void emitPerElement(
+    OpBuilder &b, Location loc, const RowMember &member,
+    function_ref<SmallVector<Value>(const RowMember &, ArrayRef<Value>)> getIvs,
+    ArrayRef<Value> columnExtents, Value length, Value tid, Value threads,
+    function_ref<Value(OpOperand &)> read) {
+  linalg::LinalgOp op = member.op;
+  auto emitElements = [&](OpBuilder &b, Location loc, Value first, Value step) {
+    scf::ForOp::create(
+        b, loc, first, length, step, ValueRange{},
+        [&](OpBuilder &b, Location loc, Value k, ValueRange) {
+          SmallVector<Value> ivs =
+              getIvs(member, delinearize(b, loc, k, columnExtents));
+          for (auto [value, init] :
+               llvm::zip_equal(emitLinalgBody(b, loc, op, ivs, read),
+                               op.getDpsInitsMutable()))
+            memref::StoreOp::create(
+                b, loc, value, init.get(),
+                applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs));
+          scf::YieldOp::create(b, loc);
+        });
+  };
+  VectorOperands vector;
+  auto column = llvm::find_if(
+      member.loops, [](Index index) { return index.kind == Index::Column; });
+  if (columnExtents.size() == 1 && column + 1 == member.loops.end())
+    vector = findVectorOperands(op, member.loops.size() - 1);
+  if (vector.operands.empty() ||
+      !llvm::all_of(op.getDpsInitsMutable(),
+                    [&](OpOperand &init) { return vector.contains(&init); })) {
+    emitElements(b, loc, tid, threads);
+    return;
+  }
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value lanes = arith::ConstantIndexOp::create(b, loc, vector.lanes);
+  Value aligned = vector.emitIsAligned(b, loc, op, getIvs(member, {zero}));
+  scf::IfOp::create(
+      b, loc, aligned,
+      [&](OpBuilder &then, Location loc) {
+        Value vectorEnd = arith::SubIOp::create(
+            then, loc, length,
+            arith::RemUIOp::create(then, loc, length, lanes));
+        scf::ForOp::create(
+            then, loc, arith::MulIOp::create(then, loc, tid, lanes), vectorEnd,
+            arith::MulIOp::create(then, loc, threads, lanes), ValueRange{},
+            [&](OpBuilder &inner, Location loc, Value start, ValueRange) {
+              SmallVector<Value> ivs = getIvs(member, {start});
+              DenseMap<OpOperand *, Value> vectors =
+                  emitVectorLoads(inner, loc, op, vector, ivs);
+              SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
+              for (int64_t lane = 0; lane < vector.lanes; ++lane) {
+                Value k = arith::AddIOp::create(
+                    inner, loc, start,
+                    arith::ConstantIndexOp::create(inner, loc, lane));
+                for (auto [result, value] : llvm::zip_equal(
+                         results,
+                         emitLinalgBody(
+                             inner, loc, op, getIvs(member, {k}),
+                             readLane(inner, loc, vectors, lane, read))))
+                  result.push_back(value);
+              }
+              for (auto [init, values] :
+                   llvm::zip_equal(op.getDpsInitsMutable(), results))
+                vector::StoreOp::create(
+                    inner, loc,
+                    vector::FromElementsOp::create(
+                        inner, loc, vector.getType(&init), values),
+                    init.get(),
+                    applyMap(inner, loc, op.getMatchingIndexingMap(&init), ivs),
+                    /*nontemporal=*/false, llvm::Align(vector.getBytes(&init)));
+              scf::YieldOp::create(inner, loc);
+            });
+        emitElements(then, loc,
+                     arith::AddIOp::create(then, loc, vectorEnd, tid), threads);
+        scf::YieldOp::create(then, loc);
+      },
+      [&](OpBuilder &otherwise, Location loc) {
+        emitElements(otherwise, loc, tid, threads);
+        scf::YieldOp::create(otherwise, loc);
+      });
+}
+
 void lowerRowGroup(const RowGroup &group, int64_t blockSize) {
   linalg::LinalgOp last = group.members.back().op;
   OpBuilder b(last);
@@ -1227,24 +1350,45 @@ void lowerRowGroup(const RowGroup &group, int64_t blockSize) {
           });
         };
         const ReductionEmitter *emitter = emitters.begin();
+        // Buffers of whole rows members share: vector and element-wise
+        // loops give a thread different elements of the row, so a member
+        // that reads or writes what an earlier one wrote, or writes what an
+        // earlier one read, waits for the block first.
+        llvm::SmallDenseSet<Value> written, readBefore;
         for (auto [i, member] : llvm::enumerate(group.members)) {
           linalg::LinalgOp op = member.op;
+          SmallVector<Value> reads, writes;
+          for (OpOperand &operand : op->getOpOperands()) {
+            AffineMap map = op.getMatchingIndexingMap(&operand);
+            bool wholeRow =
+                llvm::any_of(llvm::enumerate(member.loops), [&](auto loop) {
+                  return loop.value().kind == Index::Column &&
+                         map.isFunctionOfDim(loop.index());
+                });
+            if (!wholeRow || !isa<MemRefType>(operand.get().getType()))
+              continue;
+            Value root = getRoot(operand.get());
+            if (op.isDpsInit(&operand))
+              writes.push_back(root);
+            if (!op.getMatchingBlockArgument(&operand).use_empty())
+              reads.push_back(root);
+          }
+          auto wasWritten = [&](Value root) { return written.contains(root); };
+          if (llvm::any_of(reads, wasWritten) ||
+              llvm::any_of(writes, wasWritten) ||
+              llvm::any_of(writes, [&](Value root) {
+                return readBefore.contains(root);
+              })) {
+            gpu::BarrierOp::create(b, loc);
+            written.clear();
+            readBefore.clear();
+          }
+          written.insert(writes.begin(), writes.end());
+          readBefore.insert(reads.begin(), reads.end());
           SmallVector<Value> values;
           if (member.kind == RowMember::PerElement) {
-            scf::ForOp::create(
-                b, loc, tid, length, threads, ValueRange{},
-                [&](OpBuilder &b, Location loc, Value k, ValueRange) {
-                  SmallVector<Value> ivs =
-                      getIvs(member, delinearize(b, loc, k, columnExtents));
-                  for (auto [value, init] :
-                       llvm::zip_equal(emitLinalgBody(b, loc, op, ivs, read),
-                                       op.getDpsInitsMutable()))
-                    memref::StoreOp::create(
-                        b, loc, value, init.get(),
-                        applyMap(b, loc, op.getMatchingIndexingMap(&init),
-                                 ivs));
-                  scf::YieldOp::create(b, loc);
-                });
+            emitPerElement(b, loc, member, getIvs, columnExtents, length, tid,
+                           threads, read);
             continue;
           }
           SmallVector<Value> ivs = getIvs(member, {});

@@ -221,3 +221,38 @@ def test_centered_rows_and_row_statistics() -> None:
            1e-4, atol=1e-5)
     _check(_run(lambda v: v / np.abs(v).max(axis=-1, keepdims=True), x),
            x / x.abs().amax(dim=-1, keepdim=True), 1e-6)
+
+
+# Compact rows load 16 bytes per thread where a row starts 16-byte aligned, element by element
+# where it does not: odd widths make rows alternate, offsets into an allocation misalign all.
+@pytest.mark.parametrize("columns", [1001, 1024, 7])
+@pytest.mark.parametrize("offset", [0, 1, 3])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_contiguous_rows_at_any_alignment(columns: int, offset: int, dtype: Any) -> None:
+    rows = 333
+    x = _data((rows * columns + 8,), dtype)[offset: offset + rows * columns].view(rows, columns)
+    assert x.is_contiguous()
+    rtol = 1e-4 if dtype == torch.float32 else 1e-2
+    _check(_run(lambda v: v.sum(axis=-1), x), x.sum(dim=-1), rtol, atol=rtol * columns ** 0.5)
+    _check(_run(lambda v: v.max(axis=-1), x), x.amax(dim=-1), 0.0)
+    if dtype == torch.float32:
+        _check(_run(_softmax, x), torch.softmax(x, dim=-1), 1e-4, atol=1e-6)
+
+
+def test_row_buffer_shared_between_members() -> None:
+    # `e` is a result, so the kernel writes it whole and the sum reads it back: the threads that
+    # read a row's elements (vector loop) are not those that wrote them, and must wait for them.
+    x = _data((2048, 4100), torch.float32)
+
+    def exp_and_total(v: Any) -> Any:
+        e = np.exp(v)
+        return e, e.sum(axis=-1)
+
+    e, s = _run_all(exp_and_total, x)
+    _check(e, torch.exp(x), 1e-6)
+    _check(s, torch.exp(x).sum(dim=-1), 1e-4, atol=1e-2)
+
+
+def _run_all(fn: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
+    return tuple(out if isinstance(out, torch.Tensor) else torch.from_dlpack(out)
+                 for out in dlbridge.jit(fn)(*args))

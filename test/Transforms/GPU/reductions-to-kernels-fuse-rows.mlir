@@ -508,3 +508,42 @@ func.func @two_types(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
   }
   return
 }
+
+// -----
+
+// Contiguous rows: every member moves 16 bytes per access where the row is
+// aligned. A row buffer one member writes and the next reads is shared
+// through a barrier, since the vector and element-wise loops give a thread
+// different elements.
+// CHECK-LABEL: func.func @shared_row_buffer(
+// CHECK-SAME: %[[X:[^ ,)]*]]: memref<?x?xf32>, %[[T:[^ ,)]*]]: memref<?x?xf32>, %[[SUM:[^ ,)]*]]: memref<?xf32>
+// CHECK: gpu.launch
+// CHECK: scf.for %[[ROW:[^ ,)]*]] =
+// CHECK: vector.load %[[X]][%[[ROW]], %{{.*}}] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
+// CHECK-COUNT-4: math.exp
+// CHECK: vector.store %{{.*}}, %[[T]][%[[ROW]], %{{.*}}] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
+// CHECK: memref.store %{{.*}}, %[[T]]
+// CHECK: } else {
+// CHECK: memref.store %{{.*}}, %[[T]]
+// CHECK: gpu.barrier
+// CHECK-NEXT: memref.load %[[SUM]][%[[ROW]]]
+// CHECK: vector.load %[[T]][%[[ROW]], %{{.*}}] {alignment = 16 : i64}
+// CHECK: gpu.subgroup_reduce add
+// NOFUSE-LABEL: func.func @shared_row_buffer(
+// NOFUSE-NOT: gpu.barrier
+// NOFUSE: linalg.generic
+func.func @shared_row_buffer(%x: memref<?x?xf32>, %t: memref<?x?xf32>, %sum: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x?xf32>) outs(%t : memref<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  linalg.reduce ins(%t : memref<?x?xf32>) outs(%sum : memref<?xf32>) dimensions = [1]
+    (%in: f32, %out: f32) {
+      %v = arith.addf %out, %in : f32
+      linalg.yield %v : f32
+    }
+  return
+}

@@ -212,9 +212,12 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
     elements with each thread on the elements a reduction gives it. Later
     members use per-row values instead of reading them back, thread 0
     stores the last one written to each buffer (a fill followed by a
-    reduction is the reduction's initial value, never stored), and a thread
-    reads only the elements it wrote itself, so no barrier separates the
-    members. Anything else keeps the lowering above.
+    reduction is the reduction's initial value, never stored). Members move
+    contiguous, aligned rows in 16-byte vectors as reductions do, the rest
+    element by element; since the two give a thread different elements of
+    a row, a member that touches a row buffer an earlier member wrote (or
+    writes one it read) waits at a barrier first, and otherwise none
+    separates the members. Anything else keeps the lowering above.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
