@@ -6,6 +6,7 @@
 
 #include "dlbridge/Transforms/GPU/Passes.h"
 
+#include "GridStride.h"
 #include "VectorAccess.h"
 
 #include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
@@ -29,8 +30,6 @@ namespace {
 
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kMaxThreadsPerBlock = 1024;
-/// Blocks of a grid-stride loop over rows; more rows loop.
-constexpr int64_t kMaxRowBlocks = int64_t(1) << 20;
 
 //===----------------------------------------------------------------------===//
 // Matching
@@ -363,7 +362,8 @@ void emitRowKernel(
     TypeRange workgroupTypes,
     function_ref<void(OpBuilder &, Location, gpu::LaunchOp, ValueRange, Value)>
         build) {
-  Value maxBlocks = arith::ConstantIndexOp::create(b, loc, kMaxRowBlocks);
+  Value maxBlocks =
+      arith::ConstantIndexOp::create(b, loc, dlbridge::kMaxGridBlocks);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value grid = arith::MinUIOp::create(b, loc, rows, maxBlocks);
   createLaunch(
@@ -484,11 +484,11 @@ public:
 
   /// A `gpu.launch` of `grid` blocks of `blockSize` threads with the
   /// workgroup buffer of `emitBlockReduce`; `build` fills its body.
-  void emitLaunch(OpBuilder &b, Location loc, std::array<Value, 3> grid,
-                  function_ref<void(OpBuilder &, gpu::LaunchOp, Value)> build,
-                  bool shareValues = true) const {
+  void emitLaunch(
+      OpBuilder &b, Location loc, std::array<Value, 3> grid,
+      function_ref<void(OpBuilder &, gpu::LaunchOp, Value)> build) const {
     SmallVector<Type> workgroup;
-    if (shareValues && numWarps > 1)
+    if (numWarps > 1)
       workgroup.push_back(getWorkgroupType());
     createLaunch(
         b, loc, grid, blockSize, workgroup,
@@ -667,48 +667,30 @@ void lowerByRows(OpBuilder &b, Location loc, const ReductionEmitter &emitter,
 /// threads then read consecutive elements.
 void lowerByOutputs(OpBuilder &b, Location loc, const ReductionEmitter &emitter,
                     const LoopExtents &extents) {
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value threads = arith::ConstantIndexOp::create(b, loc, emitter.blockSize);
   linalg::LinalgOp op = emitter.red.op;
   OpOperand *init = op.getDpsInitOperand(0);
-  Value blocks = arith::MinUIOp::create(
-      b, loc, arith::CeilDivUIOp::create(b, loc, extents.rows, threads),
-      arith::ConstantIndexOp::create(b, loc, kMaxRowBlocks));
-  emitter.emitLaunch(
-      b, loc, {blocks, one, one},
-      [&](OpBuilder &body, gpu::LaunchOp launch, Value) {
-        Value first = arith::AddIOp::create(
-            body, loc,
-            arith::MulIOp::create(body, loc, launch.getBlockIds().x, threads),
-            launch.getThreadIds().x);
-        Value step =
-            arith::MulIOp::create(body, loc, launch.getGridSize().x, threads);
-        scf::ForOp::create(
-            body, loc, first, extents.rows, step, ValueRange{},
-            [&](OpBuilder &rows, Location loc, Value row, ValueRange) {
-              SmallVector<Value> parallelIvs =
-                  delinearize(rows, loc, row, extents.parallel);
-              SmallVector<Value> indices =
-                  applyMap(rows, loc, op.getMatchingIndexingMap(init),
-                           emitter.mergeIvs(parallelIvs, {}));
-              Value initial =
-                  memref::LoadOp::create(rows, loc, init->get(), indices);
-              auto fold = scf::ForOp::create(
-                  rows, loc, zero, extents.length, one, ValueRange{initial},
-                  [&](OpBuilder &inner, Location loc, Value k, ValueRange acc) {
-                    SmallVector<Value> ivs = emitter.mergeIvs(
-                        parallelIvs,
-                        delinearize(inner, loc, k, extents.reduction));
-                    scf::YieldOp::create(
-                        inner, loc, emitter.emitBody(inner, loc, ivs, acc[0]));
-                  });
-              memref::StoreOp::create(rows, loc, fold.getResult(0), init->get(),
-                                      indices);
-              scf::YieldOp::create(rows, loc);
+  dlbridge::emitGridStrideLoop(
+      b, loc, extents.rows, emitter.blockSize,
+      [&](OpBuilder &rows, Location loc, Value row) {
+        Value zero = arith::ConstantIndexOp::create(rows, loc, 0);
+        Value one = arith::ConstantIndexOp::create(rows, loc, 1);
+        SmallVector<Value> parallelIvs =
+            delinearize(rows, loc, row, extents.parallel);
+        SmallVector<Value> indices =
+            applyMap(rows, loc, op.getMatchingIndexingMap(init),
+                     emitter.mergeIvs(parallelIvs, {}));
+        Value initial = memref::LoadOp::create(rows, loc, init->get(), indices);
+        auto fold = scf::ForOp::create(
+            rows, loc, zero, extents.length, one, ValueRange{initial},
+            [&](OpBuilder &inner, Location loc, Value k, ValueRange acc) {
+              SmallVector<Value> ivs = emitter.mergeIvs(
+                  parallelIvs, delinearize(inner, loc, k, extents.reduction));
+              scf::YieldOp::create(inner, loc,
+                                   emitter.emitBody(inner, loc, ivs, acc[0]));
             });
-      },
-      /*shareValues=*/false);
+        memref::StoreOp::create(rows, loc, fold.getResult(0), init->get(),
+                                indices);
+      });
 }
 
 /// `splitBlocks` blocks per row (fewer for short rows) write partial values

@@ -6,6 +6,7 @@
 
 #include "dlbridge/Transforms/GPU/Passes.h"
 
+#include "GridStride.h"
 #include "VectorAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,9 +27,6 @@ using dlbridge::getVectorElementBytes;
 using dlbridge::kVectorBytes;
 
 namespace {
-
-/// Blocks of the grid-stride loop; larger tensors loop.
-constexpr int64_t kMaxBlocks = int64_t(1) << 20;
 
 /// The elements each thread moves per step when `op` can be vectorised: an
 /// elementwise op over memrefs with identity layouts, each read and written
@@ -75,36 +73,21 @@ public:
   void emit(OpBuilder &b) {
     Location loc = op.getLoc();
     Value size = flatten(b, loc);
-    Value lanesValue = arith::ConstantIndexOp::create(b, loc, lanes);
-    Value threads = arith::ConstantIndexOp::create(b, loc, blockSize);
-    Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value chunks = arith::CeilDivUIOp::create(b, loc, size, lanesValue);
-    Value grid = arith::MinUIOp::create(
-        b, loc, arith::CeilDivUIOp::create(b, loc, chunks, threads),
-        arith::ConstantIndexOp::create(b, loc, kMaxBlocks));
-    auto launch =
-        gpu::LaunchOp::create(b, loc, grid, one, one, threads, one, one);
-    // Constants of the kernel inside it, so that they stay constants there.
-    OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
-    threads = launch.getBlockSize().x;
-    lanesValue = arith::ConstantIndexOp::create(body, loc, lanes);
-    one = arith::ConstantIndexOp::create(body, loc, 1);
-    Value first = arith::AddIOp::create(
-        body, loc,
-        arith::MulIOp::create(body, loc, launch.getBlockIds().x, threads),
-        launch.getThreadIds().x);
-    Value step =
-        arith::MulIOp::create(body, loc, launch.getGridSize().x, threads);
-    Value aligned = emitAllAligned(body, loc);
-    scf::ForOp::create(
-        body, loc, first, chunks, step, ValueRange{},
-        [&](OpBuilder &loop, Location loc, Value chunk, ValueRange) {
+    Value chunks = arith::CeilDivUIOp::create(
+        b, loc, size, arith::ConstantIndexOp::create(b, loc, lanes));
+    dlbridge::emitGridStrideLoop(
+        b, loc, chunks, blockSize,
+        [&](OpBuilder &loop, Location loc, Value chunk) {
+          // Constants of the kernel inside it, so that they stay constants
+          // there.
+          Value lanesValue = arith::ConstantIndexOp::create(loop, loc, lanes);
+          Value one = arith::ConstantIndexOp::create(loop, loc, 1);
           Value start = arith::MulIOp::create(loop, loc, chunk, lanesValue);
           Value end = arith::MinUIOp::create(
               loop, loc, arith::AddIOp::create(loop, loc, start, lanesValue),
               size);
           Value whole = arith::AndIOp::create(
-              loop, loc, aligned,
+              loop, loc, emitAllAligned(loop, loc),
               arith::CmpIOp::create(
                   loop, loc, arith::CmpIPredicate::eq,
                   arith::SubIOp::create(loop, loc, end, start), lanesValue));
@@ -124,9 +107,7 @@ public:
                                    });
                 scf::YieldOp::create(otherwise, loc);
               });
-          scf::YieldOp::create(loop, loc);
         });
-    gpu::TerminatorOp::create(body, loc);
   }
 
 private:

@@ -271,10 +271,10 @@ func.func @few_rows(%x: memref<4x?xi32, strided<[?, ?], offset: ?>>,
 // CHECK-DAG: %[[COLS:[^ ]*]] = memref.dim %[[X]], %c1
 // CHECK: %[[WANT:[^ ]*]] = arith.ceildivui %[[COLS]], %c256
 // CHECK: %[[GRID:[^ ]*]] = arith.minui %[[WANT]], %c1048576
-// CHECK: gpu.launch blocks(%[[BX:[^,]*]], %{{.*}}) in (%[[GX:[^ ]*]] = %[[GRID]], {{.*}}) threads(%[[TX:[^,]*]], %{{.*}}) in (%{{.*}} = %c256{{.*}}, {{.*}}) {
-// CHECK: %[[B:[^ ]*]] = arith.muli %[[BX]], %c256
+// CHECK: gpu.launch blocks(%[[BX:[^,]*]], %{{.*}}) in (%[[GX:[^ ]*]] = %[[GRID]], {{.*}}) threads(%[[TX:[^,]*]], %{{.*}}) in (%[[NT:[^ ]*]] = %c256{{.*}}, {{.*}}) {
+// CHECK: %[[B:[^ ]*]] = arith.muli %[[BX]], %[[NT]]
 // CHECK: %[[FIRST:[^ ]*]] = arith.addi %[[B]], %[[TX]]
-// CHECK: %[[STEP:[^ ]*]] = arith.muli %[[GX]], %c256
+// CHECK: %[[STEP:[^ ]*]] = arith.muli %[[GX]], %[[NT]]
 // CHECK: scf.for %[[J:[^ ]*]] = %[[FIRST]] to %[[COLS]] step %[[STEP]] {
 // CHECK: %[[INIT:[^ ]*]] = memref.load %[[Y]][%[[J]]]
 // CHECK: %[[SUM:[^ ]*]] = scf.for %[[I:[^ ]*]] = %{{.*}} to %[[ROWS]] step %{{.*}} iter_args(%[[ACC:[^ ]*]] = %[[INIT]]) -> (f32) {

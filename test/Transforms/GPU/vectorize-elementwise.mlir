@@ -19,12 +19,12 @@
 // CHECK: %[[BLOCKS:[^ ,)]*]] = arith.ceildivui %[[CHUNKS]], %c256
 // CHECK: %[[GRID:[^ ,)]*]] = arith.minui %[[BLOCKS]], %c1048576
 // CHECK: gpu.launch blocks(%[[BX:[^ ,)]*]], %{{.*}}, %{{.*}}) in (%[[GX:[^ ,)]*]] = %[[GRID]], {{.*}} threads(%[[TX:[^ ,)]*]], %{{.*}}, %{{.*}}) in (%[[NT:[^ ,)]*]] = %c256
+// CHECK: scf.for %[[CHUNK:[^ ,)]*]] = %{{.*}} to %[[CHUNKS]] step
+// CHECK: %[[START:[^ ,)]*]] = arith.muli %[[CHUNK]], %{{.*}}
 // CHECK: memref.extract_aligned_pointer_as_index %[[FA]]
 // CHECK: arith.remui %{{.*}}, %c16
 // CHECK: memref.extract_aligned_pointer_as_index %[[FB]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[FC]]
-// CHECK: scf.for %[[CHUNK:[^ ,)]*]] = %{{.*}} to %[[CHUNKS]] step
-// CHECK: %[[START:[^ ,)]*]] = arith.muli %[[CHUNK]], %{{.*}}
 // CHECK: scf.if
 // CHECK: %[[VA:[^ ,)]*]] = vector.load %[[FA]][%[[START]]] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
 // CHECK: %[[VB:[^ ,)]*]] = vector.load %[[FB]][%[[START]]] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
