@@ -7,6 +7,7 @@
 #include "dlbridge/Transforms/GPU/Passes.h"
 
 #include "GridStride.h"
+#include "LinalgBody.h"
 #include "VectorAccess.h"
 
 #include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
@@ -25,6 +26,8 @@ namespace dlbridge {
 } // namespace dlbridge
 
 using namespace mlir;
+using dlbridge::applyMap;
+using dlbridge::emitLinalgBody;
 
 namespace {
 
@@ -198,51 +201,6 @@ Value product(OpBuilder &b, Location loc, ArrayRef<Value> values) {
   for (Value value : values)
     result = b.createOrFold<arith::MulIOp>(loc, result, value);
   return result;
-}
-
-/// The indices `map` gives at loop indices `ivs`.
-SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
-                            ArrayRef<Value> ivs) {
-  SmallVector<Value> indices;
-  for (AffineExpr result : map.getResults()) {
-    if (auto dim = dyn_cast<AffineDimExpr>(result))
-      indices.push_back(ivs[dim.getPosition()]);
-    else
-      indices.push_back(affine::AffineApplyOp::create(
-          b, loc, AffineMap::get(map.getNumDims(), 0, result), ivs));
-  }
-  return indices;
-}
-
-/// The values `op`'s body yields at loop indices `ivs`, its block
-/// arguments standing for what `read` gives for their operands or, where it
-/// gives nothing, for the operands' elements (a memref's loaded through its
-/// indexing map, a scalar itself).
-SmallVector<Value> emitLinalgBody(OpBuilder &b, Location loc,
-                                  linalg::LinalgOp op, ArrayRef<Value> ivs,
-                                  function_ref<Value(OpOperand &)> read) {
-  IRMapping mapping;
-  for (OpOperand &operand : op->getOpOperands()) {
-    BlockArgument arg = op.getMatchingBlockArgument(&operand);
-    if (arg.use_empty())
-      continue;
-    Value value = read(operand);
-    if (!value && isa<MemRefType>(operand.get().getType()))
-      value = memref::LoadOp::create(
-          b, loc, operand.get(),
-          applyMap(b, loc, op.getMatchingIndexingMap(&operand), ivs));
-    mapping.map(arg, value ? value : operand.get());
-  }
-  Block &body = op->getRegion(0).front();
-  for (Operation &bodyOp : body.without_terminator()) {
-    if (auto index = dyn_cast<linalg::IndexOp>(bodyOp))
-      mapping.map(index.getResult(), ivs[index.getDim()]);
-    else
-      b.clone(bodyOp, mapping);
-  }
-  return llvm::map_to_vector(body.getTerminator()->getOperands(), [&](Value v) {
-    return mapping.lookupOrDefault(v);
-  });
 }
 
 /// The operands of `op` that threads of a row move in vectors of `lanes`

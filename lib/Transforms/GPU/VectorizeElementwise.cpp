@@ -7,6 +7,7 @@
 #include "dlbridge/Transforms/GPU/Passes.h"
 
 #include "GridStride.h"
+#include "LinalgBody.h"
 #include "VectorAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,7 +16,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/IRMapping.h"
 
 namespace dlbridge {
 #define GEN_PASS_DEF_VECTORIZEELEMENTWISE
@@ -155,25 +155,6 @@ private:
     return aligned;
   }
 
-  /// The body at one element, the block argument of each used operand
-  /// mapped by `read`; returns the yielded values.
-  SmallVector<Value> emitBody(OpBuilder &b,
-                              function_ref<Value(OpOperand &)> read) {
-    IRMapping mapping;
-    for (OpOperand &operand : op->getOpOperands()) {
-      BlockArgument arg = op.getMatchingBlockArgument(&operand);
-      if (!arg.use_empty())
-        mapping.map(arg, read(operand));
-    }
-    Block *block = op.getBlock();
-    for (Operation &bodyOp : block->without_terminator())
-      b.clone(bodyOp, mapping);
-    SmallVector<Value> yielded;
-    for (Value value : block->getTerminator()->getOperands())
-      yielded.push_back(mapping.lookupOrDefault(value));
-    return yielded;
-  }
-
   /// One whole chunk from `start`: a vector load of each memref read, the
   /// body once per lane, a vector store of each output.
   void emitVectors(OpBuilder &b, Location loc, Value start) {
@@ -189,12 +170,14 @@ private:
     }
     SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
     for (int64_t lane = 0; lane < lanes; ++lane) {
-      SmallVector<Value> yielded = emitBody(b, [&](OpOperand &operand) {
-        auto it = vectors.find(&operand);
-        if (it == vectors.end())
-          return operand.get();
-        return Value(vector::ExtractOp::create(b, loc, it->second, lane));
-      });
+      // Element-wise ops read no index: the body needs none.
+      SmallVector<Value> yielded =
+          dlbridge::emitLinalgBody(b, loc, op, {}, [&](OpOperand &operand) {
+            auto it = vectors.find(&operand);
+            if (it == vectors.end())
+              return operand.get();
+            return Value(vector::ExtractOp::create(b, loc, it->second, lane));
+          });
       for (auto [result, value] : llvm::zip_equal(results, yielded))
         result.push_back(value);
     }
@@ -211,12 +194,13 @@ private:
 
   /// The body at the element `index` alone, for a tail or unaligned data.
   void emitElement(OpBuilder &b, Location loc, Value index) {
-    SmallVector<Value> yielded = emitBody(b, [&](OpOperand &operand) {
-      Value value = flat[operand.getOperandNumber()];
-      if (!isa<MemRefType>(value.getType()))
-        return value;
-      return Value(memref::LoadOp::create(b, loc, value, index));
-    });
+    SmallVector<Value> yielded =
+        dlbridge::emitLinalgBody(b, loc, op, {}, [&](OpOperand &operand) {
+          Value value = flat[operand.getOperandNumber()];
+          if (!isa<MemRefType>(value.getType()))
+            return value;
+          return Value(memref::LoadOp::create(b, loc, value, index));
+        });
     for (auto [init, value] : llvm::zip_equal(op.getDpsInitsMutable(), yielded))
       memref::StoreOp::create(b, loc, value, flat[init.getOperandNumber()],
                               index);
