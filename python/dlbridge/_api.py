@@ -12,7 +12,7 @@ from typing import Any, Callable, overload
 
 from . import _dlbridge
 from ._compile_log import compile_reason, log_compile
-from ._trace import ArraySpec, ScalarSpec, StaticSpec, TraceResult, trace
+from ._trace import ArraySpec, ScalarSpec, StaticSpec, TraceResult, trace, unparsable_trace
 
 _DEVICE_TARGETS = {1: "cpu", 2: "cuda", 3: "cpu", 13: "cuda"}
 
@@ -286,8 +286,14 @@ class JitFunction(_dlbridge.Dispatcher):
         start = time.perf_counter()
         traced = self._trace(specs)
         target = _target_of(specs, self._target)
-        kernel = _dlbridge.compile(traced.mlir, traced.entry, target, chip=_device_chip(specs, target),
-                                   cache=self._cache)
+        try:
+            kernel = _dlbridge.compile(traced.mlir, traced.entry, target,
+                                       chip=_device_chip(specs, target), cache=self._cache)
+        except ValueError as exc:
+            internal = unparsable_trace(self.__name__, traced.mlir, str(exc))
+            if internal is None:
+                raise
+            raise internal from None
         log_compile(self.__name__, compile_reason(self._names, specs, self._compiled),
                     time.perf_counter() - start, kernel)
         self._compiled.append(specs)

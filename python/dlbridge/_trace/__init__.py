@@ -23,6 +23,7 @@ from .tracer import (
     TracedArray,
     TraceError,
     TraceResult,
+    unparsable_trace,
 )
 from .tracing import trace
 
@@ -38,5 +39,6 @@ __all__ = [
     "TracedArray",
     "result_type",
     "trace",
+    "unparsable_trace",
     "weak_result_type",
 ]

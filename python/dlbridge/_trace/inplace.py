@@ -193,7 +193,9 @@ def setitem(target: TracedArray, key: Any, value: Any) -> None:
     key stores into the region it selects; a traced boolean mask selects where ``value`` (a
     scalar) replaces the contents."""
     if target._is_scalar:
-        raise trace_error("'TracedArray' scalar does not support item assignment", TypeError)
+        raise trace_error(
+            f"'numpy.{target._dtype.name}' object does not support item assignment", TypeError
+        )
     op = "item assignment"
     ctx = ops._ctx_of(target, value)
     parts = indexing.normalize_key(key, target.ndim)

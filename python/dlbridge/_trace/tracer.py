@@ -7,7 +7,9 @@ import functools
 import inspect
 import linecache
 import os
+import re
 import sys
+import traceback
 import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -251,6 +253,86 @@ def trace_error(message: str, exc: type[Exception] = TraceError) -> Exception:
     return exc(f"dlbridge.jit: {message}" + (f" at {where}" if where else ""))
 
 
+#: The tracer's own classes a message may name, and what a NumPy user calls them.
+_PUBLIC_NAMES = {"TracedArray": "numpy.ndarray", "SymbolicDim": "int"}
+_INTERNAL_NAME = re.compile(r"\b(" + "|".join(_PUBLIC_NAMES) + r")\b")
+
+#: Exceptions Python or NumPy raise at the user's line that are rebuilt with the line in their
+#: message and the tracer's class names replaced (others pass unchanged: the user's own, and
+#: KeyError, whose message is the key's repr).
+_REBUILT = (
+    TypeError, ValueError, IndexError, NameError, AttributeError, ArithmeticError,
+    AssertionError, NotImplementedError, RecursionError,
+)
+#: Exceptions that, raised from inside dlbridge without a message of its own, are its bugs.
+_INTERNAL = (AttributeError, KeyError, NameError, AssertionError, RecursionError)
+
+
+def public_message(text: str) -> str:
+    """``text`` with the tracer's class names replaced by the NumPy names a user knows."""
+    return _INTERNAL_NAME.sub(lambda m: _PUBLIC_NAMES[m.group(1)], text)
+
+
+def _traceback_location(exc: BaseException) -> tuple[str, int, str] | None:
+    """``(basename, line, source text)`` of the innermost user frame ``exc`` passed through."""
+    found = None
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        if not _skip_frame(frame.f_code.co_filename):
+            found = (frame.f_code.co_filename, line)
+    if found is None:
+        return None
+    filename, line = found
+    return os.path.basename(filename), line, linecache.getline(filename, line).strip()
+
+
+def as_user_error(exc: Exception) -> Exception:
+    """``exc``, escaped from the traced function, as its user should see it.
+
+    dlbridge's own errors (their message starts with ``dlbridge``) and exceptions of the user's
+    own classes come back unchanged. Python's and NumPy's errors at the user's line (a name
+    that is not defined, an operator a traced array lacks) keep their type and get the line and
+    NumPy's names; an error dlbridge itself caused becomes a :class:`TraceError` that says so.
+    """
+    message = str(exc)
+    if message.startswith("dlbridge") or not isinstance(exc, _REBUILT + _INTERNAL):
+        return exc
+    where = format_location(_traceback_location(exc))
+    at = f" at {where}" if where else ""
+    frames = list(traceback.walk_tb(exc.__traceback__))
+    raised_inside = bool(frames) and frames[-1][0].f_code.co_filename.startswith(_PKG_DIR + os.sep)
+    if raised_inside and isinstance(exc, _INTERNAL):
+        detail = public_message(f"{type(exc).__name__}: {message}")
+        return TraceError(f"dlbridge.jit: internal error while tracing ({detail}){at}; "
+                          "please report it with the function")
+    if not isinstance(exc, _REBUILT):
+        return exc
+    text = f"dlbridge.jit: {public_message(message)}{at}"
+    try:
+        rebuilt = type(exc)(text)
+    except Exception:
+        return exc
+    if isinstance(exc, NameError):
+        rebuilt.name = exc.name  # type: ignore[attr-defined]
+    return rebuilt.with_traceback(exc.__traceback__)
+
+
+_PARSE_ERROR = re.compile(r"<source>:(\d+):\d+: error: ")
+
+
+def unparsable_trace(function: str, mlir: str, message: str) -> TraceError | None:
+    """The error for a compile ``message`` saying that the MLIR traced from ``function`` does
+    not parse (a fault of the tracer's, not the user's), naming the user's line that emitted the
+    op; None for other compile errors (they carry the user's locations themselves)."""
+    found = _PARSE_ERROR.match(message)
+    if found is None:
+        return None
+    lines = mlir.splitlines()[: int(found.group(1))]
+    shown = next((ln.strip()[3:] for ln in reversed(lines) if ln.strip().startswith("// ")), "")
+    return TraceError(f"dlbridge.jit: internal error: {function}() was traced into code that does "
+                      "not compile; please report it with the function"
+                      + (f" (the operation at {shown})" if shown else ""))
+
+
 # --------------------------------------------------------------------------------------------------
 # context
 
@@ -381,6 +463,12 @@ class SymbolicDim:
 
     __int__ = __index__
 
+    def __float__(self) -> float:
+        raise self._fail("float(shape entry)")
+
+    def __format__(self, spec: str) -> str:
+        raise self._fail("formatting a shape entry")
+
     def __bool__(self) -> bool:
         raise self._fail("bool(shape entry)")
 
@@ -479,10 +567,17 @@ class SymbolicDim:
         value = top.op("abs", f"arith.maxsi {self._value}, {neg} : index")
         return SymbolicDim(self._ctx, value, f"abs({self._desc})")
 
-    def as_array(self) -> TracedArray:
-        """The size as a traced weak Python int (``int64``), for array arithmetic."""
+    def as_array(self, weak: bool = True) -> TracedArray:
+        """The size as a traced ``int64`` scalar: a weak Python int for array arithmetic, or
+        (``weak=False``) the strong ``int64`` NumPy makes of a Python int a ufunc receives."""
         value = self._ctx.top.op("n", f"arith.index_cast {self._value} : index to i64")
-        return TracedArray(self._ctx, value, _as_dtype("int64"), (), weak="int", is_scalar=True)
+        return TracedArray(self._ctx, value, _as_dtype("int64"), (), weak="int" if weak else None,
+                           is_scalar=True)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """A NumPy ufunc (``np.sqrt(x.shape[-1])``) takes the size as a traced Python int."""
+        inputs = tuple(i.as_array(weak=False) if isinstance(i, SymbolicDim) else i for i in inputs)
+        return getattr(ufunc, method)(*inputs, **kwargs)
 
     def __truediv__(self, o: object) -> Any:
         return self.as_array().__truediv__(o.as_array() if isinstance(o, SymbolicDim) else o)
@@ -641,7 +736,7 @@ class TracedArray:
 
     def __repr__(self) -> str:
         dims = ", ".join("?" if d is None else str(d) for d in self._dims)
-        return f"TracedArray(shape=({dims}), dtype={self._dtype.name})"
+        return f"<traced array shape=({dims}) dtype={self._dtype.name}>"
 
     # ---- things that need concrete data
     def __bool__(self) -> bool:
@@ -678,7 +773,7 @@ class TracedArray:
             return functools.partial(declared.impl, self)
         if hasattr(np.ndarray, name):
             raise unsupported(f"ndarray.{name}")
-        raise AttributeError(f"'TracedArray' object has no attribute {name!r}")
+        raise trace_error(f"'numpy.ndarray' object has no attribute {name!r}", AttributeError)
 
     def __hash__(self) -> int:
         return id(self)

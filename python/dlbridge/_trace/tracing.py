@@ -27,6 +27,7 @@ from .tracer import (
     TraceContext,
     TracedArray,
     TraceResult,
+    as_user_error,
     begin_trace,
     end_trace,
 )
@@ -214,7 +215,13 @@ def trace(
     token = begin_trace(ctx)
     clear_location()
     try:
-        out = with_numpy_proxy(rewrite_loops(fn))(*call_args)
+        try:
+            out = with_numpy_proxy(rewrite_loops(fn))(*call_args)
+        except Exception as exc:
+            user_error = as_user_error(exc)
+            if user_error is exc:
+                raise
+            raise user_error from None
         outs: list[Any] = []
         tree = _flatten_results(out, outs)
         finals = ops.finalize_outputs(ctx, outs)
