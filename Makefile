@@ -62,7 +62,7 @@ deps: deps-system
 	  echo "$(PYTHON) is externally managed: Python packages go into $(VENV)"; \
 	  $(PYTHON) -m venv $(VENV); \
 	fi
-	@$(PY) -c "import nanobind, numpy, pytest, jax, auditwheel, ruff" 2>/dev/null || \
+	@$(PY) -c "import nanobind, numpy, pytest, jax, torch, auditwheel, ruff" 2>/dev/null || \
 	  $(PY) -m pip install -q -r $(PY_REQUIREMENTS)
 
 $(BUILD)/build.ninja: | deps
