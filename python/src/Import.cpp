@@ -428,11 +428,16 @@ void dlbridge::python::importTensor(nb::handle object, const ArgumentName &name,
   nb::object resolved;
   LazyBit bit = LazyBit::None;
   if (traits.torch && !api) {
-    // PyTorch's __dlpack__ refuses the conjugate bit and exports the
-    // negative one as if unset: ask for a tensor without them.
-    bit = getLazyBit(object, true);
+    // PyTorch's __dlpack__ refuses tensors that require grad (autograd's
+    // rules are checked on `object` where it is written) and the conjugate
+    // bit, and exports the negative one as if unset: ask for a tensor
+    // without them.
+    if (requiresGrad(object))
+      resolved = detach(object);
+    nb::handle source = resolved.is_valid() ? nb::handle(resolved) : object;
+    bit = getLazyBit(source, true);
     if (bit != LazyBit::None)
-      resolved = materialise(object, bit, name, options);
+      resolved = materialise(source, bit, name, options);
   }
   importProducer(resolved.is_valid() ? nb::handle(resolved) : object, name,
                  options, api, traits.immutable, imported);

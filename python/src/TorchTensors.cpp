@@ -21,6 +21,7 @@ struct TorchNames {
   PyObject *requiresGrad = PyUnicode_InternFromString("requires_grad");
   PyObject *resolveConj = PyUnicode_InternFromString("resolve_conj");
   PyObject *resolveNeg = PyUnicode_InternFromString("resolve_neg");
+  PyObject *detach = PyUnicode_InternFromString("detach");
 };
 
 const TorchNames &names() {
@@ -73,6 +74,10 @@ bool dlbridge::python::requiresGrad(nb::handle tensor) {
   if (!value.is_valid())
     throw nb::python_error();
   return isTrue(value);
+}
+
+nb::object dlbridge::python::detach(nb::handle tensor) {
+  return callMethod(tensor, names().detach);
 }
 
 void dlbridge::python::checkAutogradAllowsWrite(const TorchState &state,

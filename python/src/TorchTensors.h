@@ -53,6 +53,10 @@ void checkAutogradAllowsWrite(const TorchState &state, nanobind::handle tensor,
 /// tensor.requires_grad.
 bool requiresGrad(nanobind::handle tensor);
 
+/// tensor.detach(): the same data, bits and version counter, outside
+/// autograd.
+nanobind::object detach(nanobind::handle tensor);
+
 /// Records in the version counters of `tensors` (a tuple) that a kernel
 /// wrote them in place, as PyTorch's own in-place operations do.
 void noteInPlaceWrites(const TorchState &state, nanobind::handle tensors);
