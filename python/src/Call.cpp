@@ -367,6 +367,7 @@ void PreparedCall::prepareWrite(size_t i, const jit::ParamInfo &param) {
     return;
   ImportOptions owning = options;
   owning.requireOwnership = true;
+  owning.checkLazyBits = false;
   tensors[i].release();
   importTensor(objects[i], argument, owning, tensors[i]);
 }

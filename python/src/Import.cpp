@@ -427,6 +427,7 @@ void dlbridge::python::importTensor(nb::handle object, const ArgumentName &name,
   const FrameworkTraits &traits = getFrameworkTraits(type);
   nb::object resolved;
   LazyBit bit = LazyBit::None;
+  bool lazy = traits.torch && options.checkLazyBits;
   if (traits.torch && !api) {
     // PyTorch's __dlpack__ refuses tensors that require grad (autograd's
     // rules are checked on `object` where it is written) and the conjugate
@@ -435,19 +436,23 @@ void dlbridge::python::importTensor(nb::handle object, const ArgumentName &name,
     if (requiresGrad(object))
       resolved = detach(object);
     nb::handle source = resolved.is_valid() ? nb::handle(resolved) : object;
-    bit = getLazyBit(source, true);
+    bit = lazy ? getLazyBit(source, true) : LazyBit::None;
     if (bit != LazyBit::None)
       resolved = materialise(source, bit, name, options);
   }
   importProducer(resolved.is_valid() ? nb::handle(resolved) : object, name,
                  options, api, traits.immutable, imported);
-  if (traits.torch && api) {
+  if (lazy && api) {
     // The exchange API exports lazy views as if their bits were unset.
     bit = getLazyBit(object, imported.dl->dtype.code == kDLComplex);
     if (bit != LazyBit::None) {
       resolved = materialise(object, bit, name, options);
       imported.release();
-      importProducer(resolved, name, options, api, traits.immutable, imported);
+      // Owned, so that a CUDA call releases the copy only after its stream
+      // has read it (see PreparedCall::releaseAfter).
+      ImportOptions owning = options;
+      owning.requireOwnership = true;
+      importProducer(resolved, name, owning, api, traits.immutable, imported);
     }
   }
   imported.torch = traits.torch ? &*traits.torch : nullptr;

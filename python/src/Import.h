@@ -55,6 +55,9 @@ struct ImportOptions {
   /// Whether a lazy view (see TorchTensors.h) may be imported as a copy with
   /// its bits materialised; else it is a BufferError.
   bool allowCopy = true;
+  /// Whether to look for lazy bits: only an import again of an object found
+  /// without them skips it.
+  bool checkLazyBits = true;
 };
 
 /// One tensor borrowed from a Python object: a DLTensor view and whatever
