@@ -421,7 +421,10 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
                        "copy: bool | None = None) -> "
                        "typing_extensions.CapsuleType"),
                "Exports the tensor as a DLPack capsule (versioned when "
-               "max_version allows 1.x, legacy otherwise).")
+               "max_version allows 1.x, legacy otherwise). A READ_ONLY "
+               "tensor reaches a legacy consumer as a copy (BufferError "
+               "with copy=False), or as it is where its framework's arrays "
+               "are immutable (JAX).")
           .def("__dlpack_device__", &Tensor::dlpackDevice,
                nb::sig("def __dlpack_device__(self) -> tuple[int, int]"),
                "The (DLDeviceType, device id) pair of the data.")
@@ -481,7 +484,10 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
               "device: object | None = None, copy: bool | None = None) -> "
               "Tensor"),
       "Imports any object implementing __dlpack__ as a dlbridge.Tensor, "
-      "zero-copy unless copy=True or another device is asked for. `device` "
+      "zero-copy unless copy=True or another device is asked for, or x is a "
+      "PyTorch conjugate or negative view (copied with the bit "
+      "materialised; BufferError with copy=False). A PyTorch tensor that "
+      "requires grad comes in READ_ONLY. `device` "
       "is a (device_type, device_id) tuple, a name such as 'cpu' or "
       "'cuda:0', or a framework's device object (e.g. x.device).");
 
