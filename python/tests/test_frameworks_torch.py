@@ -73,7 +73,7 @@ def test_from_dlpack_materialises_lazy_views(make: Callable[[], Any]) -> None:
     (lambda: _complex().conj(), "conjugate"),
     (lambda: torch._neg_view(_real()), "negative"),
     (lambda: _complex().conj().imag, "negative"),
-])
+], ids=["conj", "neg", "imag_of_conj"])
 def test_from_dlpack_without_a_copy_refuses_lazy_views(make: Callable[[], Any], bit: str) -> None:
     with pytest.raises(BufferError, match=f"from_dlpack\\(\\): .*PyTorch's {bit} bit set"):
         dlbridge.from_dlpack(make(), copy=False)
@@ -93,7 +93,7 @@ def test_materialised_views_are_the_callers_copies() -> None:
     (lambda: torch._neg_view(_real()), "negative", "resolve_neg"),
     (lambda: torch._neg_view(_complex().conj()), "conjugate", "resolve_conj"),
     (lambda: _complex().conj().imag, "negative", "resolve_neg"),
-])
+], ids=["conj", "neg", "neg_of_conj", "imag_of_conj"])
 def test_written_lazy_views_are_refused(make: Callable[[], Any], bit: str, resolve: str) -> None:
     x = make()
     before = x.clone()
@@ -125,7 +125,7 @@ VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an
     (lambda: torch.ones(5, requires_grad=True)[1:4], VIEW_OF_LEAF),
     (lambda: torch.ones(3, 2, requires_grad=True).T[0], VIEW_OF_LEAF),
     (lambda: torch.ones(3, requires_grad=True) * 1, "a Variable that requires grad is being written in place"),
-])
+], ids=["leaf", "parameter", "view_of_leaf", "transposed_view_of_leaf", "non_leaf"])
 def test_what_autograd_forbids_is_never_written_in_place(make: Callable[[], Any], message: str) -> None:
     x = make()
     with pytest.raises(RuntimeError, match=f"bump\\(\\): argument 0 'x': {message}"):
