@@ -76,9 +76,9 @@ public:
 
   DLTensor *tensor() { return dl; }
   bool holdsTensor() const { return dl != nullptr; }
-  /// DLPACK_FLAG_BITMASK_* (0 for views borrowed through an exchange API,
-  /// and for legacy tensors but those of frameworks whose arrays are
-  /// immutable: READ_ONLY).
+  /// DLPACK_FLAG_BITMASK_* (0 for views borrowed through an exchange API and
+  /// for legacy tensors; READ_ONLY added for frameworks whose arrays are
+  /// immutable).
   uint64_t flags() const { return tensorFlags; }
   /// False for views borrowed through an exchange API's
   /// dltensor_from_py_object_no_sync, which carry no flags.
@@ -113,8 +113,9 @@ private:
   DLTensor *dl = nullptr;
   DLManagedTensorVersioned *versioned = nullptr;
   DLManagedTensor *legacy = nullptr;
-  /// The numpy.ndarray `view` describes, or the tensor materialising a lazy
-  /// view, kept alive until release.
+  /// The numpy.ndarray `view` describes, or the tensor imported in the
+  /// object's place (a materialised lazy view, a detached PyTorch tensor),
+  /// kept alive until release.
   PyObject *owner = nullptr;
   const TorchState *torch = nullptr;
   uint64_t tensorFlags = 0;
