@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from . import _dlbridge
 
@@ -29,12 +29,18 @@ class _Framework:
             through ``__dlpack__`` (CuPy): calls on its arrays run on that
             stream, as the framework's own operations do. PyTorch's comes
             from its DLPack exchange API.
+        torch_state: its tensors carry state DLPack does not (PyTorch's):
+            conjugate and negative bits, which the extension materialises
+            for read parameters and refuses for written ones, and autograd's
+            rules on in-place writes and version counters (see
+            ``TorchState``).
     """
 
     module: str
     capsules: bool = False
     immutable: bool = False
     current_stream: Callable[[], int] | None = None
+    torch_state: bool = False
 
 
 def _cupy_current_stream() -> int:
@@ -50,7 +56,7 @@ _FRAMEWORKS = {
     "numpy": _Framework("numpy"),
     "jax": _Framework("jax.numpy", immutable=True),
     "jaxlib": _Framework("jax.numpy", immutable=True),
-    "torch": _Framework("torch"),
+    "torch": _Framework("torch", torch_state=True),
     "cupy": _Framework("cupy", current_stream=_cupy_current_stream),
     "tensorflow": _Framework("tensorflow.experimental.dlpack", capsules=True, immutable=True),
 }
@@ -103,22 +109,81 @@ def from_dlpack_for(array_type: type) -> Callable[[Any], Any] | None:
     return from_dlpack
 
 
-def exporter_of(
-    array_type: type,
-) -> tuple[Callable[[Any], Any] | None, bool, Callable[[], int] | None]:
+class TorchState(NamedTuple):
+    """What the extension needs of PyTorch to honour the state its tensors
+    carry beyond DLPack's description (the conjugate and negative bits are
+    read through the tensors' own methods).
+
+    Attributes:
+        increment_version: ``torch._C._increment_version``, called with the
+            tensors a kernel wrote in place, as PyTorch asks of custom kernels
+            (``torch.autograd.graph.increment_version``), so that autograd
+            refuses a backward pass that would read overwritten values.
+        write_refusal: ``autograd_write_refusal``.
+    """
+
+    increment_version: Callable[[tuple[Any, ...]], None]
+    write_refusal: Callable[[Any], str | None]
+
+
+def autograd_write_refusal(tensor: Any) -> str | None:
+    """Why PyTorch's own in-place operations would refuse to write ``tensor``
+    now, in PyTorch's words, or ``None`` when they would write it.
+
+    Called only for tensors that require grad or are inference tensors. A
+    tensor that requires grad is refused also where PyTorch would record the
+    write (a non-leaf, under grad mode): a kernel's writes are not
+    differentiable, so the gradient would silently ignore them.
+    """
+    torch = importlib.import_module("torch")
+    if tensor.is_inference() and not torch.is_inference_mode_enabled():
+        return ("Inplace update to inference tensor outside InferenceMode is not allowed; "
+                "pass a clone of it, or call inside torch.inference_mode()")
+    if not tensor.requires_grad or not torch.is_grad_enabled():
+        return None
+    if tensor.is_leaf:
+        return ("a leaf Variable that requires grad is being used in an in-place operation; "
+                "call under torch.no_grad() or pass tensor.detach()")
+    base = tensor._base
+    if base is not None and base.is_leaf:
+        return ("a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation; call under torch.no_grad() or pass tensor.detach()")
+    return ("a Variable that requires grad is being written in place by a dlbridge kernel, "
+            "which autograd cannot differentiate; call under torch.no_grad() or pass "
+            "tensor.detach()")
+
+
+def _torch_state() -> TorchState:
+    torch = importlib.import_module("torch")
+    return TorchState(torch._C._increment_version, autograd_write_refusal)
+
+
+class Exchange(NamedTuple):
+    """How arrays of one type reach DLPack (see ``exporter_of``)."""
+
+    to_dlpack: Callable[[Any], Any] | None
+    immutable: bool
+    current_stream: Callable[[], int] | None
+    torch_state: TorchState | None
+
+
+def exporter_of(array_type: type) -> Exchange:
     """How arrays of ``array_type`` reach DLPack: the function exporting one as
     a capsule for types without ``__dlpack__`` (else ``None``), whether such
-    arrays are immutable, so that they are imported READ_ONLY, and the
-    function returning the framework's current stream (else ``None``, see
-    ``_Framework.current_stream``)."""
+    arrays are immutable, so that they are imported READ_ONLY (and handed back
+    to legacy consumers without a copy), the function returning the
+    framework's current stream (else ``None``, see
+    ``_Framework.current_stream``), and the state its tensors carry beyond
+    DLPack (else ``None``, see ``_Framework.torch_state``)."""
     framework = _framework_of(array_type)
     if framework is None:
-        return None, False, None
+        return Exchange(None, False, None, None)
     to_dlpack = None
     if framework.capsules:
         module = _import(framework.module)
         to_dlpack = None if module is None else module.to_dlpack
-    return to_dlpack, framework.immutable, framework.current_stream
+    torch_state = _torch_state() if framework.torch_state else None
+    return Exchange(to_dlpack, framework.immutable, framework.current_stream, torch_state)
 
 
 def dlpack_device_of(device: Any) -> tuple[int, int]:

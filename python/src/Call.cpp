@@ -346,13 +346,49 @@ PreparedCall::PreparedCall(const char *function, PyObject *const *args,
   }
 }
 
-void PreparedCall::requireFlags(size_t i) {
-  if (tensors[i].flagsKnown())
+void PreparedCall::prepareWrite(size_t i, const jit::ParamInfo &param) {
+  ImportedTensor &imported = tensors[i];
+  ArgumentName argument{name, static_cast<int>(i), param.name.c_str()};
+  if (imported.materialisedBit() != LazyBit::None)
+    throw nb::buffer_error(
+        (argument.str() +
+         ": expected a tensor the call can write, got a lazy view with "
+         "PyTorch's " +
+         lazyBitName(imported.materialisedBit()) +
+         " bit set, whose data DLPack describes without it: writing through "
+         "it would store wrong values; pass a tensor without it (" +
+         (imported.materialisedBit() == LazyBit::Conjugate ? "resolve_conj()"
+                                                           : "resolve_neg()") +
+         " makes one) and use that")
+            .c_str());
+  if (const TorchState *state = imported.torchState())
+    checkAutogradAllowsWrite(*state, objects[i], argument.str());
+  if (imported.flagsKnown())
     return;
   ImportOptions owning = options;
   owning.requireOwnership = true;
+  owning.checkLazyBits = false;
   tensors[i].release();
-  importTensor(objects[i], argumentName(i), owning, tensors[i]);
+  importTensor(objects[i], argument, owning, tensors[i]);
+}
+
+void PreparedCall::noteWrites(const SmallArray<bool> &written) {
+  const TorchState *state = nullptr;
+  size_t torchCount = 0;
+  for (size_t i = 0; i < count; ++i)
+    if (written[i] && tensors[i].torchState()) {
+      state = tensors[i].torchState();
+      ++torchCount;
+    }
+  if (!state)
+    return;
+  nb::object tuple = nb::steal(PyTuple_New(torchCount));
+  if (!tuple.is_valid())
+    throw nb::python_error();
+  for (size_t i = 0, next = 0; i < count; ++i)
+    if (written[i] && tensors[i].torchState())
+      PyTuple_SET_ITEM(tuple.ptr(), next++, Py_NewRef(objects[i]));
+  noteInPlaceWrites(*state, tuple);
 }
 
 ArgumentName PreparedCall::argumentName(size_t i) const {
@@ -439,6 +475,8 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
 
   SmallArray<void *> args(count);
   SmallArray<uint64_t> scalars(count), flags(count);
+  SmallArray<bool> written(count);
+  bool anyWritten = false;
   DLDevice device{kDLCPU, 0};
   for (size_t i = 0; i < count; ++i) {
     const jit::ParamInfo &param = signature.args[i];
@@ -449,8 +487,10 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
     }
     if (call.isScalar(i))
       raiseScalarError(call, i, param, "an array");
-    if (param.access & DLRT_ACCESS_WRITE)
-      call.requireFlags(i);
+    if (param.access & DLRT_ACCESS_WRITE) {
+      call.prepareWrite(i, param);
+      written[i] = anyWritten = true;
+    }
     args[i] = call.tensor(i);
     flags[i] = call.flags(i);
     if (signature.device != kDLCPU && device.device_type == kDLCPU)
@@ -492,6 +532,8 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
     raiseStatus(status, std::string(call.function()) + "(): " + ctx.error);
 
   PendingResults pending{signature, results};
+  if (anyWritten)
+    call.noteWrites(written);
   if (call.stream() && streams.framework)
     orderStreams(call, device, *streams.framework, stream);
   if (device.device_type != kDLCPU)

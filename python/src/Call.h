@@ -35,9 +35,16 @@ public:
   PyObject *object(size_t i) const { return objects[i]; }
   DLTensor *tensor(size_t i) { return tensors[i].tensor(); }
   uint64_t flags(size_t i) const { return tensors[i].flags(); }
-  /// Makes flags(i) the producer's: a view borrowed without flags is
+  /// Readies argument i for a written parameter: refuses a PyTorch lazy view
+  /// (BufferError: writing through it would store wrong values) and what
+  /// autograd forbids writing in place (RuntimeError, see TorchTensors.h),
+  /// then makes flags(i) the producer's: a view borrowed without flags is
   /// imported again as a managed tensor (same data, shape and dtype).
-  void requireFlags(size_t i);
+  /// `param` names the argument in errors.
+  void prepareWrite(size_t i, const jit::ParamInfo &param);
+  /// Records the writes of a finished call in the version counters of the
+  /// PyTorch tensors it wrote (`written[i]`: argument i was written).
+  void noteWrites(const SmallArray<bool> &written);
   /// Type of the first tensor argument: results come back in its framework.
   PyTypeObject *firstTensorType() const { return firstType; }
   /// The DLPack stream value CUDA producers were asked to order their work

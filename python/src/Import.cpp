@@ -61,23 +61,25 @@ bool isAccelerator(int32_t deviceType) {
          deviceType == kDLCUDAManaged;
 }
 
-/// How arrays of a type are exported, from dlbridge._frameworks: the
-/// capsule exporter of types without `__dlpack__` (e.g. TensorFlow's
-/// to_dlpack), whether the framework's arrays are immutable (JAX's
-/// capsules carry no READ_ONLY flag) and the function giving its current
-/// CUDA stream (CuPy's). Looked up once per type.
-struct CapsuleExporter {
+/// How arrays of a type are exchanged, from dlbridge._frameworks.exporter_of:
+/// the capsule exporter of types without `__dlpack__` (e.g. TensorFlow's
+/// to_dlpack), whether the framework's arrays are immutable (JAX's capsules
+/// carry no READ_ONLY flag), the function giving its current CUDA stream
+/// (CuPy's) and the PyTorch state its tensors carry. Looked up once per type.
+struct FrameworkTraits {
   nb::object toDlpack;
   bool immutable = false;
   nb::object currentStream;
+  std::optional<TorchState> torch;
 };
 
-const CapsuleExporter &getCapsuleExporter(PyTypeObject *type) {
+const FrameworkTraits &getFrameworkTraits(PyTypeObject *type) {
   // Types are kept alive by the references the cache holds; the GIL guards it.
+  // Its nodes never move: ImportedTensor points at their TorchState.
   static auto *cache =
-      new std::unordered_map<PyTypeObject *, CapsuleExporter>();
+      new std::unordered_map<PyTypeObject *, FrameworkTraits>();
   static PyTypeObject *lastType = nullptr;
-  static const CapsuleExporter *last = nullptr;
+  static const FrameworkTraits *last = nullptr;
   if (type == lastType)
     return *last;
   auto it = cache->find(type);
@@ -85,14 +87,18 @@ const CapsuleExporter &getCapsuleExporter(PyTypeObject *type) {
     nb::handle typeObject(reinterpret_cast<PyObject *>(type));
     nb::object found = nb::module_::import_("dlbridge._frameworks")
                            .attr("exporter_of")(typeObject);
-    CapsuleExporter exporter;
-    if (!found[0].is_none())
-      exporter.toDlpack = found[0];
-    exporter.immutable = nb::cast<bool>(found[1]);
-    if (!found[2].is_none())
-      exporter.currentStream = found[2];
+    FrameworkTraits traits;
+    if (!found.attr("to_dlpack").is_none())
+      traits.toDlpack = found.attr("to_dlpack");
+    traits.immutable = nb::cast<bool>(found.attr("immutable"));
+    if (!found.attr("current_stream").is_none())
+      traits.currentStream = found.attr("current_stream");
+    nb::object torch = found.attr("torch_state");
+    if (!torch.is_none())
+      traits.torch = TorchState{torch.attr("increment_version"),
+                                torch.attr("write_refusal")};
     typeObject.inc_ref();
-    it = cache->emplace(type, std::move(exporter)).first;
+    it = cache->emplace(type, std::move(traits)).first;
   }
   lastType = type;
   last = &it->second;
@@ -133,9 +139,9 @@ nb::object requestCapsule(nb::handle object, const ArgumentName &name,
     return nb::steal(capsule);
   if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
     PyErr_Clear();
-    const CapsuleExporter &exporter = getCapsuleExporter(Py_TYPE(object.ptr()));
-    if (exporter.toDlpack.is_valid())
-      return exporter.toDlpack(object);
+    const FrameworkTraits &traits = getFrameworkTraits(Py_TYPE(object.ptr()));
+    if (traits.toDlpack.is_valid())
+      return traits.toDlpack(object);
     throw nb::type_error((name.str() +
                           ": expected an array supporting DLPack "
                           "(__dlpack__), got '" +
@@ -171,10 +177,10 @@ struct LegacyAdapter {
 
 std::optional<int64_t>
 dlbridge::python::getFrameworkStream(PyTypeObject *type) {
-  const CapsuleExporter &exporter = getCapsuleExporter(type);
-  if (!exporter.currentStream.is_valid())
+  const FrameworkTraits &traits = getFrameworkTraits(type);
+  if (!traits.currentStream.is_valid())
     return std::nullopt;
-  return toInteger(exporter.currentStream(), "the framework's current stream",
+  return toInteger(traits.currentStream(), "the framework's current stream",
                    INT64_MIN, INT64_MAX);
 }
 
@@ -215,14 +221,17 @@ ImportedTensor &ImportedTensor::operator=(ImportedTensor &&other) noexcept {
   }
   versioned = other.versioned;
   legacy = other.legacy;
-  array = other.array;
+  owner = other.owner;
+  torch = other.torch;
   tensorFlags = other.tensorFlags;
   knownFlags = other.knownFlags;
+  immutable = other.immutable;
+  materialised = other.materialised;
   dl = other.dl == &other.view ? &view : other.dl;
   other.dl = nullptr;
   other.versioned = nullptr;
   other.legacy = nullptr;
-  other.array = nullptr;
+  other.owner = nullptr;
   return *this;
 }
 
@@ -231,13 +240,16 @@ void ImportedTensor::release() {
     versioned->deleter(versioned);
   if (legacy && legacy->deleter)
     legacy->deleter(legacy);
-  Py_XDECREF(array);
+  Py_XDECREF(owner);
   versioned = nullptr;
   legacy = nullptr;
-  array = nullptr;
+  owner = nullptr;
+  torch = nullptr;
   dl = nullptr;
   tensorFlags = 0;
   knownFlags = true;
+  immutable = false;
+  materialised = LazyBit::None;
 }
 
 DLManagedTensorVersioned *ImportedTensor::take() {
@@ -300,19 +312,31 @@ void refuseMalformed(const DLTensor *tensor, const ArgumentName &name,
     raiseStatus(status, name.str() + ": " + dlrt_last_error());
 }
 
+/// A copy of `object` with its lazy `bit` materialised, where `options`
+/// allow one.
+nb::object materialise(nb::handle object, LazyBit bit, const ArgumentName &name,
+                       const ImportOptions &options) {
+  if (!options.allowCopy)
+    throw nb::buffer_error(
+        (name.str() + ": expected a tensor DLPack can describe without a " +
+         "copy, got one with PyTorch's " + lazyBitName(bit) +
+         " bit set (a lazy view); allow a copy, or pass its " +
+         (bit == LazyBit::Conjugate ? "resolve_conj()" : "resolve_neg()"))
+            .c_str());
+  return resolveLazyBits(object);
+}
+
 } // namespace
 
-void dlbridge::python::importTensor(nb::handle object, const ArgumentName &name,
-                                    const ImportOptions &options,
-                                    ImportedTensor &imported) {
-  if (!options.requireOwnership && numpy::isArray(object.ptr()) &&
-      numpy::describe(object.ptr(), imported.view, imported.viewStrides,
-                      imported.tensorFlags)) {
-    imported.array = object.inc_ref().ptr();
-    imported.dl = &imported.view;
-    return;
-  }
-  if (const DLPackExchangeAPI *api = getExchangeAPI(Py_TYPE(object.ptr()))) {
+namespace dlbridge::python {
+
+/// Imports `object` through `api` when given, else through `__dlpack__`
+/// (see importTensor); `immutable`: its framework never changes the data.
+void importProducer(nb::handle object, const ArgumentName &name,
+                    const ImportOptions &options, const DLPackExchangeAPI *api,
+                    bool immutable, ImportedTensor &imported) {
+  uint64_t immutableFlag = immutable ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+  if (api) {
     if (!api->managed_tensor_from_py_object_no_sync)
       throw nb::type_error(
           (name.str() + ": expected the DLPack exchange API of '" +
@@ -334,15 +358,12 @@ void dlbridge::python::importTensor(nb::handle object, const ArgumentName &name,
                            "managed_tensor_from_py_object_no_sync");
     imported.versioned = managed;
     imported.dl = &managed->dl_tensor;
-    imported.tensorFlags = managed->flags;
+    imported.tensorFlags = managed->flags | immutableFlag;
     refuseMalformed(imported.dl, name, options);
     return;
   }
 
   nb::object capsule = requestCapsule(object, name, options);
-  uint64_t immutableFlag = getCapsuleExporter(Py_TYPE(object.ptr())).immutable
-                               ? DLPACK_FLAG_BITMASK_READ_ONLY
-                               : 0;
   PyObject *raw = capsule.ptr();
   if (PyCapsule_IsValid(raw, kVersionedName)) {
     auto *managed = static_cast<DLManagedTensorVersioned *>(
@@ -387,4 +408,56 @@ void dlbridge::python::importTensor(nb::handle object, const ArgumentName &name,
                         "got '" +
                         Py_TYPE(raw)->tp_name + "'")
                            .c_str());
+}
+
+} // namespace dlbridge::python
+
+void dlbridge::python::importTensor(nb::handle object, const ArgumentName &name,
+                                    const ImportOptions &options,
+                                    ImportedTensor &imported) {
+  if (!options.requireOwnership && numpy::isArray(object.ptr()) &&
+      numpy::describe(object.ptr(), imported.view, imported.viewStrides,
+                      imported.tensorFlags)) {
+    imported.owner = object.inc_ref().ptr();
+    imported.dl = &imported.view;
+    return;
+  }
+  PyTypeObject *type = Py_TYPE(object.ptr());
+  const DLPackExchangeAPI *api = getExchangeAPI(type);
+  const FrameworkTraits &traits = getFrameworkTraits(type);
+  nb::object resolved;
+  LazyBit bit = LazyBit::None;
+  bool lazy = traits.torch && options.checkLazyBits;
+  if (traits.torch && !api) {
+    // PyTorch's __dlpack__ refuses tensors that require grad (autograd's
+    // rules are checked on `object` where it is written) and the conjugate
+    // bit, and exports the negative one as if unset: ask for a tensor
+    // without them.
+    if (requiresGrad(object))
+      resolved = detach(object);
+    nb::handle source = resolved.is_valid() ? nb::handle(resolved) : object;
+    bit = lazy ? getLazyBit(source, true) : LazyBit::None;
+    if (bit != LazyBit::None)
+      resolved = materialise(source, bit, name, options);
+  }
+  importProducer(resolved.is_valid() ? nb::handle(resolved) : object, name,
+                 options, api, traits.immutable, imported);
+  if (lazy && api) {
+    // The exchange API exports lazy views as if their bits were unset.
+    bit = getLazyBit(object, imported.dl->dtype.code == kDLComplex);
+    if (bit != LazyBit::None) {
+      resolved = materialise(object, bit, name, options);
+      imported.release();
+      // Owned, so that a CUDA call releases the copy only after its stream
+      // has read it (see PreparedCall::releaseAfter).
+      ImportOptions owning = options;
+      owning.requireOwnership = true;
+      importProducer(resolved, name, owning, api, traits.immutable, imported);
+    }
+  }
+  imported.torch = traits.torch ? &*traits.torch : nullptr;
+  imported.immutable = traits.immutable;
+  imported.materialised = bit;
+  if (resolved.is_valid())
+    imported.owner = resolved.release().ptr();
 }

@@ -8,6 +8,7 @@
 #define DLBRIDGE_PYTHON_IMPORT_H
 
 #include "NumPy.h"
+#include "TorchTensors.h"
 
 #include <dlpack/dlpack.h>
 #include <nanobind/nanobind.h>
@@ -51,6 +52,12 @@ struct ImportOptions {
   /// callers that hand the tensor straight to an entry point, which checks
   /// it with the same rules before reading anything, skip it.
   bool checkDescriptor = true;
+  /// Whether a lazy view (see TorchTensors.h) may be imported as a copy with
+  /// its bits materialised; else it is a BufferError.
+  bool allowCopy = true;
+  /// Whether to look for lazy bits: only an import again of an object found
+  /// without them skips it.
+  bool checkLazyBits = true;
 };
 
 /// One tensor borrowed from a Python object: a DLTensor view and whatever
@@ -69,13 +76,23 @@ public:
 
   DLTensor *tensor() { return dl; }
   bool holdsTensor() const { return dl != nullptr; }
-  /// DLPACK_FLAG_BITMASK_* (0 for views borrowed through an exchange API,
-  /// and for legacy tensors but those of frameworks whose arrays are
-  /// immutable: READ_ONLY).
+  /// DLPACK_FLAG_BITMASK_* (0 for views borrowed through an exchange API and
+  /// for legacy tensors; READ_ONLY added for frameworks whose arrays are
+  /// immutable).
   uint64_t flags() const { return tensorFlags; }
   /// False for views borrowed through an exchange API's
   /// dltensor_from_py_object_no_sync, which carry no flags.
   bool flagsKnown() const { return knownFlags; }
+  /// Whether the producer's framework never changes the data (JAX,
+  /// TensorFlow): READ_ONLY to dlbridge, yet safe to hand back without a copy
+  /// to consumers that cannot be told so.
+  bool immutableData() const { return immutable; }
+  /// The PyTorch state of the object when its framework has one (see
+  /// TorchTensors.h), else NULL. Kept by take().
+  const TorchState *torchState() const { return torch; }
+  /// The lazy bit materialised into a copy at import, else LazyBit::None:
+  /// the tensor is then not the object's data.
+  LazyBit materialisedBit() const { return materialised; }
 
   /// Takes ownership as a versioned managed tensor (legacy tensors are
   /// wrapped; borrowed views cannot be taken: returns NULL).
@@ -87,16 +104,24 @@ public:
 private:
   friend void importTensor(nanobind::handle, const ArgumentName &,
                            const ImportOptions &, ImportedTensor &);
+  friend void importProducer(nanobind::handle, const ArgumentName &,
+                             const ImportOptions &, const DLPackExchangeAPI *,
+                             bool, ImportedTensor &);
   DLTensor view{};
   /// The strides of `view` for a numpy.ndarray described in place.
   int64_t viewStrides[numpy::kMaxDims];
   DLTensor *dl = nullptr;
   DLManagedTensorVersioned *versioned = nullptr;
   DLManagedTensor *legacy = nullptr;
-  /// The numpy.ndarray `view` describes, kept alive until release.
-  PyObject *array = nullptr;
+  /// The numpy.ndarray `view` describes, or the tensor imported in the
+  /// object's place (a materialised lazy view, a detached PyTorch tensor),
+  /// kept alive until release.
+  PyObject *owner = nullptr;
+  const TorchState *torch = nullptr;
   uint64_t tensorFlags = 0;
   bool knownFlags = true;
+  bool immutable = false;
+  LazyBit materialised = LazyBit::None;
 };
 
 /// Imports `object` by reading it when it is exactly a numpy.ndarray NumPy
@@ -105,6 +130,9 @@ private:
 /// `__dlpack__(max_version=(1, 3))`, retrying the legacy
 /// `__dlpack__()` when the producer rejects the keyword with TypeError, else
 /// through the capsule function dlbridge._frameworks knows for its type.
+/// A PyTorch tensor with a lazy bit (see TorchTensors.h) is imported as a
+/// copy with the bit materialised (resolve_conj()/resolve_neg()), or refused
+/// with a BufferError when `options` allow no copy.
 /// Raises TypeError for objects without DLPack support and for exchange APIs
 /// without their required functions, BufferError for capsules that were
 /// already consumed or whose major version is unsupported (after calling

@@ -9,6 +9,7 @@
 #include "Errors.h"
 #include "HostCopy.h"
 #include "Import.h"
+#include "TorchTensors.h"
 
 #include "dlbridge/Runtime/dlrt.h"
 #include "dlbridge/Runtime/dlrt_cuda.h"
@@ -239,8 +240,9 @@ void dlbridge::python::noteWorkStream(DLDevice device, void *stream) {
 }
 
 SharedTensor *SharedTensor::adopt(DLManagedTensorVersioned *managed,
-                                  std::optional<void *> stream) {
-  return new SharedTensor(managed, stream);
+                                  std::optional<void *> stream,
+                                  bool immutable) {
+  return new SharedTensor(managed, stream, immutable);
 }
 
 void SharedTensor::release() {
@@ -251,8 +253,9 @@ void SharedTensor::release() {
   delete this;
 }
 
-Tensor::Tensor(DLManagedTensorVersioned *managed, std::optional<void *> stream)
-    : shared(SharedTensor::adopt(managed, stream)) {}
+Tensor::Tensor(DLManagedTensorVersioned *managed, std::optional<void *> stream,
+               bool immutable)
+    : shared(SharedTensor::adopt(managed, stream, immutable)) {}
 
 Tensor::~Tensor() {
   if (shared)
@@ -334,15 +337,22 @@ nb::object Tensor::dlpack(nb::handle stream,
     mustCopy = true;
   }
 
+  // A legacy capsule cannot say the data is read-only: its consumer gets a
+  // copy where the array API allows one, or the data itself where its
+  // framework never changes it anyway (JAX's own capsules are legacy).
+  if (!versioned && (flags() & DLPACK_FLAG_BITMASK_READ_ONLY) && !immutable()) {
+    if (copy == false)
+      throw nb::buffer_error(
+          "cannot export a READ_ONLY tensor as a legacy (unversioned) DLPack "
+          "capsule without a copy, as such a capsule cannot say it is "
+          "read-only: ask for max_version >= (1, 0), or allow a copy "
+          "(copy=None or copy=True)");
+    mustCopy = true;
+  }
   if (mustCopy) {
     Tensor copied(copyOrThrow("__dlpack__", t, DLPACK_FLAG_BITMASK_IS_COPIED));
     return copied.dlpack(nb::none(), maxVersion, std::nullopt, false);
   }
-  if (!versioned && (flags() & DLPACK_FLAG_BITMASK_READ_ONLY))
-    throw nb::buffer_error(
-        "cannot export a READ_ONLY tensor as a legacy (unversioned) DLPack "
-        "capsule, which cannot say it is read-only: ask for max_version >= "
-        "(1, 0), or copy=True");
   PyObject *capsule;
   if (versioned) {
     DLManagedTensorVersioned *managed = exportVersioned();
@@ -366,8 +376,9 @@ nb::object Tensor::dlpack(nb::handle stream,
 }
 
 nb::object dlbridge::python::makeTensor(DLManagedTensorVersioned *managed,
-                                        std::optional<void *> stream) {
-  return nb::cast(Tensor(managed, stream), nb::rv_policy::move);
+                                        std::optional<void *> stream,
+                                        bool immutable) {
+  return nb::cast(Tensor(managed, stream, immutable), nb::rv_policy::move);
 }
 
 void dlbridge::python::bindTensor(nb::module_ &m) {
@@ -410,7 +421,10 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
                        "copy: bool | None = None) -> "
                        "typing_extensions.CapsuleType"),
                "Exports the tensor as a DLPack capsule (versioned when "
-               "max_version allows 1.x, legacy otherwise).")
+               "max_version allows 1.x, legacy otherwise). A READ_ONLY "
+               "tensor reaches a legacy consumer as a copy (BufferError "
+               "with copy=False), or as it is where its framework's arrays "
+               "are immutable (JAX).")
           .def("__dlpack_device__", &Tensor::dlpackDevice,
                nb::sig("def __dlpack_device__(self) -> tuple[int, int]"),
                "The (DLDeviceType, device id) pair of the data.")
@@ -428,10 +442,13 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
         std::optional<DLDevice> target = requestedDevice(device);
         ImportOptions options;
         options.requireOwnership = true;
+        options.allowCopy = copy != false;
         ImportedTensor imported;
         importTensor(x, {"from_dlpack", -1}, options, imported);
         const DLTensor source = *imported.tensor();
-        bool mustCopy = copy.value_or(false);
+        // A materialised lazy view is already a copy of the object's data.
+        bool copied = imported.materialisedBit() != LazyBit::None;
+        bool mustCopy = copy.value_or(false) && !copied;
         if (target && !sameDevice(*target, source.device)) {
           if (copy == false || target->device_type != kDLCPU)
             throw nb::buffer_error(("cannot import a tensor on " +
@@ -445,10 +462,21 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
         if (mustCopy)
           return makeTensor(copyOrThrow("from_dlpack", source,
                                         DLPACK_FLAG_BITMASK_IS_COPIED));
+        bool immutable =
+            imported.immutableData() || (isTensorType(Py_TYPE(x.ptr())) &&
+                                         nb::inst_ptr<Tensor>(x)->immutable());
+        // Autograd would not see writes through the result: it keeps them
+        // away from a tensor that requires grad, as PyTorch's __dlpack__
+        // refuses to export one.
+        bool readOnly = !copied && imported.torchState() && requiresGrad(x);
         DLManagedTensorVersioned *owned = imported.take();
         if (!owned)
           throw std::bad_alloc();
-        return makeTensor(owned);
+        if (copied)
+          owned->flags = DLPACK_FLAG_BITMASK_IS_COPIED;
+        if (readOnly)
+          owned->flags |= DLPACK_FLAG_BITMASK_READ_ONLY;
+        return makeTensor(owned, std::nullopt, immutable);
       },
       nb::arg("x"), nb::kw_only(), nb::arg("device").none() = nb::none(),
       nb::arg("copy").none() = nb::none(),
@@ -456,7 +484,10 @@ void dlbridge::python::bindTensor(nb::module_ &m) {
               "device: object | None = None, copy: bool | None = None) -> "
               "Tensor"),
       "Imports any object implementing __dlpack__ as a dlbridge.Tensor, "
-      "zero-copy unless copy=True or another device is asked for. `device` "
+      "zero-copy unless copy=True or another device is asked for, or x is a "
+      "PyTorch conjugate or negative view (copied with the bit "
+      "materialised; BufferError with copy=False). A PyTorch tensor that "
+      "requires grad comes in READ_ONLY. `device` "
       "is a (device_type, device_id) tuple, a name such as 'cpu' or "
       "'cuda:0', or a framework's device object (e.g. x.device).");
 

@@ -23,21 +23,27 @@ class SharedTensor {
 public:
   /// Takes ownership of `managed` with one reference. `stream`, when given:
   /// the CUDA stream a kernel writes its data on (NULL: the legacy default
-  /// one), which consumers on other streams are ordered after.
+  /// one), which consumers on other streams are ordered after. `immutable`:
+  /// the data belongs to a framework that never changes it (see
+  /// ImportedTensor::immutableData).
   static SharedTensor *adopt(DLManagedTensorVersioned *managed,
-                             std::optional<void *> stream = std::nullopt);
+                             std::optional<void *> stream = std::nullopt,
+                             bool immutable = false);
   void retain() { refs.fetch_add(1, std::memory_order_relaxed); }
   void release();
   const DLTensor &tensor() const { return managed->dl_tensor; }
   uint64_t flags() const { return managed->flags; }
   std::optional<void *> stream() const { return producerStream; }
+  bool immutable() const { return immutableData; }
 
 private:
-  SharedTensor(DLManagedTensorVersioned *managed, std::optional<void *> stream)
-      : managed(managed), producerStream(stream) {}
+  SharedTensor(DLManagedTensorVersioned *managed, std::optional<void *> stream,
+               bool immutable)
+      : managed(managed), producerStream(stream), immutableData(immutable) {}
   std::atomic<int64_t> refs{1};
   DLManagedTensorVersioned *managed;
   std::optional<void *> producerStream;
+  bool immutableData;
 };
 
 /// `dlbridge.Tensor`: owns a DLPack 1.3 managed tensor (a kernel's result or
@@ -46,7 +52,8 @@ class Tensor {
 public:
   /// Takes ownership of `managed`, written on `stream` (see SharedTensor).
   explicit Tensor(DLManagedTensorVersioned *managed,
-                  std::optional<void *> stream = std::nullopt);
+                  std::optional<void *> stream = std::nullopt,
+                  bool immutable = false);
   Tensor(Tensor &&other) noexcept : shared(other.shared) {
     other.shared = nullptr;
   }
@@ -55,6 +62,7 @@ public:
 
   const DLTensor &tensor() const { return shared->tensor(); }
   uint64_t flags() const { return shared->flags(); }
+  bool immutable() const { return shared->immutable(); }
 
   nanobind::tuple shape() const;
   /// Element strides, compact row-major ones when the tensor has none.
@@ -63,7 +71,9 @@ public:
   nanobind::tuple dlpackDevice() const;
   uintptr_t dataPointer() const;
 
-  /// The array API's `__dlpack__`.
+  /// The array API's `__dlpack__`. A READ_ONLY tensor asked for a legacy
+  /// capsule, which cannot say so, is exported as a copy unless copy=False
+  /// (BufferError), or without one when its data is immutable by design.
   nanobind::object dlpack(nanobind::handle stream,
                           std::optional<nanobind::tuple> maxVersion,
                           std::optional<nanobind::tuple> dlDevice,
@@ -91,7 +101,8 @@ void bindTensor(nanobind::module_ &m);
 /// Wraps `managed` (ownership moves) in a new dlbridge.Tensor whose data is
 /// written on `stream` (see SharedTensor).
 nanobind::object makeTensor(DLManagedTensorVersioned *managed,
-                            std::optional<void *> stream = std::nullopt);
+                            std::optional<void *> stream = std::nullopt,
+                            bool immutable = false);
 
 } // namespace dlbridge::python
 

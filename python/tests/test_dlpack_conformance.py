@@ -4,13 +4,14 @@ import path (``from_dlpack`` and kernel arguments) and export path
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import threading
 
 import dlbridge
 import numpy as np
 import pytest
-from dlpack_producers import IS_COPIED, READ_ONLY, Producer
+from dlpack_producers import IS_COPIED, READ_ONLY, DLManagedTensor, Producer
 
 COPY_INTO = """
 func.func @copy_into(%src: memref<?xf32, strided<[?], offset: ?>> {dlpack.name = "src"},
@@ -381,17 +382,40 @@ def test_read_only_is_honoured_through_the_exchange_api(copy_into: dlbridge.Kern
     np.testing.assert_array_equal(np.from_dlpack(out), 0)
 
 
-def test_read_only_tensor_refuses_a_legacy_export() -> None:
+def _legacy_float32_data(capsule: object, count: int) -> np.ndarray:
+    """A writable view of a legacy capsule's float32 data, as a legacy consumer
+    such as PyTorch would make (NumPy makes legacy imports read-only)."""
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    managed = ctypes.cast(get_pointer(capsule, b"dltensor"), ctypes.POINTER(DLManagedTensor))
+    tensor = managed.contents.dl_tensor
+    address = tensor.data + tensor.byte_offset
+    return np.ctypeslib.as_array((ctypes.c_float * count).from_address(address))
+
+
+def test_read_only_tensor_reaches_legacy_consumers_only_as_a_copy() -> None:
+    # A legacy capsule cannot say its data is read-only: a consumer asking for
+    # one gets a copy it may write, as the array API allows unless copy=False.
     frozen = np.arange(3, dtype=np.float32)
     frozen.flags.writeable = False
     t = dlbridge.from_dlpack(frozen)
-    with pytest.raises(BufferError, match="cannot export a READ_ONLY tensor as a legacy"):
-        t.__dlpack__()
-    with pytest.raises(BufferError, match="legacy"):
-        t.__dlpack__(max_version=(0, 8))
+    for kwargs in ({}, {"max_version": (0, 8)}, {"copy": None}, {"copy": True}):
+        capsule = t.__dlpack__(**kwargs)
+        assert '"dltensor"' in repr(capsule)
+        received = _legacy_float32_data(capsule, 3)
+        np.testing.assert_array_equal(received, [0, 1, 2])
+        assert received.ctypes.data != frozen.ctypes.data
+        received[...] = 7
+        np.testing.assert_array_equal(frozen, [0, 1, 2])
+        np.testing.assert_array_equal(received, 7)
+    for kwargs in ({"copy": False}, {"max_version": (0, 8), "copy": False}):
+        with pytest.raises(BufferError, match="cannot export a READ_ONLY tensor as a legacy .* without a copy"):
+            t.__dlpack__(**kwargs)
+    # Versioned consumers are told, and share the memory read-only.
+    shared = np.from_dlpack(t)
     assert "dltensor_versioned" in repr(t.__dlpack__(max_version=(1, 3)))
-    # A copy is the caller's: writable, so legacy consumers may have it.
-    assert '"dltensor"' in repr(t.__dlpack__(copy=True))
+    assert shared.ctypes.data == frozen.ctypes.data and not shared.flags.writeable
     assert not dlbridge.from_dlpack(t, copy=True).readonly
 
 

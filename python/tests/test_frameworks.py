@@ -108,3 +108,97 @@ def test_jax_arrays_are_imported_read_only() -> None:
     with pytest.raises(BufferError, match="argument 0"):
         scale(x)
     np.testing.assert_array_equal(np.asarray(x), np.arange(4, dtype=np.float32))
+
+
+# -- JAX -> dlbridge -> JAX (JAX's from_dlpack asks for legacy capsules only) -----------------
+
+_SHAPES = [(), (4,), (3, 4), (2, 3, 4), (3, 1), (1, 4), (2, 1, 4), (0,), (0, 4), (3, 0)]
+
+
+def _sample(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    values = np.random.default_rng(0).uniform(-50, 50, size=shape)
+    if np.dtype(dtype) == np.bool_:
+        return values > 0
+    if np.dtype(dtype).kind == "c":
+        return (values + 1j * (values - 7)).astype(dtype)
+    if np.dtype(dtype).kind == "u":
+        values = np.abs(values)
+    return values.astype(dtype)
+
+
+# The dtypes JAX exchanges through DLPack (jax._src.dlpack.SUPPORTED_DTYPES).
+_JAX_DTYPES = ["bfloat16", "bool", "complex128", "complex64", "float16", "float32", "float64",
+               "int16", "int32", "int64", "int8", "uint16", "uint32", "uint64", "uint8"]
+
+
+@pytest.mark.parametrize("shape", _SHAPES, ids=str)
+@pytest.mark.parametrize("dtype_name", _JAX_DTYPES)
+def test_jax_dlbridge_jax_round_trip(shape: tuple[int, ...], dtype_name: str) -> None:
+    """JAX arrays are immutable by design: dlbridge hands them back to JAX's
+    legacy-only from_dlpack without a copy, though it holds them READ_ONLY."""
+    jax = pytest.importorskip("jax")
+    with jax.enable_x64(True):
+        _round_trip(jax, shape, getattr(jax.numpy, dtype_name))
+
+
+def _round_trip(jax: Any, shape: tuple[int, ...], dtype: Any) -> None:
+    x = jax.numpy.array(_sample(shape, dtype))
+    assert x.dtype == dtype
+    t = dlbridge.from_dlpack(x)
+    assert t.readonly
+    y = jax.dlpack.from_dlpack(t)
+    z = jax.numpy.from_dlpack(t)  # again: the Tensor is not consumed
+    for result in (y, z):
+        assert result.dtype == x.dtype and result.shape == shape
+        np.testing.assert_array_equal(np.asarray(result), np.asarray(x))
+        if 0 not in shape:
+            assert result.unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
+    copied = jax.dlpack.from_dlpack(t, copy=True)
+    np.testing.assert_array_equal(np.asarray(copied), np.asarray(x))
+
+
+def test_jax_data_stays_refused_for_written_parameters_after_a_round_trip() -> None:
+    jnp = pytest.importorskip("jax.numpy")
+    x = jnp.arange(4, dtype=jnp.float32)
+    again = dlbridge.from_dlpack(dlbridge.from_dlpack(x))
+    assert again.readonly
+
+    @dlbridge.jit
+    def bump(v):
+        v += 1
+
+    for argument in (x, again):
+        with pytest.raises(BufferError, match="argument 0 'v': expected a writable tensor, got a READ_ONLY one"):
+            bump(argument)
+    np.testing.assert_array_equal(np.asarray(x), np.arange(4))
+    assert jnp.from_dlpack(again).unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
+
+
+def test_read_only_numpy_reaches_jax_as_a_copy() -> None:
+    """NumPy's READ_ONLY arrays may be changed by their owner: JAX, which asks
+    for a legacy capsule, gets a copy, and the array is never written."""
+    jax = pytest.importorskip("jax")
+    frozen = np.arange(6, dtype=np.float32).reshape(2, 3)
+    frozen.flags.writeable = False
+    t = dlbridge.from_dlpack(frozen)
+    y = jax.dlpack.from_dlpack(t)
+    np.testing.assert_array_equal(np.asarray(y), frozen)
+    assert y.unsafe_buffer_pointer() != frozen.ctypes.data
+    with pytest.raises(BufferError, match="without a copy"):
+        t.__dlpack__(copy=False)
+    writable = np.arange(6, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(jax.dlpack.from_dlpack(dlbridge.from_dlpack(writable))), writable)
+
+
+def test_read_only_numpy_is_still_refused_for_written_parameters() -> None:
+    frozen = np.zeros(3, np.float32)
+    frozen.flags.writeable = False
+
+    @dlbridge.jit
+    def bump(v):
+        v += 1
+
+    for argument in (frozen, dlbridge.from_dlpack(frozen)):
+        with pytest.raises(BufferError, match="argument 0 'v': expected a writable tensor, got a READ_ONLY one"):
+            bump(argument)
+    np.testing.assert_array_equal(frozen, 0)

@@ -138,3 +138,33 @@ def test_results_on_every_device(torch: Any) -> None:
         out = add(x, x)
         assert out.device == x.device
         assert torch.equal(out, 2 * x)
+
+
+def test_lazy_views_of_cuda_tensors_give_torchs_numbers(torch: Any) -> None:
+    # PyTorch's exchange API exports them as if their bits were unset.
+    x = torch.randn(3, 1000, device="cuda")
+    c = torch.randn(3, 1000, device="cuda", dtype=torch.complex64)
+    for view in (torch._neg_view(x), c.conj().imag, torch._neg_view(x).T):
+        assert view.is_neg()
+        torch.testing.assert_close(add(view, view), view.resolve_neg() * 2)
+        before = view.resolve_neg()
+        with pytest.raises(BufferError, match="argument 0 'x': .*negative bit set"):
+            increment(view)
+        assert torch.equal(view, before)
+
+
+def test_cuda_leaves_that_require_grad_are_not_written(torch: Any) -> None:
+    w = torch.zeros(4, device="cuda", requires_grad=True)
+    with pytest.raises(RuntimeError, match="argument 0 'x': a leaf Variable that requires grad"):
+        increment(w)
+    with torch.no_grad():
+        increment(w)
+    assert torch.equal(w.detach(), torch.ones(4, device="cuda")) and w._version == 1
+
+
+def test_jax_gpu_arrays_go_back_to_jax_without_a_copy(jax: Any) -> None:
+    x = jax.device_put(jax.numpy.arange(12.0, dtype=jax.numpy.float32), jax.devices("gpu")[0])
+    y = jax.dlpack.from_dlpack(dlbridge.from_dlpack(x))
+    assert y.devices() == x.devices()
+    assert y.unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
+    np.testing.assert_array_equal(np.asarray(y), np.arange(12.0))
