@@ -15,7 +15,7 @@ from . import ops
 from .dtypes import DType, int_range
 from .dtypes import dtype as _as_dtype
 from .emitter import Block, clear_location, dims_str, tensor_type
-from .loops import rewrite_loops
+from .loop_source import rewrite_loops
 from .numpy_proxy import with_numpy_proxy
 from .tracer import (
     ArgSlot,
@@ -26,6 +26,7 @@ from .tracer import (
     StaticSpec,
     TraceContext,
     TracedArray,
+    TraceError,
     TraceResult,
     begin_trace,
     end_trace,
@@ -214,7 +215,14 @@ def trace(
     token = begin_trace(ctx)
     clear_location()
     try:
-        out = with_numpy_proxy(rewrite_loops(fn))(*call_args)
+        runs, not_rewritten = rewrite_loops(fn)
+        try:
+            out = with_numpy_proxy(runs)(*call_args)
+        except TraceError as e:
+            if not_rewritten is None:
+                raise
+            raise TraceError(f"{e} (the for loops of {name}() run as Python loops, unrolled while "
+                             f"tracing, because {not_rewritten})") from e
         outs: list[Any] = []
         tree = _flatten_results(out, outs)
         finals = ops.finalize_outputs(ctx, outs)
