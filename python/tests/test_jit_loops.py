@@ -225,7 +225,7 @@ def test_arrays_created_and_written_inside_the_body_stay_inside() -> None:
 
 def target_after(x: Any, n: int) -> Any:
     i = 7
-    for i in range(n):
+    for i in range(n):  # noqa: B007
         x = x + 1
     return x * i
 
@@ -240,7 +240,7 @@ def test_target_has_its_last_value_after_the_loop(n: int) -> None:
 
 def nested_shared_target(x: Any, n: int, m: int) -> Any:
     for i in range(n):
-        for i in range(m):
+        for i in range(m):  # noqa: B007
             x = x + 1
     return x * i
 
@@ -252,7 +252,7 @@ def test_nested_loops_sharing_a_target(n: int, m: int) -> None:
 
 def test_unbound_target_after_zero_trips_is_an_error_naming_it() -> None:
     def f(x: Any, n: int) -> Any:
-        for i in range(n):
+        for i in range(n):  # noqa: B007
             x = x + 1
         return x * i
 
@@ -263,7 +263,7 @@ def test_unbound_target_after_zero_trips_is_an_error_naming_it() -> None:
         jitted(np.ones(2), 0)
 
     def unused(x: Any, n: int) -> Any:
-        for i in range(n):
+        for i in range(n):  # noqa: B007
             x = x + 1
         return x
 
@@ -271,7 +271,7 @@ def test_unbound_target_after_zero_trips_is_an_error_naming_it() -> None:
 
 
 def shadowed_argument(x: Any, i: int, n: int) -> Any:
-    for i in range(n):
+    for i in range(n):  # noqa: B007
         x = x + 1
     return x * i
 
@@ -535,7 +535,7 @@ def test_nonlocal_rebound_in_a_loop() -> None:
 def test_messages_name_the_variable_not_internals() -> None:
     def read_first(x: Any, n: int) -> Any:
         for _ in range(n):
-            y = y + x  # noqa: F821
+            y = y + x  # noqa: F821, F841
         return x
 
     with pytest.raises(dlbridge.TraceError, match="'y' is used in the loop at .* before it is assigned"):

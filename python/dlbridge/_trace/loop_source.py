@@ -11,8 +11,8 @@ the function runs unchanged: its loops are Python loops, and :func:`rewrite_loop
 """
 
 from __future__ import annotations
-
 import __future__
+
 import ast
 import dis
 import functools

@@ -44,7 +44,6 @@ from .tracer import (
     SymbolicDim,
     TraceContext,
     TracedArray,
-    TraceError,
     UseGuard,
     current_context,
     trace_error,
@@ -700,7 +699,7 @@ class _Loop:
                     exits[j + 1] = self._exit(self.names[j + 1], _UNBOUND, result[j], index)
             slots = [(k, x) for k, x in exits.items() if x.carried is not None]
             slot_flags: dict[int, str] = {}
-            for k, x in slots:
+            for _, x in slots:
                 assert x.carried is not None
                 all_types.append(x.carried)
                 args.append("%" + ctx.names.fresh("after"))
@@ -744,10 +743,10 @@ class _Loop:
             root._version = ctx.fresh_version()
             if root._arg is not None:
                 root._arg.written = True
-        for j, (arg, message) in flags.items():
+        for j, (_, message) in flags.items():
             checks = self._after_checks(self.initial[j], (next(results), message), None)
             values[j + 1]._guard = UseGuard(checks)
-        for j, t in carried:
+        for j, _ in carried:
             if j not in flags and (checks := self._after_checks(self.initial[j], None, None)):
                 values[j + 1]._guard = UseGuard(checks)
         for j, before in enumerate(self.initial):
