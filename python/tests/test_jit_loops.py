@@ -559,3 +559,19 @@ def test_messages_name_the_variable_not_internals() -> None:
 
     with pytest.raises(dlbridge.TraceError, match="changes the list 'keep'"):
         dlbridge.jit(escapes)(np.ones(2), 12)
+
+
+class _Holder:
+    value: Any = None
+
+
+def test_a_value_leaving_a_traced_loop_unseen_is_a_trace_error() -> None:
+    def f(x: Any, n: int) -> Any:
+        for i in range(n):
+            _Holder.value = x * i
+        return _Holder.value + 1
+
+    with pytest.raises(dlbridge.TraceError, match="computed in the body of the loop at test_jit_loops.py:"
+                       "[0-9]+, which is traced once as scf.for, is used after the loop.* at "
+                       "test_jit_loops.py:[0-9]+: +return _Holder.value"):
+        dlbridge.jit(f)(np.ones(2), 12)

@@ -296,7 +296,7 @@ def _trip_count(ctx: TraceContext, args: Sequence[Any]) -> tuple[Any, Any, Any]:
     values; the trip count is computed without overflow (a run-time error beyond 2**63 - 1)."""
     for a in args:
         if isinstance(a, (float, np.floating)) or (isinstance(a, TracedArray) and not a._dtype.is_int):
-            raise trace_error(f"'{type(a).__name__}' object cannot be interpreted as an integer", TypeError)
+            raise trace_error(f"'{_kind(a)}' object cannot be interpreted as an integer", TypeError)
     vals = [index_value(ctx, a, "range()") for a in args]
     start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) == 3 else 1)
     if step == 0:
@@ -344,6 +344,15 @@ def _trip_count(ctx: TraceContext, args: Sequence[Any]) -> tuple[Any, Any, Any]:
     more = top.op("trips", f"arith.addi {q}, {one} : index")
     trips = top.op("trips", f"arith.select {nonempty}, {more}, {zero} : index")
     return start, step, trips
+
+
+def _kind(v: Any) -> str:
+    """What ``v`` is, in the user's words."""
+    if isinstance(v, TracedArray):
+        return f"{v._dtype.name} scalar" if v._is_scalar or not v._dims else f"{v._dtype.name} array"
+    if isinstance(v, SymbolicDim):
+        return "size (an int)"
+    return type(v).__name__
 
 
 def _is_number(v: Any) -> bool:
@@ -442,6 +451,7 @@ class _Loop:
                  prior: tuple[Any, ...], names: tuple[str, ...], where: str, state: PythonState | None) -> None:
         self.ctx = ctx
         self.body = body
+        ctx.begin_op()
         self.start, self.step, self.trips = _trip_count(ctx, args)
         self.static = isinstance(self.trips, int)
         self.names = names
@@ -578,10 +588,10 @@ class _Loop:
                     elif not _same_python_value(before, after):
                         t = _type_of(after) if _is_number(after) and _is_number(before) else None
                         if t is None:
-                            change = (f"holds a {type(before).__name__} that changes in each iteration"
+                            change = (f"holds a {_kind(before)} that changes in each iteration"
                                       if type(before) is type(after) else
-                                      f"is a {type(before).__name__} before it and a "
-                                      f"{type(after).__name__} after an iteration")
+                                      f"is a {_kind(before)} before it and a "
+                                      f"{_kind(after)} after an iteration")
                             raise _NotTraceable(
                                 f"'{name}' {change}, and a loop traced as scf.for carries only arrays "
                                 "and numbers"
@@ -591,7 +601,7 @@ class _Loop:
                 base = types_[j] or _type_of(before)
                 if base is None:
                     raise _NotTraceable(
-                        f"'{name}' holds a {type(before).__name__} before it and an array after an "
+                        f"'{name}' holds a {_kind(before)} before it and an array after an "
                         "iteration, which a loop traced as scf.for cannot carry"
                     )
                 new_types[j] = _join(base, t_after)
@@ -626,8 +636,8 @@ class _Loop:
                 unset = f"'{name}' has no value: the loop at {self.where} that assigns it ran 0 times"
             else:
                 unset = (f"'{name}' keeps its value from before the loop at {self.where}, which ran "
-                         f"0 times: a {type(prior).__name__} that the traced loop cannot give back "
-                         f"where it carries a {type(after).__name__}; give '{name}' a value of that "
+                         f"0 times: a {_kind(prior)} that the traced loop cannot give back "
+                         f"where it carries a {_kind(after)}; give '{name}' a value of that "
                          "kind before the loop")
             return _Exit(carried=t, after=after, unset=unset)
         if prior is after or (prior is not _UNBOUND and _same_python_value(prior, after)):
@@ -637,8 +647,8 @@ class _Loop:
                 f"'{name}' may have no value after the loop at {self.where}: it is assigned only in "
                 "the loop, whose trip count is unknown while tracing; give it a value before the loop"))
         return _Exit(_NoValue(
-            f"'{name}' is a {type(prior).__name__} before the loop at {self.where} and a "
-            f"{type(after).__name__} after an iteration: which one it holds after the loop depends "
+            f"'{name}' is a {_kind(prior)} before the loop at {self.where} and a "
+            f"{_kind(after)} after an iteration: which one it holds after the loop depends "
             "on a trip count unknown while tracing"))
 
     def _ran(self) -> str:
@@ -663,8 +673,8 @@ class _Loop:
         return checks
 
     def emit(self) -> LoopOutcome:
+        """Emits the loop; returns the values of its target and of the names its body binds."""
         ctx = self.ctx
-        ctx.begin_op()
         types_, roots, checked = self._discover()
         for root in roots:  # a loop around this one carries them too
             ctx.note_update(root)
@@ -684,7 +694,11 @@ class _Loop:
         iv = "%" + ctx.names.fresh("iv")
         block = Block(ctx.names, indent=ctx.top.indent + 1)
         t_after, result, log, _, index = self._run_body(block, types_, roots, args, iv, flags)
-        self._check_state(log)
+        try:
+            self._check_state(log)
+        except _NotTraceable:
+            self._mark_dead(block, [*args, iv])
+            raise
         outer = ctx.top
         ctx.top = block
         try:
