@@ -575,3 +575,12 @@ def test_a_value_leaving_a_traced_loop_unseen_is_a_trace_error() -> None:
                        "[0-9]+, which is traced once as scf.for, is used after the loop.* at "
                        "test_jit_loops.py:[0-9]+: +return _Holder.value"):
         dlbridge.jit(f)(np.ones(2), 12)
+
+
+def test_source_text_in_locations_is_not_taken_for_values() -> None:
+    def f(x: Any, n: int) -> Any:
+        for iv in range(n):  # noqa: B007
+            x = x + 1
+        return x %iv
+
+    _same(f, np.arange(1.0, 4.0), 12)

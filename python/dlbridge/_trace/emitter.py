@@ -43,6 +43,7 @@ def location() -> str:
 
 _NAME_OK = re.compile(r"[^A-Za-z0-9_$.]")
 _SSA_USE = re.compile(r"%[A-Za-z0-9_$.]+")
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 class NameTable:
@@ -59,7 +60,7 @@ class NameTable:
         """Raises ``dead_error`` when ``text`` uses a value of a closed loop region."""
         if not self.dead:
             return
-        for name in _SSA_USE.findall(text):
+        for name in _SSA_USE.findall(_QUOTED.sub("", text)):
             where = self.dead.get(name)
             if where is not None:
                 raise (self.dead_error or (lambda n, w: ValueError(f"{n} is not defined here")))(name, where)
@@ -143,7 +144,8 @@ class Block:
     def raw(self, text: str) -> None:
         """Emit a line (may contain newlines; each gets this block's indentation); a run-time
         check (``dlpack.assert``) carries the user's location."""
-        self.names.check_live(text)
+        if not text.startswith("//"):
+            self.names.check_live(text)
         loc = _location.get()
         if loc and text.startswith("dlpack.assert") and "\n" not in text:
             text = f"{text} {loc}"
