@@ -440,6 +440,14 @@ def test_partials_and_bound_methods_are_traced_with_their_loops() -> None:
     method = dlbridge.jit(_Scaler(0.5).scale)
     np.testing.assert_array_equal(method(np.ones(2), 3), [0.125, 0.125])
 
+    class Callable_:
+        def __call__(self, x: Any, n: int) -> Any:
+            for _ in range(n):
+                x = x * 2
+            return x
+
+    np.testing.assert_array_equal(dlbridge.jit(Callable_())(np.ones(2), 12), [4096.0, 4096.0])
+
 
 # --------------------------------------------------------------------------------------------------
 # what a traced loop cannot do: Python's answer when the trip count is known, else a TraceError

@@ -5,9 +5,10 @@ lines at the code object's first line are parsed, compiled as Python compiled th
 class and the closures the code object names, with its ``__future__`` flags) and compared with
 the code object, nested code included. The rewritten code then runs with the function's own
 globals, closure cells, defaults and decorators (a decorated function is traced as the wrapper it
-is). ``functools.partial`` objects and bound methods are rewritten through the function they
-call. Without source, or with source that does not match (edited since import, ``exec``'d text),
-the function runs unchanged: its loops are Python loops, and :func:`rewrite_loops` says why.
+is). ``functools.partial`` objects, bound methods and objects with a ``__call__`` method are
+rewritten through the function they call. Without source, or with source that does not match
+(edited since import, ``exec``'d text), the function runs unchanged: its loops are Python loops,
+and :func:`rewrite_loops` says why.
 """
 
 from __future__ import annotations
@@ -49,7 +50,13 @@ def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | Non
     if isinstance(fn, types.MethodType):
         inner, why = rewrite_loops(fn.__func__)
         return (fn if inner is fn.__func__ else types.MethodType(inner, fn.__self__)), why
-    if not isinstance(fn, types.FunctionType) or not _has_range_loop(fn.__code__):
+    if not isinstance(fn, types.FunctionType):
+        if isinstance(type(fn).__dict__.get("__call__"), types.FunctionType):
+            method = fn.__call__  # type: ignore[operator]
+            inner, why = rewrite_loops(method)
+            return (fn if inner is method else inner), why
+        return fn, None
+    if not _has_range_loop(fn.__code__):
         return fn, None
     code = fn.__code__
     entry = _REWRITTEN.get(id(code))
