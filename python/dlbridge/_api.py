@@ -217,9 +217,18 @@ def _call_shape(
         statics.add(num % count if count else num)
     for name in static_argnames:
         if names is None or name not in names:
-            raise ValueError(f"jit(): static_argnames: {name!r} is not a parameter of {fn.__name__}()")
+            raise ValueError(f"jit(): static_argnames: {name!r} is not a parameter of {_callable_name(fn)}()")
         statics.add(names.index(name))
     return names, defaults, sorted(statics)
+
+
+def _callable_name(fn: Callable[..., Any]) -> str:
+    """The name of what ``jit`` compiles: a function's, the function a ``functools.partial`` or a
+    bound method calls, or the type of another callable."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    name = getattr(fn, "__name__", None)
+    return name if isinstance(name, str) else type(fn).__name__
 
 
 def _result_builder(tree: Any, count: int) -> Callable[[Any], Any] | None:
@@ -267,8 +276,10 @@ class JitFunction(_dlbridge.Dispatcher):
         cache: bool = True,
     ) -> None:
         names, defaults, statics = _call_shape(fn, static_argnums, static_argnames)
-        super().__init__(self._compile_specs, fn.__name__, names, defaults, statics)
+        name = _callable_name(fn)
+        super().__init__(self._compile_specs, name, names, defaults, statics)
         functools.update_wrapper(self, fn)
+        self.__name__ = name
         self._target = target
         self._cache = cache
         self._names = names

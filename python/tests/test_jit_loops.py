@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import linecache
+import os
+import re
+from pathlib import Path
 from typing import Any, Callable
 
 import dlbridge
@@ -146,14 +152,17 @@ def test_long_static_loops_do_not_unroll() -> None:
     assert len(jitted.lower(np.zeros(3))) < 5000
 
 
-def test_loop_variable_used_after_the_loop_needs_a_value_before() -> None:
+def test_name_assigned_only_in_a_loop_has_its_last_value_or_an_error_naming_it() -> None:
     def f(x: Any, n: int) -> Any:
         for i in range(n):
             y = x * i
         return y
 
-    with pytest.raises(dlbridge.TraceError, match="'y' is assigned only inside a loop"):
-        dlbridge.jit(f)(np.zeros(2), 20)
+    jitted = dlbridge.jit(f)
+    np.testing.assert_array_equal(jitted(np.ones(2), 20), [19.0, 19.0])
+    with pytest.raises(ValueError, match="'y' has no value: the loop at test_jit_loops.py:[0-9]+ that "
+                       "assigns it ran 0 times"):
+        jitted(np.ones(2), 0)
 
 
 def test_zero_step_is_value_error() -> None:
@@ -183,7 +192,7 @@ def test_break_keeps_python_semantics_or_refuses() -> None:
             x = x + i
         return x
 
-    with pytest.raises(dlbridge.TraceError, match="dynamic size"):
+    with pytest.raises(dlbridge.TraceError, match="'break'.* at test_jit_loops.py:[0-9]+: for i in range"):
         dlbridge.jit(g)(np.zeros(3))
 
 
@@ -208,3 +217,378 @@ def test_arrays_created_and_written_inside_the_body_stay_inside() -> None:
 
     jitted = _same(smooth, np.random.default_rng(3).random(17), 30)
     assert jitted.lower(np.zeros(17), 30).count("scf.for") == 1
+
+
+# --------------------------------------------------------------------------------------------------
+# Python's values after the loop
+
+
+def target_after(x: Any, n: int) -> Any:
+    i = 7
+    for i in range(n):  # noqa: B007
+        x = x + 1
+    return x * i
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, UNROLL_LIMIT + 1, 100])
+def test_target_has_its_last_value_after_the_loop(n: int) -> None:
+    _same(target_after, np.ones(3), n)
+    dlbridge.jit(target_after, static_argnums=1)(np.ones(3), n)
+    np.testing.assert_array_equal(dlbridge.jit(target_after, static_argnums=1)(np.ones(3), n),
+                                  target_after(np.ones(3), n))
+
+
+def nested_shared_target(x: Any, n: int, m: int) -> Any:
+    for i in range(n):
+        for i in range(m):  # noqa: B007
+            x = x + 1
+    return x * i
+
+
+@pytest.mark.parametrize("n, m", [(3, 4), (20, 30), (3, 0), (12, 2)])
+def test_nested_loops_sharing_a_target(n: int, m: int) -> None:
+    _same(nested_shared_target, np.ones(2), n, m)
+
+
+def test_unbound_target_after_zero_trips_is_an_error_naming_it() -> None:
+    def f(x: Any, n: int) -> Any:
+        for i in range(n):  # noqa: B007
+            x = x + 1
+        return x * i
+
+    jitted = dlbridge.jit(f)
+    np.testing.assert_array_equal(jitted(np.ones(2), 5), [24.0, 24.0])
+    with pytest.raises(ValueError, match="'i' has no value: the loop at test_jit_loops.py:[0-9]+ "
+                       "that assigns it ran 0 times"):
+        jitted(np.ones(2), 0)
+
+    def unused(x: Any, n: int) -> Any:
+        for i in range(n):  # noqa: B007
+            x = x + 1
+        return x
+
+    np.testing.assert_array_equal(dlbridge.jit(unused)(np.ones(2), 0), [1.0, 1.0])
+
+
+def shadowed_argument(x: Any, i: int, n: int) -> Any:
+    for i in range(n):  # noqa: B007
+        x = x + 1
+    return x * i
+
+
+@pytest.mark.parametrize("n", [0, 4, 30])
+def test_loop_target_shadowing_an_argument(n: int) -> None:
+    _same(shadowed_argument, np.ones(2), 3, n)
+
+
+def target_rebound(x: Any, n: int) -> Any:
+    for i in range(n):
+        i = i * 10
+        x = x + i
+    return x * i
+
+
+@pytest.mark.parametrize("n", [3, 12])
+def test_target_rebound_in_the_body_keeps_its_rebound_value(n: int) -> None:
+    _same(target_rebound, np.ones(2), n)
+
+
+def later_loop_rebinds(x: Any, n: int, k: int) -> Any:
+    for i in range(n):
+        y = x * i
+    for j in range(k):
+        y = x + j
+    return y
+
+
+@pytest.mark.parametrize("n, k", [(0, 5), (5, 0), (3, 4)])
+def test_a_later_loop_gives_a_value_the_first_did_not(n: int, k: int) -> None:
+    _same(later_loop_rebinds, np.ones(2), n, k)
+
+
+def test_walrus_in_a_comprehension_binds_in_the_function() -> None:
+    def f(x: Any, n: int) -> Any:
+        out = x
+        for i in range(n):
+            ys = [(y := x * i) for _ in range(2)]
+            out = out + ys[0]
+        return out + y
+
+    _same(f, np.ones(2), 12)
+
+
+def test_for_else_runs_after_a_traced_loop() -> None:
+    def f(x: Any, n: int) -> Any:
+        for _ in range(n):
+            x = x + 1
+        else:
+            x = x * 2
+        return x
+
+    _same(f, np.ones(2), 12)
+
+
+# --------------------------------------------------------------------------------------------------
+# trip counts
+
+
+def count(x: Any, a: int, b: int, s: int) -> Any:
+    c = 0
+    for _ in range(a, b, s):
+        c = c + 1
+    return x * c
+
+
+@pytest.mark.parametrize("a, b, s", [(-2**63 + 1, 2**63 - 1, 2**62), (2**63 - 1, -2**63, -2**62),
+                                     (2**63 - 1, -2**63, -2**63), (-2**62, 2**62, 2**61), (5, -5, 1)])
+def test_trip_counts_of_huge_spans_do_not_wrap(a: int, b: int, s: int) -> None:
+    _same(count, np.ones(2), a, b, s)
+
+
+def test_a_trip_count_beyond_int64_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"more than 2\*\*63 - 1 iterations"):
+        dlbridge.jit(count)(np.ones(2), -2**63, 2**63 - 1, 1)
+
+    def static(x: Any) -> Any:
+        for _ in range(2**70, 2**70 + 20):
+            x = x + 1
+        return x
+
+    with pytest.raises(dlbridge.TraceError, match="64-bit"):
+        dlbridge.jit(static)(np.ones(2))
+
+    def few(x: Any) -> Any:
+        for _ in range(0, 2**66, 2**63):
+            x = x + 1
+        return x
+
+    _same(few, np.ones(2))
+
+
+# --------------------------------------------------------------------------------------------------
+# the function object is what runs
+
+
+def _twice(f: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(f)
+    def wrapper(*args: Any) -> Any:
+        return 2 * f(*args)
+
+    return wrapper
+
+
+@_twice
+def decorated(x: Any) -> Any:
+    s = x * 0
+    for _ in range(10):
+        s = s + 1
+    return s
+
+
+def test_a_decorator_under_jit_runs() -> None:
+    np.testing.assert_array_equal(dlbridge.jit(decorated)(np.ones(2)), [20.0, 20.0])
+
+
+def test_a_module_edited_after_import_runs_the_imported_code(tmp_path: Path) -> None:
+    path = tmp_path / "edited_after_import.py"
+    path.write_text("def f(x, n):\n    for i in range(n):\n        x = x + 1\n    return x\n")
+    spec = importlib.util.spec_from_file_location("edited_after_import", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path.write_text("def f(x, n):\n    for i in range(n):\n        x = x + 1000\n    return x\n")
+    os.utime(path, (1e9, 2e9))
+    got = dlbridge.jit(module.f, static_argnums=1)(np.ones(2), 12)
+    np.testing.assert_array_equal(got, [13.0, 13.0])
+    with pytest.raises(dlbridge.TraceError, match="does not compile to the function being traced"):
+        dlbridge.jit(module.f)(np.ones(2), 12)
+
+
+def test_exec_code_does_not_run_what_linecache_holds() -> None:
+    source = "def h(x, n):\n    for i in range(n):\n        x = x + 1\n    return x * i\n"
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<dlbridge-loops-test>", "exec"), namespace)  # noqa: S102
+    other = source.replace("x + 1", "x + 2").splitlines(True)
+    linecache.cache["<dlbridge-loops-test>"] = (len(source), None, other, "<dlbridge-loops-test>")
+    try:
+        got = dlbridge.jit(namespace["h"], static_argnums=1)(np.ones(2), 12)
+        np.testing.assert_array_equal(got, [143.0, 143.0])
+        with pytest.raises(dlbridge.TraceError, match="does not compile to the function being traced"):
+            dlbridge.jit(namespace["h"])(np.ones(2), 12)
+    finally:
+        del linecache.cache["<dlbridge-loops-test>"]
+
+
+class _Scaler:
+    def __init__(self, k: float) -> None:
+        self.__k = k
+
+    def scale(self, x: Any, n: int) -> Any:
+        for _ in range(n):
+            x = x * self.__k
+        return x
+
+
+def test_partials_and_bound_methods_are_traced_with_their_loops() -> None:
+    jitted = dlbridge.jit(functools.partial(_Scaler(2.0).scale, n=12))
+    assert jitted.__name__ == "scale"
+    np.testing.assert_array_equal(jitted(np.ones(2)), [4096.0, 4096.0])
+    assert "scf.for" in jitted.lower(np.ones(2))
+    by_keyword = dlbridge.jit(functools.partial(target_after, n=30))
+    assert by_keyword.__name__ == "target_after"
+    np.testing.assert_array_equal(by_keyword(np.ones(2)), target_after(np.ones(2), 30))
+    method = dlbridge.jit(_Scaler(0.5).scale)
+    np.testing.assert_array_equal(method(np.ones(2), 3), [0.125, 0.125])
+
+    class Callable_:
+        def __call__(self, x: Any, n: int) -> Any:
+            for _ in range(n):
+                x = x * 2
+            return x
+
+    np.testing.assert_array_equal(dlbridge.jit(Callable_())(np.ones(2), 12), [4096.0, 4096.0])
+
+
+# --------------------------------------------------------------------------------------------------
+# what a traced loop cannot do: Python's answer when the trip count is known, else a TraceError
+
+
+def closure_reads_the_loop_state(x: Any, n: int) -> Any:
+    acc = x
+    g = lambda: acc * 2  # noqa: E731
+    for _ in range(n):
+        acc = acc + 1
+        x = x + g()
+    return x
+
+
+def global_counter(x: Any, n: int) -> Any:
+    global _COUNTER
+    for _ in range(n):
+        _COUNTER = _COUNTER + 1
+        x = x + 1
+    return x
+
+
+_COUNTER = 0
+
+
+def dict_state(x: Any, n: int) -> Any:
+    d = {}
+    for i in range(n):
+        d[i] = x * i
+    return sum(d.values())
+
+
+def list_state(x: Any, n: int) -> Any:
+    parts = []
+    for i in range(n):
+        parts.append(x * i)
+    return parts[-1]
+
+
+def breaks(x: Any, n: int) -> Any:
+    for i in range(n):
+        if i == 15:
+            break
+        x = x + i
+    return x
+
+
+def continues(x: Any, n: int) -> Any:
+    for i in range(n):
+        if i == 5:
+            continue
+        x = x + i
+    return x
+
+
+@pytest.mark.parametrize("fn, what", [
+    (closure_reads_the_loop_state, "'acc', which a closure created outside its body"),
+    (global_counter, "'_COUNTER', which is declared global or nonlocal"),
+    (dict_state, "changes the dict 'd'"),
+    (list_state, "changes the list 'parts'"),
+    (breaks, "'break'"),
+    (continues, "'continue'"),
+])
+def test_loops_python_semantics_need_run_as_python_or_are_refused(fn: Callable[..., Any], what: str) -> None:
+    global _COUNTER
+    _COUNTER = 0
+    want = fn(np.ones(2), 20)
+    _COUNTER = 0
+    got = dlbridge.jit(fn, static_argnums=1)(np.ones(2), 20)
+    np.testing.assert_allclose(got, want)
+    with pytest.raises(dlbridge.TraceError, match=f"{re.escape(what)}.* at test_jit_loops.py:[0-9]+: +for "):
+        dlbridge.jit(fn)(np.ones(2), 20)
+
+
+def test_nonlocal_rebound_in_a_loop() -> None:
+    def make() -> Callable[..., Any]:
+        c = 0
+
+        def f(x: Any, n: int) -> Any:
+            nonlocal c
+            for _ in range(n):
+                c = c + 1
+                x = x + c
+            return x
+
+        return f
+
+    np.testing.assert_allclose(dlbridge.jit(make(), static_argnums=1)(np.ones(2), 12), make()(np.ones(2), 12))
+    with pytest.raises(dlbridge.TraceError, match="'c', which is declared global or nonlocal"):
+        dlbridge.jit(make())(np.ones(2), 12)
+
+
+def test_messages_name_the_variable_not_internals() -> None:
+    def read_first(x: Any, n: int) -> Any:
+        for _ in range(n):
+            y = y + x  # noqa: F821, F841
+        return x
+
+    with pytest.raises(dlbridge.TraceError, match="'y' is used in the loop at .* before it is assigned"):
+        dlbridge.jit(read_first)(np.ones(2), 3)
+
+    def python_object(x: Any, n: int) -> Any:
+        for i in range(n):
+            label = "row"
+            x = x + i
+        return x, len(label)
+
+    with pytest.raises(dlbridge.TraceError, match="'label' may have no value after the loop") as err:
+        dlbridge.jit(python_object)(np.ones(2), 12)
+    assert "_NoValue" not in str(err.value) and "_LoopLocal" not in str(err.value)
+
+    def escapes(x: Any, n: int) -> Any:
+        keep = [x]
+        for i in range(n):
+            keep[0] = x * i
+        return keep[0]
+
+    with pytest.raises(dlbridge.TraceError, match="changes the list 'keep'"):
+        dlbridge.jit(escapes)(np.ones(2), 12)
+
+
+class _Holder:
+    value: Any = None
+
+
+def test_a_value_leaving_a_traced_loop_unseen_is_a_trace_error() -> None:
+    def f(x: Any, n: int) -> Any:
+        for i in range(n):
+            _Holder.value = x * i
+        return _Holder.value + 1
+
+    with pytest.raises(dlbridge.TraceError, match="computed in the body of the loop at test_jit_loops.py:"
+                       "[0-9]+, which is traced once as scf.for, is used after the loop.* at "
+                       "test_jit_loops.py:[0-9]+: +return _Holder.value"):
+        dlbridge.jit(f)(np.ones(2), 12)
+
+
+def test_source_text_in_locations_is_not_taken_for_values() -> None:
+    def f(x: Any, n: int) -> Any:
+        for iv in range(n):  # noqa: B007
+            x = x + 1
+        return x %iv
+
+    _same(f, np.arange(1.0, 4.0), 12)

@@ -11,6 +11,7 @@ import math
 import re
 import struct
 from collections.abc import Sequence
+from typing import Callable
 
 from .dtypes import DType
 
@@ -41,6 +42,8 @@ def location() -> str:
     return _location.get()
 
 _NAME_OK = re.compile(r"[^A-Za-z0-9_$.]")
+_SSA_USE = re.compile(r"%[A-Za-z0-9_$.]+")
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 class NameTable:
@@ -48,6 +51,19 @@ class NameTable:
 
     def __init__(self) -> None:
         self._used: set[str] = set()
+        #: the values defined in loop regions already closed (not visible any more), with where
+        #: the loop is, and the error a use of one of them raises
+        self.dead: dict[str, str] = {}
+        self.dead_error: Callable[[str, str], Exception] | None = None
+
+    def check_live(self, text: str) -> None:
+        """Raises ``dead_error`` when ``text`` uses a value of a closed loop region."""
+        if not self.dead:
+            return
+        for name in _SSA_USE.findall(_QUOTED.sub("", text)):
+            where = self.dead.get(name)
+            if where is not None:
+                raise (self.dead_error or (lambda n, w: ValueError(f"{n} is not defined here")))(name, where)
 
     def fresh(self, hint: str) -> str:
         """A new name derived from ``hint`` (sanitised), without the leading ``%``."""
@@ -128,6 +144,8 @@ class Block:
     def raw(self, text: str) -> None:
         """Emit a line (may contain newlines; each gets this block's indentation); a run-time
         check (``dlpack.assert``) carries the user's location."""
+        if not text.startswith("//"):
+            self.names.check_live(text)
         loc = _location.get()
         if loc and text.startswith("dlpack.assert") and "\n" not in text:
             text = f"{text} {loc}"

@@ -1,30 +1,33 @@
-"""``for i in range(...)`` loops of a traced function as ``scf.for`` loops.
+"""``for i in range(...)`` loops of a traced function: as Python, or as one ``scf.for``.
 
 Tracing runs the Python function once, so a plain ``for`` loop would be unrolled, and one whose
-trip count is a dynamic size could not run at all.  :func:`rewrite_loops` therefore rewrites the
-function's source: the body of each ``for <name> in range(...)`` loop becomes a nested function of
-the loop index and of the loop's state (the names the body assigns), and the loop a call of
-:func:`range_loop`, which traces that body once inside an ``scf.for`` region:
+trip count is a dynamic size could not run at all. ``loop_source`` therefore rewrites the
+function's range loops (``loop_rewrite``) so that :func:`enter_loop` decides, while tracing, how
+each runs:
 
-- the loop index is a :class:`SymbolicDim`;
-- the loop-carried values are the names the body rebinds whose value is traced (arrays, scalars,
-  sizes; Python numbers that change become traced scalars) and every array the body updates in
-  place (``x[i] = v``, ``x += v``, ``np.add(a, b, out=x)``);
-- their types are found by tracing the body with stand-ins until they no longer change (an array
-  that becomes float on the first iteration is carried as float), then the body is traced for real.
+- as the Python loop itself when the trip count is known while tracing and at most
+  :data:`UNROLL_LIMIT` (unrolled: Python's semantics exactly, side effects included), or when
+  ``range`` is not the builtin;
+- otherwise as an ``scf.for`` whose body is traced once, with the loop index a
+  :class:`SymbolicDim`. The loop-carried values are the names the body rebinds whose value is
+  traced (arrays, scalars, sizes; Python numbers that change become traced scalars) and every
+  array the body updates in place; their types are found by tracing the body with stand-ins
+  until they no longer change, then the body is traced for real.
 
-A loop whose trip count is known while tracing and at most :data:`UNROLL_LIMIT` runs as Python
-(unrolled), which also keeps Python side effects (``list.append``) exact.  Loops with ``break``,
-``continue``, ``return`` or ``else`` are left to Python, as are functions without source.
+After the loop every name the body binds, the target included, has its Python value: its value
+after the last iteration, or its value before the loop when the loop runs 0 times. Where the trip
+count is dynamic and that value is not one value of one type (a name bound only in the loop), the
+value after the loop checks, where it is used, that the loop ran (a run-time ``ValueError``
+naming it), as Python would raise ``UnboundLocalError``. A body that changes Python objects (a
+list appended to, a dict entry, an attribute), or Python values that cannot be carried, runs as
+Python when the trip count is known, and is refused by name otherwise.
 """
 
 from __future__ import annotations
 
-import ast
-import inspect
-import itertools
-import textwrap
-import types
+import builtins
+import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -36,246 +39,166 @@ from . import ops
 from .dtypes import DType
 from .emitter import Block, tensor_type
 from .indexing import index_value
-from .tracer import SymbolicDim, TraceContext, TracedArray, current_context, trace_error, unsupported
+from .loop_state import PythonState
+from .tracer import (
+    SymbolicDim,
+    TraceContext,
+    TracedArray,
+    UseGuard,
+    current_context,
+    trace_error,
+    unsupported,
+    user_location,
+)
 
-__all__ = ["UNROLL_LIMIT", "range_loop", "rewrite_loops"]
+__all__ = ["UNROLL_LIMIT", "LoopOutcome", "enter_loop", "python_range", "range_loop"]
 
 #: Loops with a trip count known while tracing and at most this are unrolled: their few copies
 #: optimise as well as a loop, and Python side effects of the body stay exact.
 UNROLL_LIMIT = 8
 
-_PREFIX = "__dl_"
-_REWRITTEN: dict[types.CodeType, Callable[..., Any] | None] = {}
+_INDEX_MAX = (1 << 63) - 1
+_DEFINED = re.compile(r"^\s*(%[A-Za-z0-9_$.]+)(?::\d+)?\s*=")
 
 
-# --------------------------------------------------------------------------------------------------
-# the source rewrite
+class _NotTraceable(Exception):
+    """A loop body that cannot be traced once as ``scf.for`` (it changes Python state)."""
 
 
-def _assigned_names(body: Sequence[ast.stmt]) -> list[str]:
-    """Names bound by ``body`` in its own scope (not in nested functions or comprehensions)."""
-    names: list[str] = []
+class _NoValue:
+    """A name without a value: before its first assignment in a traced loop body, or after a
+    traced loop that may not have given it one. Every use raises a TraceError saying so."""
 
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if not node.name.startswith(_PREFIX):
-                names.append(node.name)
-            return
-        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            return
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.append(node.id)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
+    def __init__(self, message: str) -> None:
+        self._message = message
 
-    for stmt in body:
-        visit(stmt)
-    return list(dict.fromkeys(n for n in names if not n.startswith(_PREFIX)))
+    def __dlbridge_trace_error__(self) -> Exception:
+        return trace_error(self._message)
 
+    def _fail(self, *_: Any, **__: Any) -> Any:
+        raise self.__dlbridge_trace_error__()
 
-def _leaves_python(body: Sequence[ast.stmt]) -> bool:
-    """Whether the loop body has ``break``/``continue`` of this loop, or ``return``/``yield``."""
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise self.__dlbridge_trace_error__()
 
-    def visit(node: ast.AST, in_loop: bool) -> bool:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            return False
-        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)):
-            return True
-        if isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
-            return True
-        nested = in_loop or isinstance(node, (ast.For, ast.While, ast.AsyncFor))
-        return any(visit(c, nested) for c in ast.iter_child_nodes(node))
+    def __repr__(self) -> str:
+        return f"<no value: {self._message}>"
 
-    return any(visit(s, False) for s in body)
+    __call__ = __add__ = __radd__ = __mul__ = __rmul__ = __sub__ = __rsub__ = __neg__ = _fail
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _fail
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __getitem__ = __setitem__ = _fail
+    __lt__ = __le__ = __gt__ = __ge__ = __bool__ = __len__ = __iter__ = __index__ = _fail
+    __int__ = __float__ = __array__ = __str__ = __format__ = _fail
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __invert__ = __abs__ = _fail
+    __array_ufunc__ = None
 
 
-class _LoopRewriter(ast.NodeTransformer):
-    def __init__(self) -> None:
-        self.count = itertools.count()
-        self.changed = False
+@dataclass
+class LoopOutcome:
+    """How a rewritten loop runs: ``python`` with ``range``, or traced, with the ``values`` of
+    its target and the names its body binds after the loop."""
 
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        node.body = self._statements(node.body)
-        return node
+    python: bool
+    range: Any = None
+    values: tuple[Any, ...] = ()
 
-    def _statements(self, body: list[ast.stmt]) -> list[ast.stmt]:
-        out: list[ast.stmt] = []
-        for stmt in body:
-            out.extend(self._statement(stmt))
-        return out
 
-    def _statement(self, stmt: ast.stmt) -> list[ast.stmt]:
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt) and not isinstance(
-                stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-            ):
-                setattr(stmt, field, self._statements(inner))
-        if not self._is_range_loop(stmt):
-            return [stmt]
-        assert isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.Call)
-        assert isinstance(stmt.target, ast.Name)
-        self.changed = True
-        n = next(self.count)
-        carried = [name for name in _assigned_names(stmt.body) if name != stmt.target.id]
-        body_name = f"{_PREFIX}body_{n}"
-        state = f"{_PREFIX}state"
+def _dynamic(args: Sequence[Any]) -> bool:
+    return any(isinstance(a, (TracedArray, SymbolicDim)) for a in args)
 
-        def names_tuple(ctx: ast.expr_context) -> ast.Tuple:
-            return ast.Tuple([ast.Name(c, ctx) for c in carried], ctx)
 
-        args = ast.arguments(
-            posonlyargs=[], args=[ast.arg(stmt.target.id), ast.arg(state)], vararg=None,
-            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[],
-        )
-        unpack = ast.Assign([names_tuple(ast.Store())], ast.Name(state, ast.Load()))
-        ret = ast.Return(names_tuple(ast.Load()))
-        body_def = ast.FunctionDef(body_name, args, [unpack, *stmt.body, ret], [], None, None)
-        initial = ast.Tuple(
-            [
-                ast.Call(
-                    ast.Name(f"{_PREFIX}bound", ast.Load()),
-                    [ast.Lambda(
-                        ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
-                                      kw_defaults=[], kwarg=None, defaults=[]),
-                        ast.Name(c, ast.Load()),
-                    )],
-                    [],
-                )
-                for c in carried
-            ],
-            ast.Load(),
-        )
-        call = ast.Call(
-            ast.Name(f"{_PREFIX}range_loop", ast.Load()),
-            [
-                ast.Name(body_name, ast.Load()),
-                ast.Tuple(list(stmt.iter.args), ast.Load()),
-                initial,
-                ast.Tuple([ast.Constant(c) for c in carried], ast.Load()),
-            ],
-            [],
-        )
-        loop = ast.Assign([names_tuple(ast.Store())], call)
-        for node in (body_def, loop):
-            ast.copy_location(node, stmt)
-        return [body_def, loop]
+def _where(line: int) -> str:
+    loc = user_location()
+    return f"{loc[0]}:{line}" if loc else f"line {line}"
 
-    @staticmethod
-    def _is_range_loop(stmt: ast.stmt) -> bool:
-        return (
-            isinstance(stmt, ast.For)
-            and isinstance(stmt.target, ast.Name)
-            and not stmt.orelse
-            and isinstance(stmt.iter, ast.Call)
-            and isinstance(stmt.iter.func, ast.Name)
-            and stmt.iter.func.id == "range"
-            and 1 <= len(stmt.iter.args) <= 3
-            and not stmt.iter.keywords
-            and not any(isinstance(a, ast.Starred) for a in stmt.iter.args)
-            and not _leaves_python(stmt.body)
-        )
+
+def python_range(range_fn: Any, args: tuple[Any, ...], reason: str, line: int) -> Any:
+    """The iterable of a range loop that can only run as Python (``reason`` says why): the
+    range itself, unless its trip count is unknown while tracing (a TraceError)."""
+    if current_context() is None or range_fn is not builtins.range or not _dynamic(args):
+        return range_fn(*args)
+    raise unsupported(
+        "for loop over a range whose length is unknown while tracing",
+        f"the loop runs as a Python loop because {reason}, and a Python loop needs its trip count "
+        "while tracing",
+    )
+
+
+def _static_trips(r: range) -> int:
+    """``len(r)``, also beyond ``sys.maxsize``."""
+    if r.step > 0:
+        return max(0, (r.stop - r.start + r.step - 1) // r.step)
+    return max(0, (r.start - r.stop - r.step - 1) // -r.step)
+
+
+def enter_loop(range_fn: Any, args: tuple[Any, ...], body: Callable[..., tuple[Any, ...]],
+               names: tuple[str, ...], line: int) -> LoopOutcome:
+    """Runs ``for names[0] in range_fn(*args)`` as the rewritten code of a function being traced
+    asks (see the module): returns whether to run it as Python, or its traced outcome. ``body``
+    is the loop body as a function of the index and of the values of ``names[1:]``."""
+    ctx = current_context()
+    if ctx is None or range_fn is not builtins.range:
+        return LoopOutcome(True, range_fn(*args))
+    static = not _dynamic(args)
+    if static:
+        r = range(*args)
+        if _static_trips(r) <= UNROLL_LIMIT:
+            return LoopOutcome(True, r)
+    frame = sys._getframe(1)
+    scope = dict(frame.f_locals)
+    prior = tuple(_UNBOUND if isinstance(v, _NoValue) else v for v in (scope.get(n, _UNBOUND) for n in names))
+    where = _where(line)
+    globals_read = _globals_read(body)
+    state = PythonState([*scope.items(), *globals_read], (TracedArray, SymbolicDim, _NoValue))
+    try:
+        return _Loop(ctx, body, args, prior, names, where, state).emit()
+    except _NotTraceable as e:
+        state.restore()
+        if static:
+            return LoopOutcome(True, range(*args))
+        raise unsupported("for loop over a range whose length is unknown while tracing", str(e)) from None
+
+
+def _globals_read(body: Callable[..., Any]) -> list[tuple[str, Any]]:
+    """The module globals ``body`` (nested code included) names."""
+    glb = getattr(body, "__globals__", {})
+    names: set[str] = set()
+    stack = [body.__code__]
+    while stack:
+        code = stack.pop()
+        names.update(code.co_names)
+        stack.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    return [(n, glb[n]) for n in sorted(names) if n in glb]
+
+
+def range_loop(body: Callable[[Any, tuple[Any, ...]], tuple[Any, ...]], args: tuple[Any, ...],
+               initial: tuple[Any, ...], names: tuple[str, ...]) -> tuple[Any, ...]:
+    """``for i in range(*args): state = body(i, state)`` traced by dlbridge's own operations
+    (``initial`` holds traced values)."""
+    ctx = current_context()
+    if ctx is None or not _dynamic(args) and _static_trips(range(*args)) <= UNROLL_LIMIT:
+        state = initial
+        for i in range(*args):
+            state = body(i, state)
+        return state
+
+    def with_target(i: Any, s: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (i, *body(i, s))
+
+    out = _Loop(ctx, with_target, args, (_UNBOUND, *initial), ("", *names), "", None).emit()
+    return out.values[1:]
 
 
 class _Unbound:
-    """The value of a name a loop body assigns that had no value before the loop."""
+    """The value before the loop of a name that had none."""
 
     def __repr__(self) -> str:
         return "<unbound>"
 
 
 _UNBOUND = _Unbound()
-
-
-class _LoopLocal:
-    """A name assigned only inside a traced loop: it has no value after the loop."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __dlbridge_trace_error__(self) -> Exception:
-        return unsupported(
-            f"using '{self._name}' after the loop",
-            f"'{self._name}' is assigned only inside a loop that runs as scf.for; give it a "
-            "value before the loop",
-        )
-
-    def _fail(self, *_: Any, **__: Any) -> Any:
-        raise self.__dlbridge_trace_error__()
-
-    __getattr__ = __call__ = __add__ = __radd__ = __mul__ = __rmul__ = __sub__ = __rsub__ = _fail
-    __truediv__ = __rtruediv__ = __getitem__ = __array__ = __len__ = __iter__ = _fail
-    __array_ufunc__ = None
-
-
-def _bound(get: Callable[[], Any]) -> Any:
-    try:
-        return get()
-    except NameError:
-        return _UNBOUND
-
-
-def rewrite_loops(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` with its ``for ... in range(...)`` loops traced as ``scf.for`` (see the module);
-    ``fn`` itself when it has none or its source is not available."""
-    if not isinstance(fn, types.FunctionType):
-        return fn
-    code = fn.__code__
-    if code not in _REWRITTEN:
-        _REWRITTEN[code] = _compile_rewritten(fn)
-    template = _REWRITTEN[code]
-    if template is None:
-        return fn
-    glb = dict(fn.__globals__)
-    glb[f"{_PREFIX}range_loop"] = range_loop
-    glb[f"{_PREFIX}bound"] = _bound
-    cells = [c.cell_contents for c in fn.__closure__ or ()]
-    factory = types.FunctionType(template.__code__, glb, fn.__name__)
-    new = factory(*cells)
-    new.__defaults__ = fn.__defaults__
-    new.__kwdefaults__ = fn.__kwdefaults__
-    new.__qualname__ = fn.__qualname__
-    new.__module__ = fn.__module__
-    return new  # type: ignore[no-any-return]
-
-
-def _compile_rewritten(fn: types.FunctionType) -> Callable[..., Any] | None:
-    """A factory taking ``fn``'s closure values and returning the rewritten function, or None."""
-    try:
-        source = textwrap.dedent(inspect.getsource(fn))
-        tree = ast.parse(source)
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return None
-    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
-        return None
-    func = tree.body[0]
-    if func.name != fn.__name__:
-        return None
-    for cell in fn.__closure__ or ():
-        try:
-            _ = cell.cell_contents
-        except ValueError:
-            return None
-    rewriter = _LoopRewriter()
-    func = rewriter.visit(func)
-    if not rewriter.changed:
-        return None
-    func.decorator_list = []
-    func.args.defaults = []
-    func.args.kw_defaults = [None] * len(func.args.kwonlyargs)
-    factory = ast.FunctionDef(
-        f"{_PREFIX}factory",
-        ast.arguments(posonlyargs=[], args=[ast.arg(v) for v in fn.__code__.co_freevars],
-                      vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-        [func, ast.Return(ast.Name(func.name, ast.Load()))],
-        [], None, None,
-    )
-    module = ast.Module([factory], [])
-    ast.fix_missing_locations(module)
-    ast.increment_lineno(module, fn.__code__.co_firstlineno - 1)
-    namespace: dict[str, Any] = {}
-    exec(compile(module, fn.__code__.co_filename, "exec"), fn.__globals__.copy(), namespace)  # noqa: S102
-    return namespace[f"{_PREFIX}factory"]  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -328,10 +251,9 @@ def _join(before: _Carried, after: _Carried) -> _Carried:
         dims_b = before.dims if before.kind == "tensor" else ()
         dims_a = after.dims if after.kind == "tensor" else ()
         if len(dims_b) != len(dims_a):
-            raise trace_error(
-                f"a value carried by a loop changes rank from {len(dims_b)} to {len(dims_a)} "
-                "between iterations",
-                ValueError,
+            raise _NotTraceable(
+                f"a value it carries changes rank from {len(dims_b)} to {len(dims_a)} between "
+                "iterations"
             )
         dims = tuple(b if b == a else None for b, a in zip(dims_b, dims_a))
         return _Carried("tensor", after.dtype, dims)
@@ -370,64 +292,180 @@ def _value(ctx: TraceContext, ssa: str, t: _Carried) -> Any:
 
 
 def _trip_count(ctx: TraceContext, args: Sequence[Any]) -> tuple[Any, Any, Any]:
-    """``(start, step, trips)`` of ``range(*args)`` (ints or ``index`` SSA values)."""
+    """``(start, step, trips)`` of ``range(*args)``: ints when all are known, else ``index`` SSA
+    values; the trip count is computed without overflow (a run-time error beyond 2**63 - 1)."""
     for a in args:
         if isinstance(a, (float, np.floating)) or (isinstance(a, TracedArray) and not a._dtype.is_int):
-            raise trace_error(f"'{type(a).__name__}' object cannot be interpreted as an integer", TypeError)
+            raise trace_error(f"'{_kind(a)}' object cannot be interpreted as an integer", TypeError)
     vals = [index_value(ctx, a, "range()") for a in args]
     start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) == 3 else 1)
     if step == 0:
         raise trace_error("range() arg 3 must not be zero", ValueError)
     if all(isinstance(v, int) for v in (start, stop, step)):
-        return start, step, len(range(start, stop, step))
+        trips = _static_trips(range(start, stop, step))
+        last = start + (trips - 1) * step
+        if trips > _INDEX_MAX or not all(-_INDEX_MAX - 1 <= v <= _INDEX_MAX for v in (start, step, last)):
+            raise unsupported(
+                f"range({start}, {stop}, {step})",
+                "a loop traced as scf.for counts in 64-bit integers; its bounds and trip count must fit",
+            )
+        return start, step, trips
     top = ctx.top
 
     def ssa(v: Any) -> str:
-        return top.const(v, "index") if isinstance(v, int) else v
+        return top.const(v, "index") if isinstance(v, int) else v  # type: ignore[no-any-return]
 
-    zero = top.const(0, "index")
+    zero, one = top.const(0, "index"), top.const(1, "index")
+    s, e = ssa(start), ssa(stop)
     if isinstance(step, int):
-        span = top.op("span", f"arith.subi {ssa(stop)}, {ssa(start)} : index") if step > 0 else \
-            top.op("span", f"arith.subi {ssa(start)}, {ssa(stop)} : index")
-        n = top.op("trips", f"arith.ceildivsi {span}, {top.const(abs(step), 'index')} : index")
+        nonempty = top.op("nonempty", f"arith.cmpi {'slt' if step > 0 else 'sgt'}, {s}, {e} : index")
+        diff = top.op("span", f"arith.subi {e}, {s} : index" if step > 0 else f"arith.subi {s}, {e} : index")
+        astep = ssa(step) if step > 0 else top.op("astep", f"arith.subi {zero}, {ssa(step)} : index")
     else:
-        nonzero = top.op("step_ok", f"arith.cmpi ne, {step}, {zero} : index")
-        top.raw(f'dlpack.assert {nonzero}, invalid_argument, "range() arg 3 must not be zero"')
-        span = top.op("span", f"arith.subi {ssa(stop)}, {ssa(start)} : index")
-        n = top.op("trips", f"arith.ceildivsi {span}, {step} : index")
-    trips = top.op("trips", f"arith.maxsi {n}, {zero} : index")
+        step_ok = top.op("step_ok", f"arith.cmpi ne, {step}, {zero} : index")
+        top.raw(f'dlpack.assert {step_ok}, invalid_argument, "range() arg 3 must not be zero"')
+        up = top.op("up", f"arith.cmpi sgt, {step}, {zero} : index")
+        rising = top.op("rising", f"arith.cmpi slt, {s}, {e} : index")
+        falling = top.op("falling", f"arith.cmpi sgt, {s}, {e} : index")
+        nonempty = top.op("nonempty", f"arith.select {up}, {rising}, {falling} : i1")
+        d_up = top.op("span", f"arith.subi {e}, {s} : index")
+        d_down = top.op("span", f"arith.subi {s}, {e} : index")
+        diff = top.op("span", f"arith.select {up}, {d_up}, {d_down} : index")
+        neg = top.op("neg_step", f"arith.subi {zero}, {step} : index")
+        mag = top.op("astep", f"arith.select {up}, {step}, {neg} : index")
+        astep = top.op("astep", f"arith.select {step_ok}, {mag}, {one} : index")
+    # (span - 1) / |step| + 1 in unsigned arithmetic: exact for every pair of 64-bit bounds
+    less = top.op("span", f"arith.subi {diff}, {one} : index")
+    q = top.op("q", f"arith.divui {less}, {astep} : index")
+    fits = top.op("fits", f"arith.cmpi ult, {q}, {top.const(_INDEX_MAX, 'index')} : index")
+    ok = top.op("trips_ok", f"arith.select {nonempty}, {fits}, {top.const(True, 'i1')} : i1")
+    top.raw(f'dlpack.assert {ok}, invalid_argument, "range() has more than 2**63 - 1 iterations, '
+            'more than a traced loop counts"')
+    more = top.op("trips", f"arith.addi {q}, {one} : index")
+    trips = top.op("trips", f"arith.select {nonempty}, {more}, {zero} : index")
     return start, step, trips
 
 
-def range_loop(body: Callable[[Any, tuple[Any, ...]], tuple[Any, ...]], args: tuple[Any, ...],
-               initial: tuple[Any, ...], names: tuple[str, ...]) -> tuple[Any, ...]:
-    """``for i in range(*args): state = body(i, state)`` in the function being traced."""
-    ctx = current_context()
-    if ctx is None:
-        state = initial
-        for i in range(*args):
-            state = body(i, state)
-        return state
-    start, step, trips = _trip_count(ctx, args)
-    if isinstance(trips, int) and trips <= UNROLL_LIMIT:
-        state = initial
-        for k in range(trips):
-            state = body(start + k * step, state)
-        return tuple(_LoopLocal(n) if v is _UNBOUND else v for n, v in zip(names, state))
-    return _Loop(ctx, body, start, step, trips, initial, names).emit()
+def _kind(v: Any) -> str:
+    """What ``v`` is, in the user's words."""
+    if isinstance(v, TracedArray):
+        return f"{v._dtype.name} scalar" if v._is_scalar or not v._dims else f"{v._dtype.name} array"
+    if isinstance(v, SymbolicDim):
+        return "size (an int)"
+    return type(v).__name__
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float, complex, np.number, np.bool_))
+
+
+def _exit_type(v: Any) -> _Carried:
+    """The carried type of a value a name has after an iteration (Python ints as sizes)."""
+    if isinstance(v, SymbolicDim) or (isinstance(v, int) and not isinstance(v, bool)):
+        return _Carried("index")
+    t = _type_of(v)
+    assert t is not None
+    return t
+
+
+def _prior_fits(t: _Carried, prior: Any) -> _Carried | None:
+    """The type carrying both ``prior`` and values of type ``t``, or None where they differ."""
+    if prior is _UNBOUND or not (isinstance(prior, (TracedArray, SymbolicDim)) or _is_number(prior)):
+        return None
+    if t.kind == "index":
+        if isinstance(prior, SymbolicDim) or (isinstance(prior, int) and not isinstance(prior, bool)):
+            return t
+        pt = _type_of(prior)
+        return pt if pt is not None and pt.kind == "scalar" and pt.dtype is not None and pt.dtype.is_int \
+            and not pt.dtype.is_bool else None
+    pt = _exit_type(prior)
+    if pt.kind != t.kind or pt.dtype != t.dtype or pt.weak != t.weak or len(pt.dims) != len(t.dims):
+        return None
+    return _Carried(t.kind, t.dtype, tuple(a if a == b else None for a, b in zip(pt.dims, t.dims)), t.weak)
+
+
+def _guard_of(v: Any) -> UseGuard | None:
+    return v._guard if isinstance(v, (TracedArray, SymbolicDim)) else None
+
+
+def _convert_unchecked(ctx: TraceContext, v: Any, t: _Carried) -> str:
+    """``_convert`` of a value that flows into or out of a loop without being used: its checks
+    (a :class:`UseGuard`) travel with it instead of being asserted here."""
+    guard = _guard_of(v)
+    if guard is None:
+        return _convert(ctx, v, t)
+    v._guard = None
+    try:
+        return _convert(ctx, v, t)
+    finally:
+        v._guard = guard
+
+
+def _all_ok(block: Block, guard: UseGuard | None) -> str:
+    """An ``i1`` that holds where every check of ``guard`` passes."""
+    if guard is None:
+        return block.const(True, "i1")
+    ok = guard.checks[0][0]
+    for cond, _ in guard.checks[1:]:
+        ok = block.op("ok", f"arith.andi {ok}, {cond} : i1")
+    return ok
+
+
+def _dummy(ctx: TraceContext, t: _Carried) -> str:
+    """A value of type ``t`` that is never read (the start of a value only an iteration sets)."""
+    if t.kind == "index":
+        return ctx.top.const(0, "index")
+    assert t.dtype is not None
+    if t.kind == "scalar":
+        return ctx.top.const(0, t.dtype.mlir)
+    zero = ctx.top.const(0, "index")
+    sizes = ", ".join(zero for d in t.dims if d is None)
+    return ctx.top.op("unset", f"tensor.empty({sizes}) : {t.mlir}")
+
+
+_FLAG = _Carried("scalar", D.BOOL)
+
+
+@dataclass
+class _Exit:
+    """The value after the loop of a name the loop may give its first value, or of its target:
+    ``value`` itself, or a loop result of type ``carried`` that starts from ``start`` (the value
+    before the loop, or a dummy where there is none) and is ``after`` after each iteration;
+    ``unset`` is the message of the check that the loop ran, where it must have."""
+
+    value: Any = None
+    carried: _Carried | None = None
+    start: Any = _UNBOUND
+    after: Any = None
+    unset: str | None = None
 
 
 class _Loop:
-    """One ``scf.for`` being traced."""
+    """One ``scf.for`` being traced.
 
-    def __init__(self, ctx: TraceContext, body: Callable[..., tuple[Any, ...]], start: Any, step: Any,
-                 trips: Any, initial: tuple[Any, ...], names: tuple[str, ...]) -> None:
+    Values with run-time checks (see :class:`UseGuard`) flow through it unchecked: the check of
+    a value before the loop applies where the loop may not have run, and each carried value whose
+    value after an iteration has checks is carried with an ``i1`` saying whether they passed."""
+
+    def __init__(self, ctx: TraceContext, body: Callable[..., tuple[Any, ...]], args: tuple[Any, ...],
+                 prior: tuple[Any, ...], names: tuple[str, ...], where: str, state: PythonState | None) -> None:
         self.ctx = ctx
         self.body = body
-        self.start, self.step, self.trips = start, step, trips
-        self.initial = initial
+        ctx.begin_op()
+        self.start, self.step, self.trips = _trip_count(ctx, args)
+        self.static = isinstance(self.trips, int)
         self.names = names
+        self.where = where
+        self.state = state
+        self.target_prior = prior[0]
+        self.unbound = [v is _UNBOUND for v in prior[1:]]
+        self.initial = tuple(
+            _NoValue(f"'{n}' is used in the loop at {where} before it is assigned (it has no value "
+                     "before the loop)") if v is _UNBOUND else v
+            for n, v in zip(names[1:], prior[1:])
+        )
         self.first_local = 0
+        self.ran: str | None = None
 
     def _index(self, iv: str) -> SymbolicDim:
         """The loop variable ``start + iv * step``."""
@@ -440,11 +478,12 @@ class _Loop:
         return i
 
     def _run_body(self, block: Block, types_: list[_Carried | None], roots: list[TracedArray],
-                  args: list[str], iv: str
-                  ) -> tuple[tuple[Any, ...], dict[int, tuple[TracedArray, tuple[Any, ...]]], dict[int, Any]]:
+                  args: list[str], iv: str, flags: dict[int, tuple[str, str]]
+                  ) -> tuple[Any, tuple[Any, ...], dict[int, Any], dict[int, Any], Any]:
         """Traces the body into ``block`` with the carried names as ``args`` (in order, then the
-        roots updated in place); returns the body's state, the arrays it updated and the stand-ins
-        it was given for the carried names."""
+        roots updated in place) and ``flags`` (the ``i1`` saying that the value of a carried name
+        is set, and the message when not); returns the target's value after the body, the body's
+        state, the arrays it updated, the stand-ins it was given and the index."""
         ctx = self.ctx
         outer, saved_log, saved_dims = ctx.top, ctx.update_log, ctx.dim_log
         ctx.top, ctx.update_log, ctx.dim_log = block, {}, []
@@ -454,24 +493,62 @@ class _Loop:
             standins: dict[int, Any] = {}
             it = iter(args)
             for j, t in enumerate(types_):
-                if t is not None:
-                    state[j] = standins[j] = _value(ctx, next(it), t)
+                if t is None:
+                    continue
+                state[j] = standins[j] = _value(ctx, next(it), t)
+                checks = []
+                before = _guard_of(self.initial[j])
+                if before is not None:  # read in the first iteration: the value before the loop
+                    later = block.op("later", f"arith.cmpi ne, {iv}, {block.const(0, 'index')} : index")
+                    for cond, message in before.checks:
+                        checks.append((block.op("ok", f"arith.ori {later}, {cond} : i1"), message))
+                if j in flags:
+                    checks.append(flags[j])
+                if checks:
+                    standins[j]._guard = UseGuard(checks)
             for root in roots:
                 ctx.note_update(root)
                 root._value = next(it)
                 root._dim_ssa = {}
                 root._version = ctx.fresh_version()
-            result = self.body(self._index(iv), tuple(state))
+            index = self._index(iv)
+            result = self.body(index, tuple(state))
             log = ctx.update_log
         finally:
             for arr, k in ctx.dim_log or ():
                 arr._dim_ssa.pop(k, None)
             ctx.top, ctx.update_log, ctx.dim_log = outer, saved_log, saved_dims
-        return result, log, standins
+        return result[0], tuple(result[1:]), log, standins, index
 
-    def _discover(self) -> tuple[list[_Carried | None], list[TracedArray]]:
-        """The carried types and the arrays updated in place, by tracing the body with stand-ins
-        until they are stable; the stand-in traces are discarded."""
+    @staticmethod
+    def _restore(log: dict[int, Any]) -> None:
+        """Puts the arrays a traced body updated back as they were before it."""
+        for root, state in log.values():
+            root._value, root._version, root._dim_ssa, root._updated_at, written = state
+            if root._arg is not None:
+                root._arg.written = written
+
+    def _check_state(self, log: dict[int, Any]) -> None:
+        what = self.state.changed() if self.state is not None else None
+        if what is not None:
+            self._restore(log)
+            raise _NotTraceable(f"its body changes {what}, which a loop traced once as scf.for cannot repeat")
+
+    def _mark_dead(self, block: Block, names: Sequence[str]) -> None:
+        """Makes the values defined in ``block`` (a closed loop region) unusable from now on."""
+        dead = self.ctx.names.dead
+        where = self.where or "a loop"
+        for line in block.lines:
+            m = _DEFINED.match(line)
+            if m:
+                dead[m.group(1)] = where
+        for name in names:
+            dead[name] = where
+
+    def _discover(self) -> tuple[list[_Carried | None], list[TracedArray], dict[int, str]]:
+        """The carried types, the arrays updated in place and the carried names whose value after
+        an iteration has checks (with the message of the first), by tracing the body with
+        stand-ins until they are stable; the stand-in traces are discarded."""
         ctx = self.ctx
         types_: list[_Carried | None] = [
             _type_of(v) if isinstance(v, (TracedArray, SymbolicDim)) else None for v in self.initial
@@ -481,15 +558,16 @@ class _Loop:
             scratch = Block(ctx.names, indent=ctx.top.indent + 1)
             args = ["%" + ctx.names.fresh("standin") for t in types_ if t is not None]
             args += ["%" + ctx.names.fresh("standin") for _ in roots]
-            result, log, standins = self._run_body(scratch, types_, roots, args, "%" + ctx.names.fresh("iv"))
-            for root, state in log.values():
-                root._value, root._version, root._dim_ssa, root._updated_at, written = state
-                if root._arg is not None:
-                    root._arg.written = written
+            iv = "%" + ctx.names.fresh("iv")
+            _, result, log, standins, _ = self._run_body(scratch, types_, roots, args, iv, {})
+            self._restore(log)
+            self._mark_dead(scratch, [*args, iv])
+            self._check_state({})
             new_types = list(types_)
             new_roots = list(roots)
             for j, standin in standins.items():
-                if result[j] is standin and standin._base is None and any(r is standin for r, _ in log.values()):
+                if result[j] is standin and isinstance(standin, TracedArray) and standin._base is None \
+                        and any(r is standin for r, _ in log.values()):
                     # updated in place, never rebound: the array object itself is carried
                     new_types[j] = None
                     if all(r is not self.initial[j] for r in new_roots):
@@ -500,60 +578,159 @@ class _Loop:
                 and r._serial < self.first_local
             ]
             for j, (before, after) in enumerate(zip(self.initial, result)):
-                if (types_[j] is not None and new_types[j] is None) or after is before:
+                if self.unbound[j] or (types_[j] is not None and new_types[j] is None) or after is before:
                     continue
+                name = self.names[j + 1]
                 t_after = _type_of(after) if isinstance(after, (TracedArray, SymbolicDim)) else None
                 if t_after is None:
                     if types_[j] is not None:
                         new_types[j] = _join(types_[j], _type_of(after) or types_[j])  # type: ignore[arg-type]
-                    elif after is not before and not _same_python_value(before, after):
-                        t = _type_of(after)
+                    elif not _same_python_value(before, after):
+                        t = _type_of(after) if _is_number(after) and _is_number(before) else None
                         if t is None:
-                            raise unsupported(
-                                f"assigning '{self.names[j]}' in a loop",
-                                f"a {type(after).__name__} that changes between iterations cannot be "
-                                "carried by a traced loop",
+                            change = (f"holds a {_kind(before)} that changes in each iteration"
+                                      if type(before) is type(after) else
+                                      f"is a {_kind(before)} before it and a "
+                                      f"{_kind(after)} after an iteration")
+                            raise _NotTraceable(
+                                f"'{name}' {change}, and a loop traced as scf.for carries only arrays "
+                                "and numbers"
                             )
                         new_types[j] = t
                     continue
-                if before is _UNBOUND:
-                    continue  # assigned only inside the loop: not carried
                 base = types_[j] or _type_of(before)
                 if base is None:
-                    raise unsupported(
-                        f"assigning '{self.names[j]}' in a loop",
-                        f"it holds a {type(before).__name__} before the loop and an array in it",
+                    raise _NotTraceable(
+                        f"'{name}' holds a {_kind(before)} before it and an array after an "
+                        "iteration, which a loop traced as scf.for cannot carry"
                     )
                 new_types[j] = _join(base, t_after)
             if new_types == types_ and len(new_roots) == len(roots):
-                return types_, roots
+                checked = {j: g.checks[0][1] for j, t in enumerate(types_)
+                           if t is not None and (g := _guard_of(result[j])) is not None}
+                return types_, roots, checked
             types_, roots = new_types, new_roots
-        raise trace_error("the types of the values a loop carries do not settle", TypeError)
+        raise _NotTraceable("the types of the values it carries do not settle")
 
-    def emit(self) -> tuple[Any, ...]:
+    def _exit(self, name: str, prior: Any, after: Any, index: Any) -> _Exit:
+        """The value after the loop of ``name``, which has ``after`` after the body and ``prior``
+        before the loop (``_UNBOUND`` when none)."""
+        if isinstance(after, _NoValue):  # the body never assigns it
+            if prior is _UNBOUND:
+                return _Exit(_NoValue(f"'{name}' has no value after the loop at {self.where}, which "
+                                      "does not assign it"))
+            return _Exit(prior)
+        traced = isinstance(after, (TracedArray, SymbolicDim))
+        if self.static:
+            if after is index:
+                return _Exit(self.start + (self.trips - 1) * self.step)
+            if not traced:
+                return _Exit(after)
+            return _Exit(carried=_exit_type(after), after=after)
+        if traced or _is_number(after):
+            t = _exit_type(after)
+            both = _prior_fits(t, prior)
+            if both is not None:
+                return _Exit(carried=both, start=prior, after=after)
+            if prior is _UNBOUND:
+                unset = f"'{name}' has no value: the loop at {self.where} that assigns it ran 0 times"
+            else:
+                unset = (f"'{name}' keeps its value from before the loop at {self.where}, which ran "
+                         f"0 times: a {_kind(prior)} that the traced loop cannot give back "
+                         f"where it carries a {_kind(after)}; give '{name}' a value of that "
+                         "kind before the loop")
+            return _Exit(carried=t, after=after, unset=unset)
+        if prior is after or (prior is not _UNBOUND and _same_python_value(prior, after)):
+            return _Exit(after)
+        if prior is _UNBOUND:
+            return _Exit(_NoValue(
+                f"'{name}' may have no value after the loop at {self.where}: it is assigned only in "
+                "the loop, whose trip count is unknown while tracing; give it a value before the loop"))
+        return _Exit(_NoValue(
+            f"'{name}' is a {_kind(prior)} before the loop at {self.where} and a "
+            f"{_kind(after)} after an iteration: which one it holds after the loop depends "
+            "on a trip count unknown while tracing"))
+
+    def _ran(self) -> str:
+        """An ``i1`` after the loop: whether it ran at least once."""
+        if self.ran is None:
+            top = self.ctx.top
+            trips = top.const(self.trips, "index") if isinstance(self.trips, int) else self.trips
+            self.ran = top.op("ran", f"arith.cmpi sgt, {trips}, {top.const(0, 'index')} : index")
+        return self.ran
+
+    def _after_checks(self, before: Any, flag: tuple[str, str] | None, unset: str | None) -> list[tuple[str, str]]:
+        """The checks of a value after the loop: those of ``before`` where the loop did not run,
+        that it ran (``unset``), and the ``flag`` result of the checks of the last iteration."""
+        top = self.ctx.top
+        guard = _guard_of(before)
+        checks = [(top.op("ok", f"arith.ori {self._ran()}, {c} : i1"), m)
+                  for c, m in (guard.checks if guard is not None else ())]
+        if unset is not None:
+            checks.append((self._ran(), unset))
+        if flag is not None:
+            checks.append(flag)
+        return checks
+
+    def emit(self) -> LoopOutcome:
+        """Emits the loop; returns the values of its target and of the names its body binds."""
         ctx = self.ctx
-        ctx.begin_op()
-        types_, roots = self._discover()
+        types_, roots, checked = self._discover()
         for root in roots:  # a loop around this one carries them too
             ctx.note_update(root)
         carried = [(j, t) for j, t in enumerate(types_) if t is not None]
-        root_types = [_Carried("tensor", r._dtype, r._dims) for r in roots]
-        inits = [_convert(ctx, self.initial[j], t) for j, t in carried]
+        checked = {j: m for j, m in checked.items() if types_[j] is not None}
+        all_types = [t for _, t in carried] + [_Carried("tensor", r._dtype, r._dims) for r in roots]
+        inits = [_convert_unchecked(ctx, self.initial[j], t) for j, t in carried]
         for root in roots:
             ops._lift(ctx, root, "loop")
             inits.append(root._value)
-        all_types = [t for _, t in carried] + root_types
         args = ["%" + ctx.names.fresh("carried") for _ in all_types]
+        flags = {j: ("%" + ctx.names.fresh("set"), m) for j, m in checked.items()}
+        for arg, _ in flags.values():
+            all_types.append(_FLAG)
+            args.append(arg)
+            inits.append(ctx.top.const(True, "i1"))
         iv = "%" + ctx.names.fresh("iv")
         block = Block(ctx.names, indent=ctx.top.indent + 1)
-        result, _log, _ = self._run_body(block, types_, roots, args, iv)
+        t_after, result, log, _, index = self._run_body(block, types_, roots, args, iv, flags)
+        try:
+            self._check_state(log)
+        except _NotTraceable:
+            self._mark_dead(block, [*args, iv])
+            raise
         outer = ctx.top
         ctx.top = block
         try:
-            yields = [_convert(ctx, result[j], t) for j, t in carried]
-            yields += [_convert(ctx, root, t) for root, t in zip(roots, root_types)]
+            yields = [_convert_unchecked(ctx, result[j], t) for j, t in carried]
+            yields += [_convert(ctx, root, t) for root, t in zip(roots, all_types[len(carried):])]
+            yields += [_all_ok(block, _guard_of(result[j])) for j in flags]
+            exits: dict[int, _Exit] = {}
+            if self.names[0]:
+                exits[0] = self._exit(self.names[0], self.target_prior, t_after, index)
+            for j, unbound in enumerate(self.unbound):
+                if unbound:
+                    exits[j + 1] = self._exit(self.names[j + 1], _UNBOUND, result[j], index)
+            slots = [(k, x) for k, x in exits.items() if x.carried is not None]
+            slot_flags: dict[int, str] = {}
+            for _, x in slots:
+                assert x.carried is not None
+                all_types.append(x.carried)
+                args.append("%" + ctx.names.fresh("after"))
+                yields.append(_convert_unchecked(ctx, x.after, x.carried))
+            for k, x in slots:
+                guard = _guard_of(x.after)
+                if guard is not None:
+                    slot_flags[k] = guard.checks[0][1]
+                    all_types.append(_FLAG)
+                    args.append("%" + ctx.names.fresh("set"))
+                    yields.append(_all_ok(block, guard))
         finally:
             ctx.top = outer
+        for _, x in slots:
+            assert x.carried is not None
+            inits.append(_dummy(ctx, x.carried) if x.start is _UNBOUND else _convert_unchecked(ctx, x.start, x.carried))
+        inits += [ctx.top.const(True, "i1") for _ in slot_flags]
         if all_types:
             block.raw(f"scf.yield {', '.join(yields)} : {', '.join(t.mlir for t in all_types)}")
         top = ctx.top
@@ -569,19 +746,37 @@ class _Loop:
             top.raw(f"{head} {{")
         top.lines.extend(block.lines)
         top.raw("}")
-        out = list(result)
-        for n, (j, t) in enumerate(carried):
-            out[j] = _value(ctx, f"{res}#{n}", t)
-        for j, before in enumerate(self.initial):
-            if types_[j] is None:  # unchanged by the loop, or assigned only inside it
-                out[j] = _LoopLocal(self.names[j]) if before is _UNBOUND else before
-        for n, root in enumerate(roots):
-            root._value = f"{res}#{len(carried) + n}"
+        self._mark_dead(block, [*args, iv])
+        results = iter(f"{res}#{n}" for n in range(len(all_types)))
+        values: list[Any] = [None] * len(self.names)
+        for j, t in carried:
+            values[j + 1] = _value(ctx, next(results), t)
+        for root in roots:
+            root._value = next(results)
             root._dim_ssa = {}
             root._version = ctx.fresh_version()
             if root._arg is not None:
                 root._arg.written = True
-        return tuple(out)
+        for j, (_, message) in flags.items():
+            checks = self._after_checks(self.initial[j], (next(results), message), None)
+            values[j + 1]._guard = UseGuard(checks)
+        for j, _ in carried:
+            if j not in flags and (checks := self._after_checks(self.initial[j], None, None)):
+                values[j + 1]._guard = UseGuard(checks)
+        for j, before in enumerate(self.initial):
+            if types_[j] is None and not self.unbound[j]:  # unchanged by the loop
+                values[j + 1] = before
+        for k, x in exits.items():
+            values[k] = x.value
+        for k, x in slots:
+            assert x.carried is not None
+            values[k] = _value(ctx, next(results), x.carried)
+        for k, x in slots:
+            flag = (next(results), slot_flags[k]) if k in slot_flags else None
+            checks = self._after_checks(x.start, flag, x.unset)
+            if checks:
+                values[k]._guard = UseGuard(checks)
+        return LoopOutcome(False, values=tuple(values))
 
 
 def _same_python_value(a: Any, b: Any) -> bool:

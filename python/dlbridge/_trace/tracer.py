@@ -6,6 +6,7 @@ import contextvars
 import functools
 import inspect
 import linecache
+import operator
 import os
 import re
 import sys
@@ -30,6 +31,7 @@ __all__ = [
     "TraceError",
     "TracedArray",
     "SymbolicDim",
+    "UseGuard",
     "make_view",
     "sync_view",
     "unsupported",
@@ -346,6 +348,7 @@ class TraceContext:
 
     def __init__(self) -> None:
         self.names = NameTable()
+        self.names.dead_error = _dead_value_error
         self.top = Block(self.names, indent=2)
         self._last_loc: tuple[str, int] | None = None
         self.finished = False
@@ -407,6 +410,14 @@ class TraceContext:
         return cached
 
 
+def _dead_value_error(name: str, where: str) -> Exception:
+    return trace_error(
+        f"a value computed in the body of the loop at {where}, which is traced once as scf.for, is "
+        "used after the loop; only the names the body assigns are carried out of it, not values "
+        "kept in lists, dicts, attributes or closures"
+    )
+
+
 def begin_trace(ctx: TraceContext) -> contextvars.Token[TraceContext | None]:
     """Makes ``ctx`` the trace that operations on traced arrays emit into."""
     if _current.get() is not None:
@@ -423,8 +434,34 @@ def current_context() -> TraceContext | None:
     return _current.get()
 
 
+class UseGuard:
+    """Run-time checks that a traced value exists, emitted before its first use in each block.
+
+    A name a traced loop gives a value has none (Python raises UnboundLocalError) when the loop
+    runs 0 times; where the trip count is only known at run time, reading the value asserts each
+    ``(cond, message)`` of ``checks`` (``i1`` values of the blocks around the use)."""
+
+    def __init__(self, checks: Sequence[tuple[str, str]]) -> None:
+        self.checks = list(checks)
+        self._blocks: list[Block] = []
+
+    def check(self, ctx: TraceContext) -> None:
+        """Emits the assertions into the current block unless they are there already."""
+        top = ctx.top
+        if any(b is top for b in self._blocks):
+            return
+        self._blocks.append(top)
+        ctx.begin_op()
+        for cond, message in self.checks:
+            text = message.replace("\\", "\\\\").replace('"', '\\"').replace("{", "(").replace("}", ")")
+            top.raw(f'dlpack.assert {cond}, invalid_argument, "{text}"')
+
+
 # --------------------------------------------------------------------------------------------------
 # symbolic arrays
+
+
+_PY_OPERATOR = {"addi": "add", "subi": "sub", "muli": "mul", "floordivsi": "floordiv", "remsi": "mod"}
 
 
 class SymbolicDim:
@@ -438,12 +475,24 @@ class SymbolicDim:
     slicing, creation functions).  Comparisons and ``int()`` would need the value while tracing:
     they raise a TraceError (data-dependent control flow)."""
 
-    __slots__ = ("_ctx", "_value", "_desc")
+    __slots__ = ("_ctx", "_ssa", "_desc", "_guard")
 
     def __init__(self, ctx: TraceContext, value: str, desc: str) -> None:
         self._ctx = ctx
-        self._value = value
+        self._ssa = value
         self._desc = desc
+        self._guard: UseGuard | None = None
+
+    @property
+    def _value(self) -> str:
+        """The ``index`` SSA value, after the check of its guard (see :class:`UseGuard`)."""
+        if self._guard is not None:
+            self._guard.check(self._ctx)
+        return self._ssa
+
+    @_value.setter
+    def _value(self, value: str) -> None:
+        self._ssa = value
 
     @property
     def value(self) -> str:
@@ -501,6 +550,11 @@ class SymbolicDim:
     def _binary(self, op: str, symbol: str, other: object, reflected: bool) -> Any:
         rhs = self._operand(other)
         if rhs is None:
+            if isinstance(other, (bool, float, complex, np.number, np.bool_)):
+                # a float (or NumPy scalar) operand: the size as a weak Python int, as Python would
+                fn = getattr(operator, _PY_OPERATOR[op])
+                x = self.as_array()
+                return fn(other, x) if reflected else fn(x, other)
             return NotImplemented
         (a, da), (b, db) = ((self._value, self._desc), rhs)
         if reflected:
@@ -596,7 +650,7 @@ class TracedArray:
     ``__array_function__``) NumPy functions; each operation appends MLIR to the trace."""
 
     __slots__ = (
-        "_ctx", "_value", "_dtype", "_dims", "_weak", "_is_scalar", "_dim_ssa", "_alias",
+        "_ctx", "_ssa", "_guard", "_dtype", "_dims", "_weak", "_is_scalar", "_dim_ssa", "_alias",
         "_base", "_base_version", "_view_op", "_perm", "_region", "_version", "_updated_at",
         "_arg", "_serial",
     )
@@ -615,7 +669,8 @@ class TracedArray:
         sizes: Sequence[str | None] = (),
     ) -> None:
         self._ctx = ctx
-        self._value = value
+        self._ssa = value
+        self._guard: UseGuard | None = None
         self._dtype = dt
         self._dims: tuple[int | None, ...] = tuple(dims)
         self._weak = weak
@@ -639,6 +694,17 @@ class TracedArray:
         self._serial = ctx.fresh_serial()  # creation order: arrays made inside a loop body are its own
 
     # ---- what the emitters read (ops.py and the other implementation modules)
+    @property
+    def _value(self) -> str:
+        """The SSA value of the contents, after the check of its guard (see :class:`UseGuard`)."""
+        if self._guard is not None:
+            self._guard.check(self._ctx)
+        return self._ssa
+
+    @_value.setter
+    def _value(self, value: str) -> None:
+        self._ssa = value
+
     @property
     def context(self) -> TraceContext:
         """The trace this array belongs to."""

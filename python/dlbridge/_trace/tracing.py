@@ -15,7 +15,7 @@ from . import ops
 from .dtypes import DType, int_range
 from .dtypes import dtype as _as_dtype
 from .emitter import Block, clear_location, dims_str, tensor_type
-from .loops import rewrite_loops
+from .loop_source import rewrite_loops
 from .numpy_proxy import with_numpy_proxy
 from .tracer import (
     ArgSlot,
@@ -26,6 +26,7 @@ from .tracer import (
     StaticSpec,
     TraceContext,
     TracedArray,
+    TraceError,
     TraceResult,
     as_user_error,
     begin_trace,
@@ -215,10 +216,15 @@ def trace(
     token = begin_trace(ctx)
     clear_location()
     try:
+        runs, not_rewritten = rewrite_loops(fn)
         try:
-            out = with_numpy_proxy(rewrite_loops(fn))(*call_args)
+            out = with_numpy_proxy(runs)(*call_args)
         except Exception as exc:
             user_error = as_user_error(exc)
+            if isinstance(user_error, TraceError) and not_rewritten is not None:
+                user_error = TraceError(
+                    f"{user_error} (the for loops of {name}() run as Python loops, unrolled "
+                    f"while tracing, because {not_rewritten})")
             if user_error is exc:
                 raise
             raise user_error from None

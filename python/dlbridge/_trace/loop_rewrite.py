@@ -1,0 +1,332 @@
+"""The AST rewrite behind traced ``for ... in range(...)`` loops (see ``loops``).
+
+Every ``for <target> in range(<args>)`` statement of the function (not of functions nested in it)
+is rewritten so that which way it runs is decided while tracing, by ``loops.enter_loop``:
+
+- as Python (the original statements, unchanged), when the trip count is known while tracing and
+  small, when ``range`` is not the builtin, or outside a trace;
+- as one ``scf.for``, tracing a copy of the body once as the nested function
+  ``_dlbridge_body_<n>(<target>, _dlbridge_state)``. It receives the loop index and the values before the
+  iteration of every name the body binds, and returns the target's and those names' values after
+  the iteration; the names are then bound to their values after the loop, as Python leaves them
+  (to a stand-in whose every use is a TraceError where the traced loop cannot give one).
+
+A loop whose body Python could not run as such a function (``break``, ``continue``, ``return``,
+``yield``, ``del`` of a name, a target that is not a name, a name it binds that is declared
+``global``/``nonlocal`` or that a closure defined outside the body reads) only runs as Python:
+``loops.python_range`` refuses it by name when its trip count is unknown while tracing.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+__all__ = ["HELPERS", "PREFIX", "rewrite_function"]
+
+PREFIX = "_dlbridge_"
+#: The free names the rewritten code uses: ``loops.enter_loop`` and ``loops.python_range``.
+HELPERS = (f"{PREFIX}enter_loop", f"{PREFIX}python_range")
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+#: Scopes whose code may run after the statement that creates them (a closure sees the names it
+#: reads as they are when it runs).
+_LAZY = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.GeneratorExp)
+
+
+@dataclass
+class _LoopFacts:
+    """What the rewrite knows of one range loop of the original function."""
+
+    bound: list[str]  # the names its body binds in the function's scope, target excluded
+    reason: str | None  # why it can only run as Python, or None
+
+
+# --------------------------------------------------------------------------------------------------
+# names
+
+
+def _own_scope(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """The nodes of ``nodes`` in their own scope, and the scope nodes nested in them (whose
+    insides are not visited)."""
+    stack = list(nodes)[::-1]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, _SCOPES):
+            continue
+        stack.extend(list(ast.iter_child_nodes(node))[::-1])
+
+
+def _walrus_targets(node: ast.AST) -> Iterator[str]:
+    """The names ``:=`` binds inside comprehension ``node``: they belong to the enclosing scope."""
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+            yield sub.target.id
+
+
+def _bindings(nodes: Sequence[ast.AST]) -> list[str]:
+    """The names ``nodes`` bind in their own scope, in order of first binding."""
+    names: list[str] = []
+    for node in _own_scope(nodes):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.append(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.extend((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            names.extend(_walrus_targets(node))
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.append(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.append(node.rest)
+    return list(dict.fromkeys(names))
+
+
+def _declared(nodes: Sequence[ast.AST], kind: type) -> set[str]:
+    return {n for node in _own_scope(nodes) if isinstance(node, kind) for n in node.names}  # type: ignore[attr-defined]
+
+
+def _scope_body(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.Lambda):
+        return [node.body]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return list(node.body)
+    return [node]  # a comprehension: its generators and element
+
+
+def _params(node: ast.AST) -> set[str]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        a = node.args
+        every = [*a.posonlyargs, *a.args, *a.kwonlyargs, *([a.vararg] if a.vararg else []),
+                 *([a.kwarg] if a.kwarg else [])]
+        return {p.arg for p in every}
+    return set()
+
+
+def _free_names(scope: ast.AST) -> set[str]:
+    """The names scope ``scope`` reads or binds from enclosing scopes (a close superset)."""
+    if isinstance(scope, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        inner: list[ast.AST] = [*scope.generators]
+        inner += [scope.key, scope.value] if isinstance(scope, ast.DictComp) else [scope.elt]
+        local = {n.id for g in scope.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        body = inner
+    else:
+        body = _scope_body(scope)
+        local = _params(scope) | set(_bindings(body))
+        local -= _declared(body, ast.Nonlocal) | _declared(body, ast.Global)
+    used: set[str] = set()
+    for node in _own_scope(body):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, ast.Nonlocal):
+            used.update(node.names)
+        elif isinstance(node, _SCOPES):
+            used |= _free_names(node)
+    return used - local
+
+
+# --------------------------------------------------------------------------------------------------
+# which loops can be traced
+
+
+def _range_args(stmt: ast.stmt) -> list[ast.expr] | None:
+    """The arguments of ``for ... in range(<args>)``, or None for another statement."""
+    if not (isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.Call)):
+        return None
+    call = stmt.iter
+    if not (isinstance(call.func, ast.Name) and call.func.id == "range"):
+        return None
+    if call.keywords or not 1 <= len(call.args) <= 3 or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    return list(call.args)
+
+
+def _python_only(body: Sequence[ast.stmt]) -> str | None:
+    """Why a loop body cannot run as a function called once per iteration, or None."""
+
+    def visit(node: ast.AST, in_loop: bool) -> str | None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return None
+        if isinstance(node, ast.Return):
+            return "its body returns ('return')"
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
+            return "its body yields or awaits"
+        if isinstance(node, ast.Break) and not in_loop:
+            return "its body leaves it with 'break'"
+        if isinstance(node, ast.Continue) and not in_loop:
+            return "its body uses 'continue'"
+        if isinstance(node, ast.Delete) and any(isinstance(t, ast.Name) for t in node.targets):
+            return "its body deletes a name ('del')"
+        if isinstance(node, ast.ExceptHandler) and node.name:
+            return f"its body binds '{node.name}' in 'except ... as {node.name}', which Python unbinds"
+        if isinstance(node, ast.AnnAssign) and node.value is None and isinstance(node.target, ast.Name):
+            return f"its body annotates '{node.target.id}' without assigning it"
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            parts = [(c, True) for c in node.body] + [(c, in_loop) for c in node.orelse]
+        else:
+            parts = [(c, in_loop) for c in ast.iter_child_nodes(node)]
+        for child, inside in parts:
+            why = visit(child, inside)
+            if why:
+                return why
+        return None
+
+    for stmt in body:
+        why = visit(stmt, False)
+        if why:
+            return why
+    return None
+
+
+def _analyse(func: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    """Attaches ``_LoopFacts`` (attribute ``dl_facts``) to every range loop of ``func``."""
+    body = func.body
+    declared = _declared(body, ast.Global) | _declared(body, ast.Nonlocal)
+    parents: dict[int, ast.AST] = {}
+    order: list[ast.AST] = []
+    for node in _own_scope(body):
+        order.append(node)
+        if isinstance(node, _SCOPES):
+            continue
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    position = {id(n): k for k, n in enumerate(order)}
+
+    def ancestors(node: ast.AST) -> list[ast.AST]:
+        out = []
+        while id(node) in parents:
+            node = parents[id(node)]
+            out.append(node)
+        return out
+
+    lazy = [(n, _free_names(n), ancestors(n)) for n in order if isinstance(n, _LAZY)]
+    for stmt in order:
+        if not isinstance(stmt, ast.stmt) or _range_args(stmt) is None:
+            continue
+        assert isinstance(stmt, ast.For)
+        target = stmt.target.id if isinstance(stmt.target, ast.Name) else None
+        bound = [n for n in _bindings(stmt.body) if n != target]
+        reason = None if target else "its target is not a single name"
+        reason = reason or _python_only(stmt.body)
+        names = ([target] if target else []) + bound
+        for name in names:
+            if reason:
+                break
+            if name in declared:
+                reason = f"it rebinds '{name}', which is declared global or nonlocal"
+        enclosing = [a for a in ancestors(stmt) if isinstance(a, (ast.For, ast.While, ast.AsyncFor))]
+        for scope, free, scope_parents in lazy:
+            if reason:
+                break
+            if any(p is stmt for p in scope_parents):
+                continue  # created in the body: reads the body's own names
+            before = position[id(scope)] < position[id(stmt)]
+            if not before and not any(any(p is loop for p in scope_parents) for loop in enclosing):
+                continue  # created after the loop, outside any loop around it
+            caught = [n for n in names if n in free]
+            if caught:
+                reason = (f"it rebinds '{caught[0]}', which a closure created outside its body "
+                          f"(line {scope.lineno}) reads")
+        stmt.dl_facts = _LoopFacts(bound, reason)  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------------------------------
+# the rewrite
+
+
+def _name(id_: str, ctx: ast.expr_context | None = None) -> ast.Name:
+    return ast.Name(id_, ctx or ast.Load())
+
+
+def _call(func: str, args: list[ast.expr]) -> ast.Call:
+    return ast.Call(_name(func), args, [])
+
+
+def _arguments(names: Sequence[str]) -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in names], vararg=None, kwonlyargs=[],
+                         kw_defaults=[], kwarg=None, defaults=[])
+
+
+class _Rewriter:
+    def __init__(self) -> None:
+        self.count = itertools.count()
+        self.changed = False
+
+    def statements(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for stmt in body:
+            out.extend(self.statement(stmt))
+        return out
+
+    def statement(self, stmt: ast.stmt) -> list[ast.stmt]:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return [stmt]
+        facts: _LoopFacts | None = getattr(stmt, "dl_facts", None)
+        if facts is None:
+            self._inner(stmt)
+            return [stmt]
+        assert isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.Call)
+        self.changed = True
+        n = next(self.count)
+        line = ast.Constant(stmt.lineno)
+        args = ast.Tuple(list(stmt.iter.args), ast.Load())
+        if facts.reason is not None:
+            stmt.iter = _call(HELPERS[1], [_name("range"), args, ast.Constant(facts.reason), line])
+            self._inner(stmt)
+            return [ast.copy_location(stmt, stmt)]
+        assert isinstance(stmt.target, ast.Name)
+        target = stmt.target.id
+        names = [target, *facts.bound]
+        loop = f"{PREFIX}loop_{n}"
+        body_name = f"{PREFIX}body_{n}"
+        state = f"{PREFIX}state"
+
+        def names_tuple(ctx: ast.expr_context, which: Sequence[str]) -> ast.Tuple:
+            return ast.Tuple([_name(c, ctx) for c in which], ctx)
+
+        traced_body: list[ast.stmt] = []
+        if facts.bound:
+            traced_body.append(ast.Assign([names_tuple(ast.Store(), facts.bound)], _name(state)))
+        traced_body += self.statements(copy.deepcopy(stmt.body))
+        traced_body.append(ast.Return(names_tuple(ast.Load(), names)))
+        body_def = ast.FunctionDef(body_name, _arguments([target, state]), traced_body, [], None, None)
+        enter = ast.Assign(
+            [_name(loop, ast.Store())],
+            _call(HELPERS[0], [_name("range"), args, _name(body_name),
+                               ast.Tuple([ast.Constant(c) for c in names], ast.Load()), line]),
+        )
+        attr = lambda a: ast.Attribute(_name(loop), a, ast.Load())  # noqa: E731
+        python_loop = ast.For(stmt.target, attr("range"), self.statements(stmt.body),
+                              self.statements(copy.deepcopy(stmt.orelse)), None)
+        traced: list[ast.stmt] = [ast.Assign([names_tuple(ast.Store(), names)], attr("values"))]
+        traced += self.statements(stmt.orelse)
+        branch = ast.If(attr("python"), [python_loop], traced)
+        out: list[ast.stmt] = [body_def, enter, branch]
+        for node in out:
+            ast.copy_location(node, stmt)
+        return out
+
+    def _inner(self, stmt: ast.stmt) -> None:
+        """Rewrites the statement lists inside ``stmt`` (if/while/with/try/for/match bodies)."""
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                setattr(stmt, field, self.statements(inner))
+        for handler in getattr(stmt, "handlers", []):
+            handler.body = self.statements(handler.body)
+        for case in getattr(stmt, "cases", []):
+            case.body = self.statements(case.body)
+
+
+def rewrite_function(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Rewrites the range loops of ``func`` in place (see the module); whether it had any."""
+    _analyse(func)
+    rewriter = _Rewriter()
+    func.body = rewriter.statements(func.body)
+    return rewriter.changed
