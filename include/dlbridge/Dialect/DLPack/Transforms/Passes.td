@@ -339,7 +339,9 @@ def DLPackCheckDataIndices
     a load yields zero (or poison) instead, a `tensor.insert` its
     destination, a store does nothing; `--dlbridge-report-kernel-checks`
     then turns the assertions that end up in kernels into a status the host
-    reads after the kernels ran.
+    reads after the kernels ran. On the CPU a loop holding such a check
+    runs on the calling thread: `--dlbridge-parallelize-outer-loops` keeps
+    loops whose checks may end the call sequential.
   }];
   let options = [
     Option<"guardAccesses", "guard-accesses", "bool", /*default=*/"false",
