@@ -109,3 +109,31 @@ func.func @host_only(%c: i1) {
   }
   return
 }
+
+// -----
+
+// An entry whose kernel check failed returns the failure, not its results:
+// the buffers it allocated for them are freed then (an argument it returns
+// is not its to free).
+// CHECK-LABEL: func.func @entry(
+// CHECK-SAME: %[[ARG:[^:]*]]: memref<4xf32>
+// CHECK: %[[OUT:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK: llvm.call @dlrt_call_synchronize
+// CHECK: %[[NUMBER:.*]] = memref.load
+// CHECK: %[[FAILED:.*]] = arith.cmpi ne, %[[NUMBER]], %c0_i64
+// CHECK-NEXT: scf.if %[[FAILED]] {
+// CHECK-NEXT: gpu.dealloc %[[OUT]] : memref<4xf32>
+// CHECK-NEXT: }
+// CHECK: dlpack.assert
+// CHECK-NEXT: return %[[OUT]], %[[ARG]]
+func.func @entry(%a: memref<4xf32>, %c: i1) -> (memref<4xf32>, memref<4xf32>)
+    attributes {dlpack.entry} {
+  %c1 = arith.constant 1 : index
+  %out = gpu.alloc () : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    dlpack.assert %c, index_out_of_range, "check"
+    gpu.terminator
+  }
+  return %out, %a : memref<4xf32>, memref<4xf32>
+}

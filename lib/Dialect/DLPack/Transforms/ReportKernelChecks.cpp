@@ -10,6 +10,7 @@
 
 #include "dlbridge/Conversion/DLPackToLLVM/RuntimeCalls.h"
 #include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
+#include "dlbridge/Dialect/DLPack/Transforms/ResultOwnership.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -81,10 +82,32 @@ void recordInKernel(AssertOp assertion, int64_t number, Value words) {
   assertion.erase();
 }
 
+/// Frees the buffers an entry owns and would return, when a check failed:
+/// the entry point returns the failure instead of them.
+void freeResultsIfFailed(OpBuilder &builder, Location loc, func::FuncOp func,
+                         func::ReturnOp ret, Value failedNumber) {
+  if (!func->hasAttr(DLPackDialect::kEntryAttrName))
+    return;
+  SmallVector<Value> owned;
+  for (const ReturnedBuffer &buffer : classifyReturnedBuffers(func, ret))
+    if (buffer.origin == ResultOrigin::Owned)
+      owned.push_back(ret.getOperand(buffer.resultIndex));
+  if (owned.empty())
+    return;
+  Value failed =
+      arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
+                            failedNumber, constantI64(builder, loc, 0));
+  auto ifFailed = scf::IfOp::create(builder, loc, failed);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(ifFailed.thenBlock());
+  for (Value buffer : owned)
+    gpu::DeallocOp::create(builder, loc, TypeRange(), ValueRange(), buffer);
+}
+
 /// Before `ret`: reads the words back and asserts, for each of `assertions`
 /// (numbered from 1), that it is not the one that failed.
-LogicalResult reportBeforeReturn(Operation *ret, Value words,
-                                 ArrayRef<AssertOp> assertions) {
+LogicalResult reportBeforeReturn(func::FuncOp func, func::ReturnOp ret,
+                                 Value words, ArrayRef<AssertOp> assertions) {
   OpBuilder builder(ret);
   Location loc = ret->getLoc();
   auto type = cast<MemRefType>(words.getType());
@@ -102,6 +125,7 @@ LogicalResult reportBeforeReturn(Operation *ret, Value words,
   gpu::DeallocOp::create(builder, loc, TypeRange(), ValueRange(), words);
   Value failedNumber = memref::LoadOp::create(
       builder, loc, host, constantIndex(builder, loc, kNumberWord));
+  freeResultsIfFailed(builder, loc, func, ret, failedNumber);
   for (auto [i, original] : llvm::enumerate(assertions)) {
     AssertOp assertion = original;
     Value ok = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
@@ -149,7 +173,7 @@ LogicalResult reportKernelChecks(func::FuncOp func) {
   SmallVector<func::ReturnOp> returns;
   func.walk([&](func::ReturnOp ret) { returns.push_back(ret); });
   for (func::ReturnOp ret : returns)
-    if (failed(reportBeforeReturn(ret, words, assertions)))
+    if (failed(reportBeforeReturn(func, ret, words, assertions)))
       return failure();
   for (auto [i, assertion] : llvm::enumerate(assertions))
     recordInKernel(assertion, int64_t(i) + 1, words);

@@ -376,7 +376,9 @@ def DLPackReportKernelChecks
     - before each `func.return`, copies the words back (`gpu.memcpy`), waits
       for the call's stream (`dlrt_call_synchronize`), frees the buffer and
       asserts on the host, one `dlpack.assert` per kernel assertion with its
-      status and message, that word 1 is not its number.
+      status and message, that word 1 is not its number; in an entry,
+      the buffers it allocated for its results are freed first when one
+      failed (the entry point returns the failure instead of them).
 
     So a kernel's failed check ends the call like a host check does, at
     the cost of one stream synchronisation per call of a function whose
