@@ -127,6 +127,30 @@ func.func @insert_at(%t: tensor<8xf32>, %at: tensor<i64>, %v: f32) -> tensor<8xf
 
 // -----
 
+// A parallel scatter-add: the atomic update's index comes from data.
+// CHECK-LABEL: func.func @scatter_add(
+// CHECK: %[[K:.*]] = arith.index_cast
+// CHECK: dlpack.assert {{.*}}"'memref.atomic_rmw' at {{.*}}: index {0} is out of bounds for dimension #0 of operand #1 with size {1}" (%[[K]],
+// CHECK-NEXT: memref.atomic_rmw addf
+// GUARD-LABEL: func.func @scatter_add(
+// GUARD: scf.if %{{.*}} -> (f32) {
+// GUARD-NEXT: memref.atomic_rmw addf
+func.func @scatter_add(%out: memref<?xf32>, %idx: memref<?xi32>, %v: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %idx, %c0 : memref<?xi32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %j = memref.load %idx[%i] : memref<?xi32>
+    %k = arith.index_cast %j : i32 to index
+    %x = memref.load %v[%i] : memref<?xf32>
+    %old = memref.atomic_rmw addf %x, %out[%k] : (f32, memref<?xf32>) -> f32
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // affine.load with a symbol read from data: the map's result is computed
 // and checked.
 // CHECK-LABEL: func.func @affine_symbol(

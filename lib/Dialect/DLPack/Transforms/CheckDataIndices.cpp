@@ -100,6 +100,13 @@ std::optional<Access> getAccess(Operation *op) {
     access.shaped = store.getMemRef();
     access.operandNumber = 1;
     llvm::append_range(access.indices, store.getIndices());
+  } else if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op)) {
+    access.shaped = rmw.getMemref();
+    access.operandNumber = 1;
+    llvm::append_range(access.indices, rmw.getIndices());
+  } else if (auto rmw = dyn_cast<memref::GenericAtomicRMWOp>(op)) {
+    access.shaped = rmw.getMemref();
+    llvm::append_range(access.indices, rmw.getIndices());
   } else if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
     access.shaped = extract.getTensor();
     llvm::append_range(access.indices, extract.getIndices());

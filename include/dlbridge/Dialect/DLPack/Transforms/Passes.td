@@ -311,9 +311,10 @@ def DLPackCheckDataIndices
     from constants, function arguments, induction variables of loops
     (`LoopLikeOpInterface`), `linalg.index`, GPU thread and block ids, and
     `tensor.dim`/`memref.dim`. Every other index of a `tensor.extract`,
-    `tensor.insert`, `memref.load`, `memref.store`, `affine.load` or
-    `affine.store` (in the latter two, every map result that uses such an
-    operand) depends on data: a loaded element, a linalg body's element
+    `tensor.insert`, `memref.load`, `memref.store`, `memref.atomic_rmw`,
+    `memref.generic_atomic_rmw`, `affine.load` or `affine.store` (in the
+    affine ones, every map result that uses such an operand) depends on
+    data: a loaded element, a linalg body's element
     argument, a value carried through `scf.for`/`scf.while` iterations or
     between blocks. Before each such access this pass compares the index
     with its dimension (one unsigned compare: negative indices fail too)
@@ -326,7 +327,8 @@ def DLPackCheckDataIndices
     ```
 
     so the call ends with status `index_out_of_range` (Python:
-    `IndexError`) instead of reading garbage. Accesses in `gpu.module`s are
+    `IndexError`) instead of reading garbage. Vector accesses (`vector.load`,
+    `vector.gather`, transfers) are not checked here. Accesses in `gpu.module`s are
     left alone (they cannot report; kernels the pipeline generates are
     covered before they are outlined).
 
