@@ -107,21 +107,37 @@ func.func @scatter_and_chase(%out: memref<?xf32>, %idx: memref<?xindex>,
 
 // -----
 
-// tensor.insert at an index read from data; guarded, the destination is
-// yielded unchanged where it does not run.
+// tensor.insert at an index read from data. Once per call (not in a loop,
+// a linalg op or a kernel), it is checked before as in host code even with
+// guard-accesses; in a loop, guarded, the destination is yielded unchanged
+// where it does not run.
 // CHECK-LABEL: func.func @insert_at(
+// CHECK: dlpack.assert {{.*}}'tensor.insert' {{.*}}of operand #1
 // CHECK: dlpack.assert {{.*}}'tensor.insert' {{.*}}of operand #1
 // GUARD-LABEL: func.func @insert_at(
 // GUARD-SAME: %[[T:[^:]*]]: tensor<8xf32>
+// GUARD-NOT: scf.if
+// GUARD: dlpack.assert
+// GUARD-NEXT: %[[ONCE:.*]] = tensor.insert
+// GUARD: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ONCE]])
 // GUARD: %[[R:.*]] = scf.if %{{.*}} -> (tensor<8xf32>) {
 // GUARD: tensor.insert
 // GUARD: } else {
-// GUARD: scf.yield %[[T]] : tensor<8xf32>
-// GUARD: return %[[R]]
-func.func @insert_at(%t: tensor<8xf32>, %at: tensor<i64>, %v: f32) -> tensor<8xf32> {
-  %k = tensor.extract %at[] : tensor<i64>
+// GUARD: scf.yield %[[ACC]] : tensor<8xf32>
+// GUARD: scf.yield %[[R]]
+func.func @insert_at(%t: tensor<8xf32>, %at: tensor<4xi64>, %v: f32) -> tensor<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %k = tensor.extract %at[%c0] : tensor<4xi64>
   %i = arith.index_cast %k : i64 to index
-  %r = tensor.insert %v into %t[%i] : tensor<8xf32>
+  %once = tensor.insert %v into %t[%i] : tensor<8xf32>
+  %r = scf.for %n = %c1 to %c4 step %c1 iter_args(%acc = %once) -> tensor<8xf32> {
+    %kn = tensor.extract %at[%n] : tensor<4xi64>
+    %in = arith.index_cast %kn : i64 to index
+    %u = tensor.insert %v into %acc[%in] : tensor<8xf32>
+    scf.yield %u : tensor<8xf32>
+  }
   return %r : tensor<8xf32>
 }
 

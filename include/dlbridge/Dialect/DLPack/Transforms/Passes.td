@@ -337,7 +337,8 @@ def DLPackCheckDataIndices
     `tensor.extract`s (bufferization carries the checks along into loops and
     kernels), and memref-level modules their loads and stores. With
     `guard-accesses` (the CUDA pipeline, where a failed check cannot stop a
-    kernel) the access itself also runs only when its indices are in range:
+    kernel) an access in a loop, a linalg op or a `gpu.launch` itself also
+    runs only when its indices are in range:
     a load yields zero (or poison) instead, a `tensor.insert` its
     destination, a store does nothing; `--dlbridge-report-kernel-checks`
     then turns the assertions that end up in kernels into a status the host
