@@ -24,8 +24,9 @@ namespace {
 
 /// Tensors to buffers, after refusing GPU code (which needs the CUDA
 /// target): arith and math on whole tensors and linalg.pack/unpack
-/// first become linalg and tensor ops that bufferize; shape relations between
-/// arguments are checked before any buffer exists (and while named ops still
+/// first become linalg and tensor ops that bufferize; indices read from data
+/// are checked where they are used, and shape relations between
+/// arguments before any buffer exists (and while named ops still
 /// have their names, for the messages). Tensor arguments become memrefs with
 /// fully dynamic strides, so one compiled function serves every layout a
 /// DLPack tensor can have; the contiguous specialisation takes identity
@@ -36,6 +37,7 @@ void buildTensorToBuffers(OpPassManager &pm,
   pm.addPass(dlbridge::createRefuseGPUCode());
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(dlbridge::createLowerPackUnpack());
+  pm.addPass(dlbridge::dlpack::createDLPackCheckDataIndices());
   pm.addPass(dlbridge::dlpack::createDLPackGenerateShapeChecks());
   if (options.bufferize)
     dlbridge::addBufferizationPasses(

@@ -41,6 +41,9 @@ void buildTensorToBuffers(OpPassManager &pm,
   pm.addPass(dlbridge::createDecomposeAggregatedOps());
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(dlbridge::createLowerPackUnpack());
+  dlbridge::dlpack::DLPackCheckDataIndicesOptions indexOptions;
+  indexOptions.guardAccesses = true;
+  pm.addPass(dlbridge::dlpack::createDLPackCheckDataIndices(indexOptions));
   pm.addPass(dlbridge::dlpack::createDLPackGenerateShapeChecks());
   if (options.bufferize)
     dlbridge::addBufferizationPasses(
@@ -79,6 +82,8 @@ void buildLoopsToKernels(OpPassManager &pm) {
   // the kernel's known block size (`.maxntid` in PTX).
   pm.addPass(createCanonicalizerPass());
   pm.addPass(dlbridge::dlpack::createDLPackOffloadHostCode());
+  // Failed index checks in kernels become a status the host reads back.
+  pm.addPass(dlbridge::dlpack::createDLPackReportKernelChecks());
   pm.addPass(dlbridge::createSinkConstantGlobals());
   // Constants the canonicalizer hoisted out of launches go back in, so that
   // kernels fold them instead of taking them as parameters.

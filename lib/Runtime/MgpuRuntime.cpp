@@ -554,6 +554,14 @@ void mgpuStreamSynchronize(void *stream) {
         "cuStreamSynchronize");
 }
 
+void dlrt_call_synchronize(void) {
+  const DriverApi *api = driverOrNote();
+  if (!api || !activateDefault())
+    return;
+  check(api->StreamSynchronize(toDriverStream(dlrt_call_stream())),
+        "cuStreamSynchronize");
+}
+
 void mgpuStreamDestroy(void *stream) {
   const DriverApi *api = driverOrNote();
   Registry *reg = api ? registryOrNote() : nullptr;

@@ -1,6 +1,6 @@
 // Loops over tensors as a backend writes them: scf.for carrying a tensor it
-// recomputes every iteration (iter_args), and a loop updating slices of its
-// carried tensor in place. The CPU pipeline runs them against NumPy (the
+// recomputes every iteration (iter_args), the same through scf.while, and a
+// loop updating slices of its carried tensor in place. The CPU pipeline runs them against NumPy (the
 // argument is left untouched, earlier iterations' buffers are freed), the
 // CUDA pipeline compiles them through ptxas (the ownership flags that free
 // the buffers a loop yields stay in host memory).
@@ -14,6 +14,10 @@
 // RUN: %python %S/../Tools/dl-run/check.py %t/double.npy "a * 8 + 1" a=%t/a.npy
 // RUN: dl-run %s --entry repeated_double -i %t/af.npy -i 0 -o %t/none.npy
 // RUN: %python %S/../Tools/dl-run/check.py %t/none.npy "a + 1" a=%t/a.npy
+// RUN: dl-run %s --entry doubled_while -i %t/af.npy -i 3 -o %t/while.npy
+// RUN: %python %S/../Tools/dl-run/check.py %t/while.npy "a * 8" a=%t/a.npy
+// RUN: dl-run %s --entry doubled_while -i %t/af.npy -i 0 -o %t/while0.npy
+// RUN: %python %S/../Tools/dl-run/check.py %t/while0.npy "a" a=%t/a.npy
 // RUN: dl-run %s --entry prefix_rows -i %t/af.npy -o %t/prefix.npy
 // RUN: %python %S/../Tools/dl-run/check.py %t/prefix.npy "np.cumsum(a, axis=0)" a=%t/a.npy
 
@@ -37,6 +41,26 @@ func.func @repeated_double(%a: tensor<?x?xf32>, %n: index) -> tensor<?x?xf32>
       linalg.yield %y : f32
     }
   return %plus : tensor<?x?xf32>
+}
+
+// A tensor carried through scf.while is an entry result as one carried
+// through scf.for is; with no iteration it is a copy of the argument.
+// CHECK-LABEL: llvm.func @doubled_while(
+func.func @doubled_while(%a: tensor<?x?xf32>, %n: index) -> tensor<?x?xf32>
+    attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.while (%i = %c0, %acc = %a)
+      : (index, tensor<?x?xf32>) -> (index, tensor<?x?xf32>) {
+    %more = arith.cmpi slt, %i, %n : index
+    scf.condition(%more) %i, %acc : index, tensor<?x?xf32>
+  } do {
+  ^bb0(%j: index, %t: tensor<?x?xf32>):
+    %s = arith.addf %t, %t : tensor<?x?xf32>
+    %k = arith.addi %j, %c1 : index
+    scf.yield %k, %s : index, tensor<?x?xf32>
+  }
+  return %r#1 : tensor<?x?xf32>
 }
 
 // CHECK-LABEL: llvm.func @prefix_rows(

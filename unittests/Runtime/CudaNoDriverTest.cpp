@@ -135,6 +135,7 @@ TEST_F(CudaNoDriver, MgpuCallsRecordTheErrorWithoutCrashing) {
                  [&] { EXPECT_EQ(mgpuStreamCreate(), nullptr); });
   expectRecorded("mgpuStreamSynchronize", [&] { mgpuStreamSynchronize(fake); });
   expectRecorded("mgpuStreamDestroy", [&] { mgpuStreamDestroy(fake); });
+  expectRecorded("dlrt_call_synchronize", [&] { dlrt_call_synchronize(); });
   expectRecorded("mgpuStreamWaitEvent",
                  [&] { mgpuStreamWaitEvent(nullptr, fake); });
   expectRecorded("mgpuEventCreate",
@@ -201,6 +202,19 @@ TEST_F(CudaNoDriver, CallEndReportsTheCallsLaunchFailure) {
   EXPECT_EQ(dlrt_status(&ctx), DLRT_ERR_NO_CUDA_DRIVER);
   EXPECT_EQ(std::string(ctx.error).rfind("no CUDA driver: ", 0), 0u)
       << ctx.error;
+  EXPECT_EQ(dlrt_cuda_take_launch_error(), DLRT_OK);
+}
+
+TEST_F(CudaNoDriver, CallSynchronizeFailsTheCall) {
+  // What an entry whose kernels have checks calls before reading them back:
+  // without a driver the call ends with NO_CUDA_DRIVER, not with a crash.
+  dlrt_call_ctx ctx;
+  int stream;
+  dlrt_call_ctx_init(&ctx, kCuda, &stream);
+  dlrt_call_begin(&ctx);
+  dlrt_call_synchronize();
+  dlrt_call_end(&ctx);
+  EXPECT_EQ(dlrt_status(&ctx), DLRT_ERR_NO_CUDA_DRIVER);
   EXPECT_EQ(dlrt_cuda_take_launch_error(), DLRT_OK);
 }
 

@@ -116,3 +116,49 @@ func.func @through_calls(%x: memref<4xf32>, %c: i1, %n: index)
   }
   return %id, %new, %if, %loop : memref<4xf32>, memref<4xf32>, memref<4xf32>, memref<4xf32>
 }
+
+// -----
+
+// Through scf.while (and any op with regions that says where its values
+// flow): a buffer carried through its condition and body regions is owned
+// when every buffer it may be is, so it is returned as it is; an argument
+// it may carry (a loop that runs no iteration) is copied.
+// CHECK-LABEL: func.func @through_while(
+// CHECK-SAME: %[[X:[^:]*]]: memref<4xf32>, %[[N:.*]]: index)
+// CHECK: %[[OWNED:.*]]:2 = scf.while
+// CHECK: %[[MAYBE_X:.*]]:2 = scf.while
+// CHECK: %[[COPY:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: memref.copy %[[MAYBE_X]]#1, %[[COPY]]
+// CHECK: return %[[OWNED]]#1, %[[COPY]]
+// ENTRY-LABEL: func.func @through_while__dlpack(
+// ENTRY-COUNT-2: dlpack.pack
+func.func private @fresh() -> memref<4xf32> {
+  %a = memref.alloc() : memref<4xf32>
+  return %a : memref<4xf32>
+}
+func.func @through_while(%x: memref<4xf32>, %n: index)
+    -> (memref<4xf32>, memref<4xf32>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = memref.alloc() : memref<4xf32>
+  %owned:2 = scf.while (%i = %c0, %acc = %init)
+      : (index, memref<4xf32>) -> (index, memref<4xf32>) {
+    %more = arith.cmpi slt, %i, %n : index
+    scf.condition(%more) %i, %acc : index, memref<4xf32>
+  } do {
+  ^bb0(%j: index, %b: memref<4xf32>):
+    %next = func.call @fresh() : () -> memref<4xf32>
+    %k = arith.addi %j, %c1 : index
+    scf.yield %k, %next : index, memref<4xf32>
+  }
+  %maybe_x:2 = scf.while (%i = %c0, %acc = %x)
+      : (index, memref<4xf32>) -> (index, memref<4xf32>) {
+    %more = arith.cmpi slt, %i, %n : index
+    scf.condition(%more) %i, %acc : index, memref<4xf32>
+  } do {
+  ^bb0(%j: index, %b: memref<4xf32>):
+    %k = arith.addi %j, %c1 : index
+    scf.yield %k, %b : index, memref<4xf32>
+  }
+  return %owned#1, %maybe_x#1 : memref<4xf32>, memref<4xf32>
+}

@@ -7,8 +7,8 @@
 #include "dlbridge/Dialect/DLPack/Transforms/ResultOwnership.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -51,8 +51,9 @@ ResultOrigin getRootOrigin(func::FuncOp func, Value root) {
 }
 
 /// Where a returned value's buffer comes from, looking through the values
-/// control flow and calls merge: an `scf.if`, `scf.for` or `arith.select`
-/// result is each of the values it may be, and a `func.call` result is what
+/// control flow and calls merge: an `arith.select` result, and a result or
+/// region argument of an op with regions (`RegionBranchOpInterface`), is
+/// each of the values it may be, and a `func.call` result is what
 /// the callee returns (which is how the buffer deallocation pipeline hands
 /// over ownership, of call results and of its own `scf.if`s choosing
 /// between a buffer and its clone).
@@ -85,30 +86,68 @@ private:
     if (auto select = dyn_cast_or_null<arith::SelectOp>(def))
       return merge(root, {trace(func, select.getTrueValue()),
                           trace(func, select.getFalseValue())});
-    if (auto ifOp = dyn_cast_or_null<scf::IfOp>(def)) {
-      SmallVector<Traced> parts;
-      for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
-        if (!region->empty())
-          parts.push_back(
-              trace(func, region->front().getTerminator()->getOperand(
-                              result.getResultNumber())));
-      return merge(root, parts);
-    }
-    if (auto forOp = dyn_cast_or_null<scf::ForOp>(def)) {
-      unsigned index = result.getResultNumber();
-      // The body's iter_arg is the loop's own value: the trace of this
-      // result covers it.
-      active.insert(forOp.getRegionIterArg(index));
-      Traced traced =
-          merge(root, {trace(func, forOp.getInitArgs()[index]),
-                       trace(func, forOp.getYieldedValues()[index])});
-      active.erase(forOp.getRegionIterArg(index));
-      return traced;
+    if (auto branch = dyn_cast_or_null<RegionBranchOpInterface>(def))
+      return traceBranchInput(func, root, branch, /*region=*/nullptr,
+                              result.getResultNumber());
+    if (auto arg = dyn_cast<BlockArgument>(root)) {
+      Region *region = arg.getOwner()->getParent();
+      if (auto branch =
+              dyn_cast<RegionBranchOpInterface>(region->getParentOp());
+          branch && arg.getOwner()->isEntryBlock()) {
+        auto inputs = getSuccessorInputs(branch, region);
+        auto *it = llvm::find(inputs, root);
+        if (it != inputs.end())
+          return traceBranchInput(func, root, branch, region,
+                                  std::distance(inputs.begin(), it));
+      }
     }
     if (auto call = dyn_cast_or_null<func::CallOp>(def))
       return traceCall(func, call, result.getResultNumber());
     ResultOrigin origin = getRootOrigin(func, root);
     return {origin, root, {root}};
+  }
+
+  /// The successor of `branch` that enters `region` (its results when
+  /// `region` is null), as the op itself describes it.
+  static std::optional<RegionSuccessor>
+  findSuccessor(RegionBranchOpInterface branch, Region *region) {
+    SmallVector<RegionSuccessor> successors;
+    branch.getSuccessorRegions(RegionBranchPoint::parent(), successors);
+    for (Region &nested : branch->getRegions())
+      branch.getSuccessorRegions(nested, successors);
+    for (const RegionSuccessor &successor : successors)
+      if (region ? successor.getSuccessor() == region : successor.isParent())
+        return successor;
+    return std::nullopt;
+  }
+
+  static SmallVector<Value> getSuccessorInputs(RegionBranchOpInterface branch,
+                                               Region *region) {
+    std::optional<RegionSuccessor> successor = findSuccessor(branch, region);
+    return successor ? llvm::to_vector(successor->getSuccessorInputs())
+                     : SmallVector<Value>();
+  }
+
+  /// What input `index` of `region` (of `branch`'s results when null) may
+  /// be: each value control flow forwards to it, from the operands of
+  /// `branch` and from the terminators of its regions. This covers every
+  /// op with regions that says where its values flow (`scf.if`, `scf.for`,
+  /// `scf.while`, `scf.index_switch`, `scf.execute_region`, ...); a loop's
+  /// carried value met again while tracing it adds nothing.
+  Traced traceBranchInput(func::FuncOp func, Value root,
+                          RegionBranchOpInterface branch, Region *region,
+                          unsigned index) {
+    std::optional<RegionSuccessor> successor = findSuccessor(branch, region);
+    if (!successor)
+      return {ResultOrigin::Unknown, root, {root}};
+    SmallVector<Value> predecessors;
+    branch.getPredecessorValues(*successor, index, predecessors);
+    if (predecessors.empty())
+      return {ResultOrigin::Unknown, root, {root}};
+    SmallVector<Traced> parts;
+    for (Value predecessor : predecessors)
+      parts.push_back(trace(func, predecessor));
+    return merge(root, parts);
   }
 
   /// What `call`'s result `index` is, from each `func.return` of its callee;

@@ -295,6 +295,111 @@ def DLPackGenerateShapeChecks
   ];
 }
 
+def DLPackCheckDataIndices
+    : Pass<"dlbridge-check-data-indices", "::mlir::ModuleOp"> {
+  let summary = "Check each access whose index comes from data, where it happens";
+  let description = [{
+    A gather as frontends lower it (`linalg.generic` whose body does
+    `tensor.extract %x[%k]` with `%k` an element of another tensor, or
+    `memref.load` after bufferization) indexes with values no shape bounds;
+    out of range, it would read or write arbitrary memory. The shape checks
+    (`--dlbridge-generate-shape-checks`) cover indices that come from the
+    program's structure, once per call; this pass covers the others, one
+    access at a time.
+
+    An index is structural when it is computed, by pure scalar operations,
+    from constants, function arguments, induction variables of loops
+    (`LoopLikeOpInterface`), `linalg.index`, GPU thread and block ids, and
+    `tensor.dim`/`memref.dim`. Every other index of a `tensor.extract`,
+    `tensor.insert`, `memref.load`, `memref.store`, `memref.atomic_rmw`,
+    `memref.generic_atomic_rmw`, `affine.load` or `affine.store` (in the
+    affine ones, every map result that uses such an operand) depends on
+    data: a loaded element, a linalg body's element
+    argument, a value carried through `scf.for`/`scf.while` iterations or
+    between blocks. Before each such access this pass compares the index
+    with its dimension (one unsigned compare: negative indices fail too)
+    and emits
+
+    ```mlir
+    dlpack.assert %ok, index_out_of_range,
+        "'tensor.extract' at gather.mlir:9:12: index {0} is out of bounds for dimension #0 of operand #0 with size {1}"
+        (%k, %dim : index, index)
+    ```
+
+    so the call ends with status `index_out_of_range` (Python:
+    `IndexError`) instead of reading garbage. Vector accesses (`vector.load`,
+    `vector.gather`, transfers) are not checked here. Accesses in `gpu.module`s are
+    left alone (they cannot report; kernels the pipeline generates are
+    covered before they are outlined).
+
+    Both named pipelines run it first thing on the program as it comes, before
+    the shape checks and bufferization: tensor programs still have their
+    `tensor.extract`s (bufferization carries the checks along into loops and
+    kernels), and memref-level modules their loads and stores. With
+    `guard-accesses` (the CUDA pipeline, where a failed check cannot stop a
+    kernel) an access in a loop, a linalg op or a `gpu.launch` itself also
+    runs only when its indices are in range:
+    a load yields zero (or poison) instead, a `tensor.insert` its
+    destination, a store does nothing; `--dlbridge-report-kernel-checks`
+    then turns the assertions that end up in kernels into a status the host
+    reads after the kernels ran. On the CPU a loop holding such a check
+    runs on the calling thread: `--dlbridge-parallelize-outer-loops` keeps
+    loops whose checks may end the call sequential.
+  }];
+  let options = [
+    Option<"guardAccesses", "guard-accesses", "bool", /*default=*/"false",
+           "Also run each checked access only when its indices are in range">,
+  ];
+  let dependentDialects = [
+    "::dlbridge::dlpack::DLPackDialect",
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::ub::UBDialect",
+  ];
+}
+
+def DLPackReportKernelChecks
+    : Pass<"dlbridge-report-kernel-checks", "::mlir::ModuleOp"> {
+  let summary = "Failed checks in kernels end the call with their status";
+  let description = [{
+    A `dlpack.assert` inside a `gpu.launch` (put there by
+    `--dlbridge-check-data-indices`, whose guarded accesses keep a failing
+    thread from touching memory) cannot return to the host. In each host
+    `func.func` with such assertions, this pass
+
+    - allocates a small device buffer of i64 words when the function starts
+      (`gpu.alloc`, zeroed with `gpu.memcpy` from the host);
+    - replaces each assertion in a kernel with: when the condition is false,
+      `memref.atomic_rmw assign` 1 into word 0; the one thread that found
+      it 0 (the first failure) writes the assertion's number (from 1) into
+      word 1 and its message values into the words after it;
+    - before each `func.return`, copies the words back (`gpu.memcpy`), waits
+      for the call's stream (`dlrt_call_synchronize`), frees the buffer and
+      asserts on the host, one `dlpack.assert` per kernel assertion with its
+      status and message, that word 1 is not its number; in an entry,
+      the buffers it allocated for its results are freed first when one
+      failed (the entry point returns the failure instead of them).
+
+    So a kernel's failed check ends the call like a host check does, at
+    the cost of one stream synchronisation per call of a function whose
+    kernels have checks. Runs in `--dlbridge-cuda-pipeline` after
+    `--dlbridge-offload-host-code` (host code is final) and before kernel
+    outlining and `--dlbridge-launch-on-context-stream`, which puts the
+    copies on the call's stream.
+  }];
+  let dependentDialects = [
+    "::dlbridge::dlpack::DLPackDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def DLPackCheckAllocations
     : Pass<"dlbridge-check-allocations", "::mlir::ModuleOp"> {
   let summary = "End the call with out_of_memory instead of using a bad buffer";
