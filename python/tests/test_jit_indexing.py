@@ -231,3 +231,19 @@ def test_assignment_through_index_arrays_is_a_trace_error() -> None:
 
     with pytest.raises(dlbridge.TraceError, match="index arrays"):
         dlbridge.jit(f)(np.zeros(3))
+
+
+def test_a_gather_checked_once_stays_parallel() -> None:
+    """@jit checks a whole index array before the gather reads with it, so the pipeline adds
+    no per-access check, which would keep the gather's loop on one thread."""
+
+    def take(x, i):
+        return x[i] * 2
+
+    x, i = np.arange(10.0), np.array([1, -2, 3])
+    stages = dlbridge.jit(take).inspect(x, i)
+    assert "{dlpack.in_bounds}" in stages["input"]
+    assert "@dlrt_parallel_claim" in stages["llvm-ir"]
+    np.testing.assert_array_equal(np.asarray(dlbridge.jit(take)(x, i)), x[i] * 2)
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 10"):
+        dlbridge.jit(take)(x, np.array([10]))

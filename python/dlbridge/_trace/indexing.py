@@ -403,6 +403,7 @@ def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
     view_axes = [a for a in region.kept if a is not None]
     adv: list[int] = []  # dims of the view that index arrays index
     arrays: list[TracedArray] = []
+    all_checked = True  # every index array checked in bounds, while tracing or by the call
     for axis, part in enumerate(parts):
         if not _is_advanced(part):
             continue
@@ -411,6 +412,8 @@ def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
         arr, checked = _index_array(ctx, part, axis, extent)
         if not checked and arr.ndim:
             _check_indices(arr, _const(ctx, extent), axis)
+            checked = True
+        all_checked = all_checked and checked
         adv.append(j)
         arrays.append(arr)
     bdims, bsrcs = ops._broadcast(arrays)
@@ -451,7 +454,10 @@ def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
                 coords.append(b.op("i", f"arith.select {neg}, {wrapped}, {idx} : index"))
             else:
                 coords.append(b.op("d", f"linalg.index {position[j]} : index"))
-        return b.op("g", f"tensor.extract {view._value}[{', '.join(coords)}] : {view.mlir_type}")
+        # checked above: dlbridge-check-data-indices leaves the gather parallel
+        in_bounds = " {dlpack.in_bounds}" if all_checked else ""
+        return b.op("g", f"tensor.extract {view._value}[{', '.join(coords)}]{in_bounds} : "
+                         f"{view.mlir_type}")
 
     ty = tensor_type(dims, x._dtype)
     out = ops._emit_generic(

@@ -239,3 +239,27 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// An access whose producer checked its indices (dlpack.in_bounds: @jit checks
+// a whole index array once) gets no check of its own and stays parallel.
+// CHECK-LABEL: func.func @checked_by_producer(
+// CHECK-NOT: dlpack.assert
+// CHECK: tensor.extract %{{.*}}[%{{.*}}] {dlpack.in_bounds} : tensor<?xf32>
+// CHECK-NOT: dlpack.assert
+// CHECK: return
+func.func @checked_by_producer(%x: tensor<?xf32>, %idx: tensor<?xi64>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %idx, %c0 : tensor<?xi64>
+  %e = tensor.empty(%d) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%idx : tensor<?xi64>) outs(%e : tensor<?xf32>) {
+  ^bb0(%k: i64, %o: f32):
+    %i = arith.index_cast %k : i64 to index
+    %v = tensor.extract %x[%i] {dlpack.in_bounds} : tensor<?xf32>
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}

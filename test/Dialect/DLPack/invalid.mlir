@@ -189,6 +189,14 @@ func.func @unknown_op_attr() attributes {dlpack.bogus} {
 
 // -----
 
+func.func @in_bounds_not_unit(%t: tensor<?xf32>, %i: index) -> f32 {
+  // expected-error @+1 {{'dlpack.in_bounds' must be a unit attribute}}
+  %v = tensor.extract %t[%i] {dlpack.in_bounds = 1 : i32} : tensor<?xf32>
+  return %v : f32
+}
+
+// -----
+
 // expected-error @+1 {{'dlpack.name' of argument 0 must be a non-empty string}}
 func.func @empty_name(%a: memref<?xf32> {dlpack.name = ""}) {
   return

@@ -68,6 +68,12 @@ static LogicalResult verifyEntrySignature(FunctionOpInterface function) {
 
 LogicalResult DLPackDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
+  if (attr.getName() == kInBoundsAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << kInBoundsAttrName << "' must be a unit attribute";
+    return success();
+  }
   if (attr.getName() != kEntryAttrName)
     return op->emitError() << "'" << attr.getName().getValue()
                            << "' is not an operation attribute of the dlpack "

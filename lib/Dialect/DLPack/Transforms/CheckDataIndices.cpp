@@ -253,6 +253,8 @@ struct DLPackCheckDataIndicesPass
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::GPUModuleOp>(op))
         return WalkResult::skip();
+      if (op->hasAttr(DLPackDialect::kInBoundsAttrName))
+        return WalkResult::advance();
       if (std::optional<Access> access = getAccess(op)) {
         SmallVector<unsigned> dims = getDataDims(*access, analysis);
         if (!dims.empty())

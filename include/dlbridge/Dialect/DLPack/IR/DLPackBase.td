@@ -44,6 +44,10 @@ def DLPack_Dialect : Dialect {
     - `dlpack.dtype` (`#dlpack.dtype`, on memref arguments and results): the
       DLPack dtype when the element type alone does not say it, e.g.
       `#dlpack.dtype<uint, 8>` for a signless `i8` buffer of unsigned bytes.
+    - `dlpack.in_bounds` (unit, on an element access: `tensor.extract`,
+      `memref.load`...): its producer has checked its indices, so
+      `--dlbridge-check-data-indices` adds no check of its own (a frontend
+      that checks a whole index array once keeps its gathers parallel).
 
     Tensor arguments of an entry are read-only: the pipelines bufferize them
     so that the caller's array is never written (`--dlbridge-read-only-arguments`)
@@ -64,6 +68,8 @@ def DLPack_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kEntryAttrName = "dlpack.entry";
     static constexpr ::llvm::StringLiteral kNameAttrName = "dlpack.name";
     static constexpr ::llvm::StringLiteral kDTypeAttrName = "dlpack.dtype";
+    static constexpr ::llvm::StringLiteral kInBoundsAttrName =
+        "dlpack.in_bounds";
 
   private:
     void registerAttributes();
