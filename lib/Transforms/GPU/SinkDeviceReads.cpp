@@ -8,7 +8,10 @@
 
 #include "dlbridge/Transforms/GPU/Passes.h"
 
+#include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
+
 #include "mlir/Analysis/AliasAnalysis.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace dlbridge {
@@ -41,9 +44,12 @@ SmallVector<Value> getReadMemrefs(Operation *op) {
 }
 
 /// Whether `op`, or an op nested in it, may write or free memory that one of
-/// `memrefs` may alias. Ops whose effects are unknown (calls) may.
+/// `memrefs` may alias. Ops whose effects are unknown (calls) may; run-time
+/// checks, which only record a status and return early, do not.
 bool mayWrite(Operation *op, ArrayRef<Value> memrefs, AliasAnalysis &aliases) {
   WalkResult walk = op->walk([&](Operation *nested) {
+    if (isa<cf::AssertOp, dlbridge::dlpack::AssertOp>(nested))
+      return WalkResult::advance();
     auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
     if (!effects)
       return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()

@@ -29,6 +29,30 @@ func.func @zero_d(%t: memref<f32>, %x: memref<8xf32>) -> memref<8xf32> {
   return %y : memref<8xf32>
 }
 
+// Run-time checks between the read and the kernel (shape checks, which only
+// end the call early) do not stop it.
+
+// CHECK-LABEL: func.func @checks_between
+// CHECK-NOT: memref.load
+// CHECK: dlpack.assert
+// CHECK: gpu.launch
+// CHECK-NEXT: memref.load %arg0[] : memref<f32>
+func.func @checks_between(%t: memref<f32>, %x: memref<?xf32>) -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = memref.load %t[] : memref<f32>
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %ok = arith.cmpi sgt, %n, %c0 : index
+  dlpack.assert %ok, shape_mismatch, "empty"
+  %y = memref.alloc(%n) : memref<?xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %n, %sy = %c1, %sz = %c1) {
+    memref.store %s, %y[%tx] : memref<?xf32>
+    gpu.terminator
+  }
+  return %y : memref<?xf32>
+}
+
 // -----
 
 // Used in two kernels, through pure ops computed on the host from the read
