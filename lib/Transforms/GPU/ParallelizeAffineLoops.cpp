@@ -11,6 +11,7 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace dlbridge {
@@ -38,9 +39,46 @@ bool hasAnalysableBody(AffineForOp loop) {
   return !walk.wasInterrupted();
 }
 
+/// The buffer `memref` is a view of: a function argument or an allocation;
+/// null when it comes from anywhere else (a call, a load).
+Value getBuffer(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  if (auto argument = dyn_cast<BlockArgument>(memref))
+    return isa<FunctionOpInterface>(argument.getOwner()->getParentOp())
+               ? memref
+               : Value();
+  return isa_and_nonnull<memref::AllocOp, memref::AllocaOp,
+                         memref::GetGlobalOp>(memref.getDefiningOp())
+             ? memref
+             : Value();
+}
+
+/// Whether distinct memrefs `loop` accesses are distinct memory, as the
+/// dependence analysis assumes: views of one buffer through different
+/// values (`x` and a subview of `x`) are not, nor are memrefs of unknown
+/// origin. Distinct arguments are (the entry's callers pass written
+/// arguments that overlap no other, as linalg's semantics require).
+bool accessesDistinctBuffers(AffineForOp loop) {
+  llvm::SetVector<Value> memrefs;
+  loop.walk([&](Operation *op) {
+    if (auto load = dyn_cast<affine::AffineLoadOp>(op))
+      memrefs.insert(load.getMemRef());
+    if (auto store = dyn_cast<affine::AffineStoreOp>(op))
+      memrefs.insert(store.getMemRef());
+  });
+  llvm::SmallPtrSet<Value, 8> buffers;
+  for (Value memref : memrefs) {
+    Value buffer = getBuffer(memref);
+    if (!buffer || !buffers.insert(buffer).second)
+      return false;
+  }
+  return true;
+}
+
 bool isParallel(AffineForOp loop) {
   return loop.getNumIterOperands() == 0 && hasAnalysableBody(loop) &&
-         affine::isLoopParallel(loop);
+         accessesDistinctBuffers(loop) && affine::isLoopParallel(loop);
 }
 
 /// The loop directly and alone in `loop`'s body, if any.

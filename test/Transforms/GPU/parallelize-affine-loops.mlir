@@ -150,6 +150,35 @@ func.func @allocates(%x: memref<16xf32>) {
   return
 }
 
+// Two views of one buffer (x[i + 1] = x[i] through a subview) look like
+// distinct memrefs to the dependence analysis: not parallel.
+
+// CHECK-LABEL: func.func @views_of_one_buffer
+// CHECK-NOT: scf.parallel
+// CHECK: affine.for
+func.func @views_of_one_buffer(%x: memref<17xf32>) {
+  %v = memref.subview %x[1] [16] [1] : memref<17xf32> to memref<16xf32, strided<[1], offset: 1>>
+  affine.for %i = 0 to 16 {
+    %a = affine.load %x[%i] : memref<17xf32>
+    affine.store %a, %v[%i] : memref<16xf32, strided<[1], offset: 1>>
+  }
+  return
+}
+
+func.func private @view() -> memref<16xf32>
+
+// CHECK-LABEL: func.func @unknown_buffer
+// CHECK-NOT: scf.parallel
+// CHECK: affine.for
+func.func @unknown_buffer(%x: memref<16xf32>) {
+  %v = func.call @view() : () -> memref<16xf32>
+  affine.for %i = 0 to 16 {
+    %a = affine.load %x[%i] : memref<16xf32>
+    affine.store %a, %v[%i] : memref<16xf32>
+  }
+  return
+}
+
 func.func private @log(f32)
 
 // CHECK-LABEL: func.func @calls
