@@ -80,6 +80,39 @@ func.func @extract_0d_two_kernels(%t: tensor<f32>, %x: tensor<?xf32>, %y: tensor
 
 // -----
 
+// The 0-d result of a reduction, extracted (x / sum(x)): the kernels that
+// reduce write it, the last kernel reads it; host code reads nothing.
+
+#id = affine_map<(d0) -> (d0)>
+
+// CHECK-LABEL: llvm.func @divide_by_sum(
+// CHECK-NOT: llvm.load
+// CHECK: llvm.return
+// CHECK: gpu.binary @divide_by_sum_kernel_2
+// CHECK-SAME: div.rn.f32
+func.func @divide_by_sum(%x: tensor<?xf32>) -> tensor<?xf32> attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %zero = arith.constant 0.0 : f32
+  %init = tensor.empty() : tensor<f32>
+  %z = linalg.fill ins(%zero : f32) outs(%init : tensor<f32>) -> tensor<f32>
+  %sum = linalg.reduce ins(%x : tensor<?xf32>) outs(%z : tensor<f32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  %s = tensor.extract %sum[] : tensor<f32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.divf %a, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// -----
+
 // A scalar read from the buffer the kernel writes (x /= x[0]): every thread
 // must divide by the value from before the kernel, so a kernel of one
 // thread copies it to a 0-d device buffer first, freed after.

@@ -62,6 +62,32 @@ func.func @two(%t: tensor<f64>, %x: tensor<?xf64>, %y: tensor<?x?xf64>)
 }
 """
 
+# The 0-d result of a reduction, extracted: kernels write it, a later kernel reads it.
+DIVIDE_BY_SUM = """
+#id = affine_map<(d0) -> (d0)>
+func.func @divide_by_sum(%x: tensor<?xf64>) -> tensor<?xf64> attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf64>
+  %zero = arith.constant 0.0 : f64
+  %init = tensor.empty() : tensor<f64>
+  %z = linalg.fill ins(%zero : f64) outs(%init : tensor<f64>) -> tensor<f64>
+  %sum = linalg.reduce ins(%x : tensor<?xf64>) outs(%z : tensor<f64>) dimensions = [0]
+    (%in: f64, %acc: f64) {
+      %a = arith.addf %in, %acc : f64
+      linalg.yield %a : f64
+    }
+  %s = tensor.extract %sum[] : tensor<f64>
+  %e = tensor.empty(%n) : tensor<?xf64>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf64>) outs(%e : tensor<?xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %m = arith.divf %a, %s : f64
+    linalg.yield %m : f64
+  } -> tensor<?xf64>
+  return %r : tensor<?xf64>
+}
+"""
+
 NORMALIZE_IN_PLACE = """
 #id = affine_map<(d0) -> (d0)>
 func.func @normalize(%x: memref<?xf32>) attributes {dlpack.entry} {
@@ -155,7 +181,7 @@ func.func @branch(%flag: tensor<i1>, %x: tensor<?xf32>) -> tensor<?xf32> attribu
 }
 """
 
-PROGRAMS = [EXTRACT_0D, EXTRACT_0D_TWO_KERNELS, NORMALIZE_IN_PLACE, AFFINE_RECURRENCE,
+PROGRAMS = [EXTRACT_0D, EXTRACT_0D_TWO_KERNELS, DIVIDE_BY_SUM, NORMALIZE_IN_PLACE, AFFINE_RECURRENCE,
             SCF_FOR_CARRIED, AFFINE_NEST, AFFINE_ROW_PREFIX]
 
 
@@ -203,6 +229,13 @@ def test_extract_0d_two_kernels(torch: Any, gen: np.random.Generator) -> None:
                                           torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda())
     np.testing.assert_array_equal(_host(r), x * t)
     np.testing.assert_array_equal(_host(r2), y + t * 2.0)
+
+
+@pytest.mark.parametrize("n", [1, 33, 1000003])
+def test_divide_by_sum(torch: Any, gen: np.random.Generator, n: int) -> None:
+    x = gen.uniform(1.0, 2.0, n)
+    got = _cuda(DIVIDE_BY_SUM)(torch.from_numpy(x).cuda())
+    np.testing.assert_allclose(_host(got), x / np.sum(x), rtol=1e-12)
 
 
 @pytest.mark.parametrize("n", [1, 7, 4097])
