@@ -10,6 +10,7 @@
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -119,8 +120,16 @@ LogicalResult parallelize(MutableArrayRef<AffineForOp> band) {
   OpBuilder builder(outer);
   SmallVector<Value> lowerBounds, upperBounds, steps;
   for (AffineForOp loop : band) {
-    lowerBounds.push_back(lowerAffineLowerBound(loop, builder));
-    upperBounds.push_back(lowerAffineUpperBound(loop, builder));
+    Value lower = lowerAffineLowerBound(loop, builder);
+    Value upper = lowerAffineUpperBound(loop, builder);
+    // An affine.for whose upper bound is below its lower one runs no
+    // iteration; the grid of the kernel must not become negative.
+    std::optional<int64_t> lowerConstant = getConstantIntValue(lower);
+    std::optional<int64_t> upperConstant = getConstantIntValue(upper);
+    if (!lowerConstant || !upperConstant || *upperConstant < *lowerConstant)
+      upper = arith::MaxSIOp::create(builder, loc, upper, lower);
+    lowerBounds.push_back(lower);
+    upperBounds.push_back(upper);
     steps.push_back(
         arith::ConstantIndexOp::create(builder, loc, loop.getStepAsInt()));
   }

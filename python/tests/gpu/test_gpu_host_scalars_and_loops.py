@@ -149,6 +149,19 @@ func.func @square(%x: memref<?x?xf32>, %y: memref<?x?xf32>) attributes {dlpack.e
 }
 """
 
+# A parallel loop that starts past the end of short inputs: no iteration there.
+AFFINE_TAIL = """
+func.func @tail(%x: memref<?xf32>, %y: memref<?xf32>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  affine.for %i = 300 to %n {
+    %a = affine.load %x[%i] : memref<?xf32>
+    affine.store %a, %y[%i] : memref<?xf32>
+  }
+  return
+}
+"""
+
 # Rows in parallel, a recurrence along each row: a prefix sum per row.
 AFFINE_ROW_PREFIX = """
 func.func @row_prefix(%x: memref<?x?xf32>) attributes {dlpack.entry} {
@@ -182,7 +195,7 @@ func.func @branch(%flag: tensor<i1>, %x: tensor<?xf32>) -> tensor<?xf32> attribu
 """
 
 PROGRAMS = [EXTRACT_0D, EXTRACT_0D_TWO_KERNELS, DIVIDE_BY_SUM, NORMALIZE_IN_PLACE, AFFINE_RECURRENCE,
-            SCF_FOR_CARRIED, AFFINE_NEST, AFFINE_ROW_PREFIX]
+            SCF_FOR_CARRIED, AFFINE_NEST, AFFINE_TAIL, AFFINE_ROW_PREFIX]
 
 
 def _cuda(source: str) -> Any:
@@ -275,6 +288,16 @@ def test_affine_nest(torch: Any, gen: np.random.Generator, shape: tuple[int, int
     y = torch.zeros(shape, device="cuda")
     _cuda(AFFINE_NEST)(torch.from_numpy(x).cuda(), y)
     np.testing.assert_array_equal(_host(y), x * x)
+
+
+@pytest.mark.parametrize("n", [0, 1, 300, 1000])
+def test_affine_tail(torch: Any, gen: np.random.Generator, n: int) -> None:
+    x = gen.standard_normal(n).astype(np.float32)
+    y = torch.zeros(n, device="cuda")
+    _cuda(AFFINE_TAIL)(torch.from_numpy(x).cuda(), y)
+    want = np.zeros(n, np.float32)
+    want[300:] = x[300:]
+    np.testing.assert_array_equal(_host(y), want)
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (40, 300), (2000, 5)])

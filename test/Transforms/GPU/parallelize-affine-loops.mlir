@@ -8,6 +8,7 @@
 
 // CHECK-LABEL: func.func @nest
 // CHECK-NOT: affine.
+// CHECK-NOT: arith.maxsi
 // CHECK: scf.parallel (%[[I:.*]], %[[J:.*]]) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %{{.*}}) step
 // CHECK-NEXT: %[[V:.*]] = memref.load %arg0[%[[I]], %[[J]]]
 // CHECK-NEXT: %[[W:.*]] = arith.addf %[[V]], %[[V]]
@@ -50,16 +51,20 @@ func.func @row_recurrence(%x: memref<64x100xf32>) {
 
 // -----
 
-// Dynamic bounds and a step: the bounds are computed before the loop.
+// Dynamic bounds and a step: the bounds are computed before the loop, the
+// upper one no lower than the lower one (for 3 to 0 runs no iteration; a
+// kernel's grid must not be negative).
 
 // CHECK-LABEL: func.func @dynamic_step
 // CHECK: %[[N:.*]] = memref.dim %arg0
+// CHECK: %[[LB:.*]] = arith.constant 3 : index
+// CHECK: %[[UB:.*]] = arith.maxsi %[[N]], %[[LB]] : index
 // CHECK: %[[C2:.*]] = arith.constant 2 : index
-// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[N]]) step (%[[C2]])
+// CHECK: scf.parallel (%[[I:.*]]) = (%[[LB]]) to (%[[UB]]) step (%[[C2]])
 func.func @dynamic_step(%x: memref<?xf32>, %y: memref<?xf32>) {
   %c0 = arith.constant 0 : index
   %n = memref.dim %x, %c0 : memref<?xf32>
-  affine.for %i = 0 to %n step 2 {
+  affine.for %i = 3 to %n step 2 {
     %a = affine.load %x[%i] : memref<?xf32>
     affine.store %a, %y[%i] : memref<?xf32>
   }
