@@ -8,6 +8,8 @@
 
 #include "dlbridge/Transforms/GPU/Passes.h"
 
+#include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
+
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Dialect/Affine/Analysis/AffineAnalysis.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -40,15 +42,20 @@ bool hasAnalysableBody(AffineForOp loop) {
   return !walk.wasInterrupted();
 }
 
-/// The buffer `memref` is a view of: a function argument or an allocation;
-/// null when it comes from anywhere else (a call, a load).
+/// The buffer `memref` is a view of: an argument of an entry point or an
+/// allocation; null when it comes from anywhere else (a call, a load, an
+/// argument of a helper, which its callers may pass one buffer twice).
 Value getBuffer(Value memref) {
   while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
     memref = view.getViewSource();
-  if (auto argument = dyn_cast<BlockArgument>(memref))
-    return isa<FunctionOpInterface>(argument.getOwner()->getParentOp())
+  if (auto argument = dyn_cast<BlockArgument>(memref)) {
+    Operation *owner = argument.getOwner()->getParentOp();
+    return isa<FunctionOpInterface>(owner) &&
+                   owner->hasAttr(
+                       dlbridge::dlpack::DLPackDialect::kEntryAttrName)
                ? memref
                : Value();
+  }
   return isa_and_nonnull<memref::AllocOp, memref::AllocaOp,
                          memref::GetGlobalOp>(memref.getDefiningOp())
              ? memref
@@ -58,7 +65,7 @@ Value getBuffer(Value memref) {
 /// Whether distinct memrefs `loop` accesses are distinct memory, as the
 /// dependence analysis assumes: views of one buffer through different
 /// values (`x` and a subview of `x`) are not, nor are memrefs of unknown
-/// origin. Distinct arguments are (the entry's callers pass written
+/// origin. Distinct arguments of an entry are (its callers pass written
 /// arguments that overlap no other, as linalg's semantics require).
 bool accessesDistinctBuffers(AffineForOp loop) {
   llvm::SetVector<Value> memrefs;

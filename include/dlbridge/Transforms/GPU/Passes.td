@@ -284,9 +284,10 @@ def ParallelizeAffineLoops
     nests `affine.for`, `affine.if` and `affine.apply` (no allocation, call,
     other memory access or kernel, which a thread could not do or the
     analysis cannot see), through distinct buffers (the analysis takes two
-    memref values for distinct memory: arguments, which callers pass
-    without overlap where one is written, and allocations are; two views of
-    one buffer, or a memref a call returned, are not), and turns it into an
+    memref values for distinct memory: arguments of an entry point, which
+    callers pass without overlap where one is written, and allocations are;
+    two views of one buffer, a memref a call returned or an argument of a
+    helper are not), and turns it into an
     `scf.parallel`; the same for
     each loop in a perfect nest below it, as far as the loops stay parallel,
     and perfectly nested parallel loops become one multi-dimensional
