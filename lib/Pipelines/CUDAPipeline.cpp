@@ -59,9 +59,12 @@ void buildTensorToBuffers(OpPassManager &pm,
 /// each row, with the ops on the same rows around a row reduction (a softmax,
 /// a layer norm) in the same kernel; elementwise ops on contiguous buffers
 /// become kernels of 16-byte loads and stores; the rest of linalg (and the
-/// products cuBLASLt declines at run time) becomes parallel loops tiled into
-/// blocks of threads and mapped to `gpu.launch`es; what host code still does
-/// to tensor data moves into kernels too, and buffers into device memory.
+/// products cuBLASLt declines at run time) and affine loop nests proven
+/// parallel become parallel loops tiled into blocks of threads and mapped to
+/// `gpu.launch`es; host scalars read from buffers that only kernels use are
+/// read in those kernels; what host code still does to tensor data (other
+/// loops, in kernels of one thread) moves into kernels too, and buffers into
+/// device memory.
 /// Kernels, generated or written by hand, are outlined into `gpu.module`s
 /// with the constants they read, their calls must stay on the device, their
 /// vector transfers become loads and stores (in control flow the next stage
@@ -73,6 +76,7 @@ void buildLoopsToKernels(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(dlbridge::createReductionsToKernels());
   pm.addNestedPass<func::FuncOp>(dlbridge::createVectorizeElementwise());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(dlbridge::createParallelizeAffineLoops());
   pm.addNestedPass<func::FuncOp>(dlbridge::createTileParallelLoops());
   // Without it convert-parallel-loops-to-gpu silently does nothing.
   pm.addPass(createCanonicalizerPass());
@@ -81,6 +85,7 @@ void buildLoopsToKernels(OpPassManager &pm) {
   // Folds block sizes to constants, which gpu-kernel-outlining records as
   // the kernel's known block size (`.maxntid` in PTX).
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(dlbridge::createSinkDeviceReads());
   pm.addPass(dlbridge::dlpack::createDLPackOffloadHostCode());
   // Failed index checks in kernels become a status the host reads back.
   pm.addPass(dlbridge::dlpack::createDLPackReportKernelChecks());
@@ -109,6 +114,10 @@ void buildEntriesAndCommonLowering(OpPassManager &pm,
   dlbridge::dlpack::DLPackExposeEntryPointsOptions entryOptions;
   entryOptions.device = "cuda";
   pm.addPass(dlbridge::dlpack::createDLPackExposeEntryPoints(entryOptions));
+  // Affine loops (in kernels of one thread, say) become scf loops, which
+  // the next pass lowers; the affine maps expand-strided-metadata makes are
+  // lowered below.
+  pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(dlbridge::dlpack::createDLPackCheckAllocations());
   pm.addPass(dlbridge::dlpack::createDLPackLowerAssertions());

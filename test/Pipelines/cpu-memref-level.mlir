@@ -30,18 +30,25 @@
 // OK: ok:
 
 // A buffer of its own, copied into, read by an affine loop and freed by the
-// function. On CUDA the sequential loop is host code.
+// function. On CUDA the copy and the loop (proven parallel) are kernels of
+// full blocks, the buffer device memory.
 
 // CHECK-LABEL: llvm.func @alloc_dealloc(
 // CHECK: llvm.call @_mlir_memref_to_llvm_alloc
 // CHECK: llvm.call @_mlir_memref_to_llvm_free
 // CHECK-LABEL: llvm.func @alloc_dealloc__dlpack(
+// CUDA-LABEL: llvm.func @alloc_dealloc(
+// CUDA: %[[THREADS:.*]] = llvm.mlir.constant(256 : index) : i64
+// CUDA: llvm.call @mgpuMemAlloc
+// CUDA: gpu.launch_func {{.*}} threads in (%[[THREADS]],
+// CUDA: gpu.launch_func {{.*}} threads in (%[[THREADS]],
+// CUDA: llvm.call @mgpuMemFree
+// CUDA-LABEL: llvm.func @alloc_dealloc__dlpack(
 func.func @alloc_dealloc(%a: memref<?xf32>, %b: memref<?xf32>) attributes {dlpack.entry} {
   %c0 = arith.constant 0 : index
   %n = memref.dim %a, %c0 : memref<?xf32>
   %t = memref.alloc(%n) : memref<?xf32>
   memref.copy %a, %t : memref<?xf32> to memref<?xf32>
-  // expected-error @+1 {{'scf.for' was not lowered to the LLVM dialect by the CUDA pipeline}}
   affine.for %i = 0 to %n {
     %v = affine.load %t[%i] : memref<?xf32>
     %w = arith.addf %v, %v : f32

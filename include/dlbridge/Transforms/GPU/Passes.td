@@ -265,6 +265,82 @@ def MapParallelLoops : Pass<"dlbridge-gpu-map-parallel-loops"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def ParallelizeAffineLoops
+    : Pass<"dlbridge-gpu-parallelize-affine-loops", "::mlir::func::FuncOp"> {
+  let summary = "Turn parallel affine.for nests over buffers into scf.parallel";
+  let description = [{
+    A program written at the memref level may loop over its buffers with
+    `affine.for` instead of linalg ops. The CUDA pipeline maps only
+    `scf.parallel` loops to blocks of threads; any other loop that touches
+    data in host code is moved whole into a kernel of one thread
+    (`dlbridge-offload-host-code`): correct, since the device runs it in
+    order, but sequential.
+
+    This pass runs on host code (a `func.func`, outside `gpu.launch`
+    bodies), before `dlbridge-gpu-tile-parallel-loops`. It takes each
+    outermost `affine.for` (one in no other loop) that affine dependence
+    analysis proves parallel, with no `iter_args`, and whose body only
+    computes, reads and writes through `affine.load` and `affine.store` and
+    nests `affine.for`, `affine.if` and `affine.apply` (no allocation, call,
+    other memory access or kernel, which a thread could not do or the
+    analysis cannot see), through distinct buffers (the analysis takes two
+    memref values for distinct memory: arguments of an entry point, which
+    callers pass without overlap where one is written, and allocations are;
+    two views of one buffer, a memref a call returned or an argument of a
+    helper are not), and turns it into an
+    `scf.parallel`; the same for
+    each loop in a perfect nest below it, as far as the loops stay parallel,
+    and perfectly nested parallel loops become one multi-dimensional
+    `scf.parallel`, as `convert-linalg-to-parallel-loops` gives. The
+    existing mapping then gives it full blocks of threads. Loops it does not
+    prove parallel (a recurrence, a reduction into a scalar) are left as
+    they are: they become single-thread kernels.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def SinkDeviceReads
+    : Pass<"dlbridge-gpu-sink-device-reads", "::mlir::func::FuncOp"> {
+  let summary = "Compute host scalars that only kernels use inside those kernels";
+  let description = [{
+    Tensor programs read scalars out of tensors in host code: a
+    `tensor.extract` of a 0-d tensor (a scale factor, a threshold) becomes a
+    `memref.load` before the kernels whose bodies use the value. On CUDA that
+    buffer lives in device memory, which the host cannot read, so
+    `dlbridge-offload-host-code` would refuse the load.
+
+    This pass runs on host code between `convert-parallel-loops-to-gpu` and
+    `dlbridge-offload-host-code`. It takes each operation in host code that
+    only reads memory through memrefs (`memref.load`, `affine.load`,
+    `vector.load`, ...), and each pure operation computed from such a read
+    (an `arith.index_cast`, `arith.mulf`, a read at an index read before),
+    whose every use is inside `gpu.launch` bodies, and computes it inside
+    each of those launches instead, at the top of the body:
+
+    - directly, when nothing between the read and the launch (the launch
+      included, since all its threads read at the start) may write to the
+      memref read (`memref.store`, another kernel, a call; aliasing as
+      local alias analysis sees it);
+    - otherwise through a fresh 0-d buffer: the read stays where it is, its
+      value is stored to the buffer (which `dlbridge-offload-host-code` then
+      moves into a single-thread kernel, in stream order), and each launch
+      loads it from there; the buffer is freed after the last launch.
+
+    Values host code itself uses (a loop bound, a buffer size) stay in host
+    code, where `dlbridge-offload-host-code` reports the read that computes
+    them.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def SinkConstantGlobals : Pass<"dlbridge-gpu-sink-constant-globals"> {
   let summary = "Give kernels their own copy of the constant globals they read";
   let description = [{

@@ -1,0 +1,309 @@
+"""Programs that compile for the CPU compile for CUDA and give NumPy's numbers there.
+
+A scalar host code reads out of a device tensor (a 0-d tensor extracted before the kernels that
+use it) is read by those kernels; memref-level ``affine.for`` and ``scf.for`` loops over device
+buffers become kernels (full blocks where the loops are parallel, one thread where they are
+not). Compiling needs no GPU, so those checks run everywhere; running needs PyTorch with a CUDA
+device, and skips without one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dlbridge
+import numpy as np
+import pytest
+
+EXTRACT_0D = """
+#id = affine_map<(d0) -> (d0)>
+func.func @scale(%t: tensor<f32>, %x: tensor<?xf32>) -> tensor<?xf32> attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %s = tensor.extract %t[] : tensor<f32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+"""
+
+EXTRACT_0D_TWO_KERNELS = """
+#id = affine_map<(d0) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @two(%t: tensor<f64>, %x: tensor<?xf64>, %y: tensor<?x?xf64>)
+    -> (tensor<?xf64>, tensor<?x?xf64>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = tensor.extract %t[] : tensor<f64>
+  %two = arith.constant 2.0 : f64
+  %s2 = arith.mulf %s, %two : f64
+  %n = tensor.dim %x, %c0 : tensor<?xf64>
+  %e = tensor.empty(%n) : tensor<?xf64>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf64>) outs(%e : tensor<?xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %m = arith.mulf %a, %s : f64
+    linalg.yield %m : f64
+  } -> tensor<?xf64>
+  %rows = tensor.dim %y, %c0 : tensor<?x?xf64>
+  %cols = tensor.dim %y, %c1 : tensor<?x?xf64>
+  %e2 = tensor.empty(%rows, %cols) : tensor<?x?xf64>
+  %r2 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y : tensor<?x?xf64>) outs(%e2 : tensor<?x?xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %m = arith.addf %a, %s2 : f64
+    linalg.yield %m : f64
+  } -> tensor<?x?xf64>
+  return %r, %r2 : tensor<?xf64>, tensor<?x?xf64>
+}
+"""
+
+# The 0-d result of a reduction, extracted: kernels write it, a later kernel reads it.
+DIVIDE_BY_SUM = """
+#id = affine_map<(d0) -> (d0)>
+func.func @divide_by_sum(%x: tensor<?xf64>) -> tensor<?xf64> attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf64>
+  %zero = arith.constant 0.0 : f64
+  %init = tensor.empty() : tensor<f64>
+  %z = linalg.fill ins(%zero : f64) outs(%init : tensor<f64>) -> tensor<f64>
+  %sum = linalg.reduce ins(%x : tensor<?xf64>) outs(%z : tensor<f64>) dimensions = [0]
+    (%in: f64, %acc: f64) {
+      %a = arith.addf %in, %acc : f64
+      linalg.yield %a : f64
+    }
+  %s = tensor.extract %sum[] : tensor<f64>
+  %e = tensor.empty(%n) : tensor<?xf64>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf64>) outs(%e : tensor<?xf64>) {
+  ^bb0(%a: f64, %o: f64):
+    %m = arith.divf %a, %s : f64
+    linalg.yield %m : f64
+  } -> tensor<?xf64>
+  return %r : tensor<?xf64>
+}
+"""
+
+NORMALIZE_IN_PLACE = """
+#id = affine_map<(d0) -> (d0)>
+func.func @normalize(%x: memref<?xf32>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %s = memref.load %x[%c0] : memref<?xf32>
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel"]} outs(%x : memref<?xf32>) {
+  ^bb0(%o: f32):
+    %m = arith.divf %o, %s : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+"""
+
+AFFINE_RECURRENCE = """
+func.func @running_sum(%x: memref<?xf32>, %y: memref<?xf32>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  affine.for %i = 1 to %n {
+    %a = affine.load %y[%i - 1] : memref<?xf32>
+    %b = affine.load %x[%i] : memref<?xf32>
+    %c = arith.addf %a, %b : f32
+    affine.store %c, %y[%i] : memref<?xf32>
+  }
+  return
+}
+"""
+
+SCF_FOR_CARRIED = """
+func.func @sum(%x: memref<?xf64>, %out: memref<f64>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f64
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f64) {
+    %v = memref.load %x[%i] : memref<?xf64>
+    %a = arith.addf %acc, %v : f64
+    scf.yield %a : f64
+  }
+  memref.store %sum, %out[] : memref<f64>
+  return
+}
+"""
+
+AFFINE_NEST = """
+func.func @square(%x: memref<?x?xf32>, %y: memref<?x?xf32>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %cols = memref.dim %x, %c1 : memref<?x?xf32>
+  affine.for %i = 0 to %rows {
+    affine.for %j = 0 to %cols {
+      %a = affine.load %x[%i, %j] : memref<?x?xf32>
+      %b = arith.mulf %a, %a : f32
+      affine.store %b, %y[%i, %j] : memref<?x?xf32>
+    }
+  }
+  return
+}
+"""
+
+# A parallel loop that starts past the end of short inputs: no iteration there.
+AFFINE_TAIL = """
+func.func @tail(%x: memref<?xf32>, %y: memref<?xf32>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  affine.for %i = 300 to %n {
+    %a = affine.load %x[%i] : memref<?xf32>
+    affine.store %a, %y[%i] : memref<?xf32>
+  }
+  return
+}
+"""
+
+# Rows in parallel, a recurrence along each row: a prefix sum per row.
+AFFINE_ROW_PREFIX = """
+func.func @row_prefix(%x: memref<?x?xf32>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %cols = memref.dim %x, %c1 : memref<?x?xf32>
+  affine.for %i = 0 to %rows {
+    affine.for %j = 1 to %cols {
+      %a = affine.load %x[%i, %j - 1] : memref<?x?xf32>
+      %b = affine.load %x[%i, %j] : memref<?x?xf32>
+      %c = arith.addf %a, %b : f32
+      affine.store %c, %x[%i, %j] : memref<?x?xf32>
+    }
+  }
+  return
+}
+"""
+
+BRANCH_ON_DATA = """
+func.func @branch(%flag: tensor<i1>, %x: tensor<?xf32>) -> tensor<?xf32> attributes {dlpack.entry} {
+  %c = tensor.extract %flag[] : tensor<i1>
+  %r = scf.if %c -> tensor<?xf32> {
+    %y = arith.addf %x, %x : tensor<?xf32>
+    scf.yield %y : tensor<?xf32>
+  } else {
+    scf.yield %x : tensor<?xf32>
+  }
+  return %r : tensor<?xf32>
+}
+"""
+
+PROGRAMS = [EXTRACT_0D, EXTRACT_0D_TWO_KERNELS, DIVIDE_BY_SUM, NORMALIZE_IN_PLACE, AFFINE_RECURRENCE,
+            SCF_FOR_CARRIED, AFFINE_NEST, AFFINE_TAIL, AFFINE_ROW_PREFIX]
+
+
+def _cuda(source: str) -> Any:
+    """The program compiled for CUDA (PTX, which needs no ptxas)."""
+    return dlbridge.compile(source, target="cuda", format="ptx", cache=False)
+
+
+@pytest.mark.parametrize("source", PROGRAMS, ids=lambda s: s.split("@")[1].split("(")[0])
+def test_compiles_for_both_targets(source: str) -> None:
+    assert dlbridge.compile(source, target="cpu", cache=False).signature is not None
+    assert _cuda(source).signature is not None
+
+
+def test_host_use_of_device_data_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match=r"'memref.load' op accesses tensor data in host code"
+                                         r"(.|\n)*used here, by 'scf.if'"):
+        _cuda(BRANCH_ON_DATA)
+
+
+@pytest.fixture(scope="module")
+def gen() -> np.random.Generator:
+    """Reproducible test data."""
+    return np.random.default_rng(27)
+
+
+def _host(tensor: Any) -> np.ndarray:
+    return tensor.detach().cpu().numpy()
+
+
+@pytest.mark.parametrize("n", [1, 255, 257, 100003])
+def test_extract_0d(torch: Any, gen: np.random.Generator, n: int) -> None:
+    t = np.float32(gen.standard_normal())
+    x = gen.standard_normal(n).astype(np.float32)
+    got = _cuda(EXTRACT_0D)(torch.tensor(t, device="cuda"), torch.from_numpy(x).cuda())
+    assert got.device.type == "cuda"
+    np.testing.assert_array_equal(_host(got), x * t)
+
+
+def test_extract_0d_two_kernels(torch: Any, gen: np.random.Generator) -> None:
+    t = gen.standard_normal()
+    x = gen.standard_normal(1000)
+    y = gen.standard_normal((33, 517))
+    r, r2 = _cuda(EXTRACT_0D_TWO_KERNELS)(torch.tensor(t, dtype=torch.float64, device="cuda"),
+                                          torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda())
+    np.testing.assert_array_equal(_host(r), x * t)
+    np.testing.assert_array_equal(_host(r2), y + t * 2.0)
+
+
+@pytest.mark.parametrize("n", [1, 33, 1000003])
+def test_divide_by_sum(torch: Any, gen: np.random.Generator, n: int) -> None:
+    x = gen.uniform(1.0, 2.0, n)
+    got = _cuda(DIVIDE_BY_SUM)(torch.from_numpy(x).cuda())
+    np.testing.assert_allclose(_host(got), x / np.sum(x), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 7, 4097])
+def test_normalize_in_place(torch: Any, gen: np.random.Generator, n: int) -> None:
+    x = gen.uniform(1.0, 2.0, n).astype(np.float32)
+    device = torch.from_numpy(x).cuda()
+    assert _cuda(NORMALIZE_IN_PLACE)(device) is None
+    # Every element is divided by x[0] from before the kernel, x[0] itself included.
+    np.testing.assert_allclose(_host(device), x / x[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("n", [1, 2, 1000])
+def test_affine_recurrence(torch: Any, gen: np.random.Generator, n: int) -> None:
+    x = gen.standard_normal(n).astype(np.float32)
+    y0 = np.float32(gen.standard_normal())
+    y = torch.zeros(n, device="cuda")
+    y[0] = float(y0)
+    _cuda(AFFINE_RECURRENCE)(torch.from_numpy(x).cuda(), y)
+    want = np.empty(n, np.float32)
+    want[0] = y0
+    for i in range(1, n):
+        want[i] = want[i - 1] + x[i]
+    np.testing.assert_array_equal(_host(y), want)
+
+
+@pytest.mark.parametrize("n", [0, 1, 10000])
+def test_scf_for_carried(torch: Any, gen: np.random.Generator, n: int) -> None:
+    x = gen.standard_normal(n)
+    out = torch.full((), -1.0, dtype=torch.float64, device="cuda")
+    _cuda(SCF_FOR_CARRIED)(torch.from_numpy(x).cuda(), out)
+    np.testing.assert_allclose(_host(out), np.sum(x), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 1000), (1000, 3), (64, 100), (257, 513)])
+def test_affine_nest(torch: Any, gen: np.random.Generator, shape: tuple[int, int]) -> None:
+    x = gen.standard_normal(shape).astype(np.float32)
+    y = torch.zeros(shape, device="cuda")
+    _cuda(AFFINE_NEST)(torch.from_numpy(x).cuda(), y)
+    np.testing.assert_array_equal(_host(y), x * x)
+
+
+@pytest.mark.parametrize("n", [0, 1, 300, 1000])
+def test_affine_tail(torch: Any, gen: np.random.Generator, n: int) -> None:
+    x = gen.standard_normal(n).astype(np.float32)
+    y = torch.zeros(n, device="cuda")
+    _cuda(AFFINE_TAIL)(torch.from_numpy(x).cuda(), y)
+    want = np.zeros(n, np.float32)
+    want[300:] = x[300:]
+    np.testing.assert_array_equal(_host(y), want)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (40, 300), (2000, 5)])
+def test_affine_row_prefix(torch: Any, gen: np.random.Generator, shape: tuple[int, int]) -> None:
+    x = gen.standard_normal(shape).astype(np.float32)
+    device = torch.from_numpy(x).cuda()
+    _cuda(AFFINE_ROW_PREFIX)(device)
+    np.testing.assert_allclose(_host(device), np.cumsum(x, axis=1, dtype=np.float32),
+                               rtol=1e-5, atol=1e-5)
