@@ -73,6 +73,7 @@ bool Kernel::isContiguousVariantLoaded() const {
 bool Kernel::fromDiskCache() const { return impl->fromDiskCache; }
 
 int32_t Kernel::call(void **args, void **results, dlrt_call_ctx *ctx) const {
+  impl->markUsed();
   EntryFunction entry = impl->general.entry;
   if (impl->hasContiguous) {
     bool compact = true;
