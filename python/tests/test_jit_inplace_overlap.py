@@ -175,3 +175,28 @@ def test_update_from_another_argument_needs_no_temporary() -> None:
 def test_overlapping_update_is_staged_once() -> None:
     text = dlbridge.jit(_reverse).lower(np.arange(10.0))
     assert text.count("linalg.copy") == 1
+
+
+def _shift_in_loop(x: Any, n: Any) -> None:
+    for _ in range(n):
+        x[1:] = x[:-1] + 1
+
+
+def _reverse_in_loop(x: Any, n: Any) -> None:
+    for i in range(n):
+        x[:] = x[::-1] * 2 + i
+
+
+def _stencil(u: Any, n: Any) -> None:
+    for _ in range(n):
+        u[1:-1] += 0.25 * (u[2:] - 2 * u[1:-1] + u[:-2])
+
+
+@pytest.mark.parametrize("fn", [_shift_in_loop, _reverse_in_loop, _stencil], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("n", [1, 5, 40])
+def test_overlapping_update_in_a_loop_matches_numpy(fn: Callable[[Any, Any], None], n: int) -> None:
+    x = np.sin(np.arange(12.0))
+    want = x.copy()
+    fn(want, n)
+    dlbridge.jit(fn)(x, n)
+    np.testing.assert_allclose(x, want, rtol=1e-12)

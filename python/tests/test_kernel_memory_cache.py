@@ -124,7 +124,7 @@ print((rss() - before) // 1024)
 
 
 def test_evicted_kernels_release_their_memory(cache_dir: pathlib.Path) -> None:
-    # Kept, each of these kernels costs over 180 KiB (bench/kernel_memory.py); evicted, the
+    # Kept, each of these kernels costs ~180 KiB (bench/kernel_memory.py); evicted, the
     # 100 of them must leave far less than that behind.
     env = dict(os.environ, DLBRIDGE_MEMORY_CACHE_MAX="8")
     out = subprocess.run([sys.executable, "-c", _RSS_CHILD], env=env, capture_output=True,
