@@ -463,26 +463,6 @@ CompileResult compileNamed(const std::string &source,
 
 } // namespace
 
-std::string dlbridge::jit::keepInMemoryCache(const Kernel &kernel) {
-  std::string error;
-  if (size_t limit = getMemoryCacheLimit(error))
-    getMemoryCache().insert(nullptr, KernelImpl::unwrap(kernel), limit);
-  return error;
-}
-
-size_t dlbridge::jit::getMemoryCacheSize() { return getMemoryCache().size(); }
-
-WeakKernel::WeakKernel(const Kernel &kernel)
-    : impl(KernelImpl::unwrap(kernel)) {}
-
-std::optional<Kernel> WeakKernel::lock() const {
-  if (std::shared_ptr<const KernelImpl> locked = impl.lock())
-    return KernelImpl::wrap(std::move(locked));
-  return std::nullopt;
-}
-
-bool WeakKernel::expired() const { return impl.expired(); }
-
 unsigned dlbridge::jit::clearCaches() {
   getMemoryCache().clear();
   std::string directory = getCacheDirectory();

@@ -92,6 +92,15 @@ size_t MemoryCache::size() {
   return residents.size();
 }
 
+std::string dlbridge::jit::keepInMemoryCache(const Kernel &kernel) {
+  std::string error;
+  if (size_t limit = getMemoryCacheLimit(error))
+    getMemoryCache().insert(nullptr, KernelImpl::unwrap(kernel), limit);
+  return error;
+}
+
+size_t dlbridge::jit::getMemoryCacheSize() { return getMemoryCache().size(); }
+
 MemoryCache &dlbridge::jit::getMemoryCache() {
   // Never destroyed: kernels may still be called while the process exits.
   static MemoryCache *cache = new MemoryCache();
