@@ -5,6 +5,7 @@ never unloaded under its caller; the disk cache prunes distinct static values to
 
 from __future__ import annotations
 
+import logging
 import os
 import pathlib
 import subprocess
@@ -141,3 +142,23 @@ def test_distinct_static_values_are_pruned_from_disk(cache_dir: pathlib.Path,
         f(np.ones(2), float(s))
     total = sum(p.stat().st_size for p in cache_dir.glob("llvmcache-*"))
     assert 0 < total <= 100 * 1024
+
+
+def test_compile_log_names_new_static_types_and_unloaded_kernels(
+        caplog: pytest.LogCaptureFixture, cache_dir: pathlib.Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DLBRIDGE_MEMORY_CACHE_MAX", "1")
+
+    def shift(x: Any, s: Any) -> Any:
+        return x + s[0]
+
+    f = dlbridge.jit(shift, static_argnums=1)
+    x = np.ones(2, np.int64)  # int64 + 1 and int64 + 1.0 trace apart
+    with caplog.at_level(logging.INFO, logger="dlbridge"):
+        f(x, (1,))
+        f(x, (1.0,))
+        f(x, (1,))  # evicted by (1.0,): compiled again
+    reasons = [r.getMessage() for r in caplog.records]
+    assert len(reasons) == 3, reasons
+    assert reasons[1].endswith("(new static value of s ((1,) -> (1.0,)))")
+    assert reasons[2].endswith("(compiled before, then unloaded (DLBRIDGE_MEMORY_CACHE_MAX, clear_cache()))")
