@@ -200,3 +200,11 @@ def test_overlapping_update_in_a_loop_matches_numpy(fn: Callable[[Any, Any], Non
     fn(want, n)
     dlbridge.jit(fn)(x, n)
     np.testing.assert_allclose(x, want, rtol=1e-12)
+
+
+def test_augmented_slice_assignment_stores_once() -> None:
+    # Python runs ``t = x[2:]; t *= 3; x[2:] = t``: the last store puts t where it already lies.
+    text = dlbridge.jit(_augmented_region).lower(np.arange(10.0))
+    assert text.count("tensor.insert_slice") == 1
+    assert "linalg.copy" not in text
+    _check(_augmented_region, np.arange(10.0))

@@ -145,7 +145,9 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
         raise unsupported(op, f"casting={casting!r}")
     _check_shape(target, value, op, ufunc_name is not None)
     sync_view(target)
-    if ops._is_tensor(value) and not overlap.same_view(ctx, target, value):
+    if isinstance(value, TracedArray) and value._dtype == tdt and overlap.same_view(ctx, target, value):
+        return target  # ``t = x[k]; t += 1; x[k] = t``: t already lies where it is stored
+    if ops._is_tensor(value):
         held = overlap.held_values(ctx, target._base if target._base is not None else target)
         aligned = value.ndim == target.ndim and all(
             v != 1 or t == 1 for v, t in zip(value._dims, target._dims))
