@@ -11,6 +11,7 @@
 #include "ExternalSymbols.h"
 #include "Frontend.h"
 #include "KernelImpl.h"
+#include "MemoryCache.h"
 #include "SymbolNames.h"
 
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
@@ -136,36 +137,6 @@ CacheKey computeKey(const std::string &source, const std::string &entry,
   add(withoutDebugInfo(source));
   std::array<uint8_t, 32> digest = hasher.final();
   return digest;
-}
-
-/// Kernels compiled or loaded by this process, by key.
-class MemoryCache {
-public:
-  std::shared_ptr<const KernelImpl> lookup(const CacheKey &key) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = kernels.find(toString(key));
-    return it == kernels.end() ? nullptr : it->second;
-  }
-  void insert(const CacheKey &key, std::shared_ptr<const KernelImpl> kernel) {
-    std::lock_guard<std::mutex> lock(mutex);
-    kernels.emplace(toString(key), std::move(kernel));
-  }
-  void clear() {
-    std::lock_guard<std::mutex> lock(mutex);
-    kernels.clear();
-  }
-
-private:
-  static std::string toString(const CacheKey &key) {
-    return std::string(key.begin(), key.end());
-  }
-  std::mutex mutex;
-  std::unordered_map<std::string, std::shared_ptr<const KernelImpl>> kernels;
-};
-
-MemoryCache &getMemoryCache() {
-  static MemoryCache *cache = new MemoryCache();
-  return *cache;
 }
 
 CompileResult compileError(std::string message) {
@@ -457,9 +428,12 @@ CompileResult compileNamed(const std::string &source,
     result.kernel = KernelImpl::wrap(std::move(kernel));
     return result;
   }
+  std::string error;
+  size_t limit = getMemoryCacheLimit(error);
+  if (!limit)
+    return compileError(error);
   std::string policy;
   if (!location.directory.empty()) {
-    std::string error;
     policy = getCachePruningPolicy(error);
     if (policy.empty())
       return compileError(error);
@@ -467,7 +441,7 @@ CompileResult compileNamed(const std::string &source,
             readCacheEntry(location.directory, location.key))
       if (auto kernel =
               loadFromDisk(std::move(*cached), sourceName, options, location)) {
-        getMemoryCache().insert(location.key, kernel);
+        getMemoryCache().insert(&location.key, kernel, limit);
         CompileResult result;
         result.kernel = KernelImpl::wrap(std::move(kernel));
         return result;
@@ -478,7 +452,8 @@ CompileResult compileNamed(const std::string &source,
                                            location, cacheEntry);
   if (!result)
     return result;
-  getMemoryCache().insert(location.key, KernelImpl::unwrap(*result.kernel));
+  getMemoryCache().insert(&location.key, KernelImpl::unwrap(*result.kernel),
+                          limit);
   if (!location.directory.empty()) {
     writeCacheEntry(location.directory, location.key, cacheEntry);
     pruneCacheDirectory(location.directory, policy);

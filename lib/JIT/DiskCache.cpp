@@ -152,7 +152,7 @@ std::string dlbridge::jit::getCachePruningPolicy(std::string &error) {
   if (std::optional<std::string> value =
           sys::Process::GetEnv("DLBRIDGE_CACHE_MAX_SIZE"))
     size = *value;
-  std::string policy = "cache_size_bytes=" + size + ":prune_interval=20m";
+  std::string policy = "cache_size_bytes=" + size + ":prune_interval=0s";
   if (Expected<CachePruningPolicy> parsed = parseCachePruningPolicy(policy);
       !parsed || StringRef(size).contains(':')) {
     if (!parsed)

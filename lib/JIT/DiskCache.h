@@ -79,8 +79,11 @@ std::string getCacheEntryName(const CacheKey &key);
 /// the variable holds something else.
 std::string getCachePruningPolicy(std::string &error);
 
-/// Prunes `dir` by `policy` (LLVM's pruneCache(); it scans the directory at
-/// most every 20 minutes).
+/// Prunes `dir` by `policy` (LLVM's pruneCache()). The policy scans the
+/// directory after every write (a few stat() calls per entry, against a
+/// compile's tens of milliseconds), so that a burst of new kernels, such as
+/// a jitted function's distinct static values, never grows the cache past
+/// its limit.
 void pruneCacheDirectory(llvm::StringRef dir, llvm::StringRef policy);
 
 /// Removes every entry (and leftover temporary file) of `dir`, and nothing

@@ -73,6 +73,7 @@ bool Kernel::isContiguousVariantLoaded() const {
 bool Kernel::fromDiskCache() const { return impl->fromDiskCache; }
 
 int32_t Kernel::call(void **args, void **results, dlrt_call_ctx *ctx) const {
+  impl->markUsed();
   EntryFunction entry = impl->general.entry;
   if (impl->hasContiguous) {
     bool compact = true;
@@ -86,3 +87,14 @@ int32_t Kernel::call(void **args, void **results, dlrt_call_ctx *ctx) const {
   }
   return entry(args, results, ctx);
 }
+
+WeakKernel::WeakKernel(const Kernel &kernel)
+    : impl(KernelImpl::unwrap(kernel)) {}
+
+std::optional<Kernel> WeakKernel::lock() const {
+  if (std::shared_ptr<const KernelImpl> locked = impl.lock())
+    return KernelImpl::wrap(std::move(locked));
+  return std::nullopt;
+}
+
+bool WeakKernel::expired() const { return impl.expired(); }

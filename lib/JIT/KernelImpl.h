@@ -58,6 +58,17 @@ public:
     return contiguousEntry.load(std::memory_order_acquire) != nullptr;
   }
 
+  /// Stamps this kernel as the most recently used (for MemoryCache's
+  /// eviction). A kernel called again before any other costs two relaxed
+  /// loads; the clock advances only when the most recent kernel changes.
+  void markUsed() const {
+    uint64_t now = useClock.load(std::memory_order_relaxed);
+    if (stamp.load(std::memory_order_relaxed) != now)
+      stamp.store(useClock.fetch_add(1, std::memory_order_relaxed) + 1,
+                  std::memory_order_relaxed);
+  }
+  uint64_t lastUse() const { return stamp.load(std::memory_order_relaxed); }
+
   Signature signature;
   KernelStages stages;
   /// As written (memref sources) or with fully dynamic layouts (tensors).
@@ -79,6 +90,9 @@ private:
   mutable VariantMaker makeContiguous;
   mutable LoadedVariant contiguous;
   mutable std::atomic<EntryFunction> contiguousEntry{nullptr};
+  /// When this kernel was last used, on `useClock`.
+  mutable std::atomic<uint64_t> stamp{0};
+  static std::atomic<uint64_t> useClock;
 };
 
 /// Links an object file compiled by compile() for `dataLayout` (the host's,

@@ -36,11 +36,16 @@ dlbridge::jit::loadObject(StringRef object, StringRef function,
   // machine to learn the layout: 0.25 to 0.35 ms of a disk hit's 1.4. It
   // compiles no code of ours, only its platform's own small IR, which runs
   // on any CPU of the triple.
+  // No platform: the objects' static constructors and destructors are
+  // called through kInitializerName/kFinalizerName, and the generic IR
+  // platform LLJIT would set up costs each kernel about 80 KiB (a
+  // JITDylib, an LLVMContext and IR of its own) for nothing.
   Expected<std::unique_ptr<LLJIT>> jit =
       LLJITBuilder()
           .setJITTargetMachineBuilder(
               JITTargetMachineBuilder(Triple(sys::getProcessTriple())))
           .setDataLayout(std::move(*layout))
+          .setPlatformSetUp(setUpInactivePlatform)
           .create();
   if (!jit)
     return jit.takeError();

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import functools
 import inspect as pyinspect
 import os
@@ -15,6 +16,10 @@ from ._compile_log import compile_reason, log_compile
 from ._trace import ArraySpec, ScalarSpec, StaticSpec, TraceResult, trace, unparsable_trace
 
 _DEVICE_TARGETS = {1: "cpu", 2: "cuda", 3: "cpu", 13: "cuda"}
+#: how many traces and compiled specs a jitted function remembers (its kernels: the extension's
+#: in-memory cache, DLBRIDGE_MEMORY_CACHE_MAX)
+_RECENT_TRACES = 8
+_RECENT_SPECS = 64
 
 
 def _check_type(keyword: str, value: object, expected: tuple[type, ...], what: str,
@@ -135,8 +140,8 @@ def inspect(
 def clear_cache() -> int:
     """Empties the in-memory kernel cache and removes every entry of the disk cache
     (``$DLBRIDGE_CACHE_DIR``, else ``$XDG_CACHE_HOME/dlbridge`` or ``~/.cache/dlbridge``),
-    and nothing else in its directory. Kernels and jitted functions already compiled
-    keep working.
+    and nothing else in its directory. Kernels held keep working; jitted functions
+    compile again on their next call with each kind of arguments.
 
     Returns:
         How many disk cache entries were removed.
@@ -283,15 +288,22 @@ class JitFunction(_dlbridge.Dispatcher):
         self._target = target
         self._cache = cache
         self._names = names
-        self._traces: dict[tuple[Any, ...], TraceResult] = {}
-        self._compiled: list[tuple[Any, ...]] = []
+        # the latest traces (lower(), inspect() and a call's compile trace once) and specs
+        # (compile_reason's comparisons); the kernels live in the extension's caches
+        self._traces: collections.OrderedDict[tuple[Any, ...], TraceResult] = collections.OrderedDict()
+        self._compiled: collections.deque[tuple[Any, ...]] = collections.deque(maxlen=_RECENT_SPECS)
 
     def _trace(self, specs: tuple[Any, ...]) -> TraceResult:
-        # static values by type and value, as the dispatcher keys them (1 == 1.0 == True)
-        key = tuple((s[0], type(s[1]), s[1]) if s[0] == "static" else s for s in specs)
-        if key not in self._traces:
-            self._traces[key] = trace(self.__wrapped__, _to_arg_specs(specs), name=self.__name__)
-        return self._traces[key]
+        # static values by type and value at every level, as the dispatcher keys them
+        key = tuple(("static", _dlbridge.static_key(s[1])) if s[0] == "static" else s for s in specs)
+        traced = self._traces.get(key)
+        if traced is None:
+            traced = trace(self.__wrapped__, _to_arg_specs(specs), name=self.__name__)
+            self._traces[key] = traced
+            while len(self._traces) > _RECENT_TRACES:
+                self._traces.popitem(last=False)
+        self._traces.move_to_end(key)
+        return traced
 
     def _compile_specs(self, specs: tuple[Any, ...]) -> Any:
         start = time.perf_counter()
@@ -365,7 +377,12 @@ def jit(
     Static arguments (``static_argnums``/``static_argnames``, as in
     ``jax.jit``) reach the function as the Python values themselves
     (hashable: ints, floats, strings, tuples...); each new value, compared by
-    type and value, compiles a new kernel.
+    type and value at every level of tuples and frozensets (``1``, ``1.0``,
+    ``True``, ``0.0`` and ``-0.0`` differ; every NaN is the same), compiles a
+    new kernel. Kernels stay in memory until the in-memory kernel cache
+    (``DLBRIDGE_MEMORY_CACHE_MAX`` kernels, default 512, shared with
+    :func:`compile`) evicts the least recently called; an evicted
+    specialisation compiles again (from the disk cache) when called.
 
     ``cache=False`` compiles every specialisation afresh instead of reusing
     kernels from the disk cache (and storing them there). With the environment

@@ -17,6 +17,8 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from . import _dlbridge
+
 logger = logging.getLogger("dlbridge")
 
 TOPICS = ("compile",)
@@ -77,10 +79,21 @@ def compile_reason(names: Sequence[str] | None, specs: tuple[Any, ...],
     if not candidates:
         return f"new number of arguments ({len(earlier[-1])} -> {len(specs)})"
     def changes(earlier_specs: tuple[Any, ...]) -> list[str]:
-        return [change for i, (old, new) in enumerate(zip(earlier_specs, specs)) if old != new
-                for change in _describe_change(name(i), old, new)]
+        return [change for i, (old, new) in enumerate(zip(earlier_specs, specs))
+                if not _same_spec(old, new) for change in _describe_change(name(i), old, new)]
     # The most recent of the nearest, when several are as near.
-    return "; ".join(min((changes(e) for e in reversed(candidates)), key=len))
+    nearest = min((changes(e) for e in reversed(candidates)), key=len)
+    if not nearest:
+        return "compiled before, then unloaded (DLBRIDGE_MEMORY_CACHE_MAX, clear_cache())"
+    return "; ".join(nearest)
+
+
+def _same_spec(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
+    """Whether two specs of one argument specialise alike (static values by type and value at
+    every level, as the dispatcher keys them)."""
+    if old[0] == new[0] == "static":
+        return bool(_dlbridge.static_key(old[1]) == _dlbridge.static_key(new[1]))
+    return old == new
 
 
 def log_compile(what: str, reason: str, seconds: float, kernel: Any) -> None:

@@ -7,6 +7,7 @@
 #include "Dispatcher.h"
 
 #include "Errors.h"
+#include "Scalars.h"
 
 #include "dlbridge/Runtime/dlrt.h"
 #include "dlbridge/Runtime/dlrt_cuda.h"
@@ -15,6 +16,9 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <unordered_set>
 
 namespace nb = nanobind;
 using namespace dlbridge;
@@ -119,14 +123,57 @@ void Dispatcher::bind(PyObject *const *positional, size_t given,
   bound.statics = nb::tuple(statics);
 }
 
+namespace {
+/// The bits of `value`, one pattern for every NaN.
+uint64_t floatBits(double value) {
+  if (std::isnan(value))
+    return 0x7FF8000000000000ull;
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+} // namespace
+
+nb::object dlbridge::python::staticKey(nb::handle value) {
+  PyObject *object = value.ptr();
+  nb::handle type(reinterpret_cast<PyObject *>(Py_TYPE(object)));
+  bool numpyFloat = !PyFloat_Check(object) &&
+                    scalarKind(object) == ScalarKind::Float &&
+                    scalarDtype(object).bits <= 64;
+  if (PyFloat_Check(object) || numpyFloat) {
+    double number = PyFloat_AsDouble(object);
+    if (number == -1.0 && PyErr_Occurred())
+      throw nb::python_error();
+    return nb::make_tuple(type, nb::int_(floatBits(number)));
+  }
+  if (PyComplex_Check(object)) {
+    Py_complex number = PyComplex_AsCComplex(object);
+    return nb::make_tuple(type, nb::int_(floatBits(number.real)),
+                          nb::int_(floatBits(number.imag)));
+  }
+  if (PyTuple_Check(object)) {
+    nb::list items;
+    for (nb::handle item : nb::borrow<nb::tuple>(value))
+      items.append(staticKey(item));
+    return nb::make_tuple(type, nb::tuple(items));
+  }
+  if (PyFrozenSet_Check(object)) {
+    nb::list items;
+    for (nb::handle item : nb::iter(value))
+      items.append(staticKey(item));
+    nb::object keys = nb::steal(PyFrozenSet_New(items.ptr()));
+    if (!keys.is_valid())
+      throw nb::python_error();
+    return nb::make_tuple(type, keys);
+  }
+  return nb::make_tuple(type, value);
+}
+
 uint64_t Dispatcher::staticsId(const nb::tuple &statics) {
-  // Keyed by type and value: 1, 1.0 and True are equal in Python but trace
-  // differently.
-  nb::list typed;
+  nb::list keys;
   for (nb::handle value : statics)
-    typed.append(
-        nb::make_tuple(nb::handle((PyObject *)Py_TYPE(value.ptr())), value));
-  nb::tuple key(typed);
+    keys.append(staticKey(value));
+  nb::tuple key(keys);
   PyObject *id = PyDict_GetItemWithError(staticIds.ptr(), key.ptr());
   if (id)
     return PyLong_AsUnsignedLongLong(id);
@@ -148,9 +195,24 @@ uint64_t Dispatcher::staticsId(const nb::tuple &statics) {
     }
     typeError(functionName + "(): static arguments must be hashable");
   }
-  uint64_t next = staticIds.size();
+  uint64_t next = nextStaticId++;
   staticIds[key] = nb::int_(next);
   return next;
+}
+
+void Dispatcher::forgetStaticIds() {
+  size_t live = table.size();
+  if (staticIds.size() <= 2 * live + 16)
+    return;
+  std::unordered_set<uint64_t> used;
+  table.forEachKey(
+      [&](const uint64_t *key, size_t size) { used.insert(key[size - 1]); });
+  nb::list stale;
+  for (auto [key, id] : staticIds)
+    if (!used.count(nb::cast<uint64_t>(id)))
+      stale.append(key);
+  for (nb::handle key : stale)
+    PyDict_DelItem(staticIds.ptr(), key.ptr());
 }
 
 namespace {
@@ -236,8 +298,9 @@ nb::object Dispatcher::call(PyObject *const *args, size_t count,
   computeKey(call, key.data());
   if (hasStatics)
     key[2 * call.size()] = staticsId(bound.statics);
-  const jit::Kernel *kernel = table.find(key.data(), key.size());
-  if (!kernel) {
+  std::optional<SpecialisationTable::Entry> entry =
+      table.find(key.data(), key.size());
+  if (!entry) {
     // The compiler releases the GIL: another thread may compile the same
     // key meanwhile; the table keeps the first kernel inserted.
     nb::callable compile = compiler;
@@ -249,17 +312,26 @@ nb::object Dispatcher::call(PyObject *const *args, size_t count,
       builder = compiled[1];
       compiled = compiled[0];
     }
-    kernel =
-        &table.insert(key.data(), key.size(), nb::cast<jit::Kernel>(compiled));
+    jit::Kernel kernel = nb::cast<jit::Kernel>(compiled);
+    if (std::string error = jit::keepInMemoryCache(kernel); !error.empty())
+      throw nb::value_error(error.c_str());
+    std::shared_ptr<void> payload;
     if (builder.is_valid() && !builder.is_none())
-      resultBuilders.emplace(kernel, builder);
+      payload = std::shared_ptr<void>(
+          new nb::object(std::move(builder)), [](void *object) {
+            nb::gil_scoped_acquire gil;
+            delete static_cast<nb::object *>(object);
+          });
+    bool added = false;
+    entry = table.insert(key.data(), key.size(), std::move(kernel),
+                         std::move(payload), &added);
+    compiledCount += added;
+    if (hasStatics)
+      forgetStaticIds();
   }
-  nb::object result = runKernel(*kernel, call);
-  if (!resultBuilders.empty()) {
-    auto found = resultBuilders.find(kernel);
-    if (found != resultBuilders.end())
-      return found->second(result);
-  }
+  nb::object result = runKernel(entry->kernel, call);
+  if (entry->payload)
+    return (*static_cast<nb::object *>(entry->payload.get()))(result);
   return result;
 }
 
@@ -303,6 +375,12 @@ PyType_Slot dispatcherSlots[] = {
 } // namespace
 
 void dlbridge::python::bindDispatcher(nb::module_ &m) {
+  m.def("static_key", &staticKey, nb::arg("value").none(),
+        nb::sig("def static_key(value: typing.Any) -> typing.Any"),
+        "The key a static argument's value specialises a jitted function "
+        "by: equal only for the same types and values at every level.");
+  m.def("memory_cache_size", &jit::getMemoryCacheSize,
+        "How many kernels the in-memory kernel cache holds now.");
   nb::class_<Dispatcher>(m, "Dispatcher",
                          "The compiled-call path of a @dlbridge.jit function.",
                          nb::type_slots(dispatcherSlots))
@@ -323,5 +401,8 @@ void dlbridge::python::bindDispatcher(nb::module_ &m) {
            "The specialisation specs of an argument list.")
       .def_prop_ro("num_specialisations", &Dispatcher::numSpecialisations,
                    "How many kernels have been compiled so far.")
+      .def_prop_ro("num_loaded", &Dispatcher::numLoaded,
+                   "How many of its kernels are loaded now (the in-memory "
+                   "kernel cache evicts the least recently used).")
       .def_prop_ro("name", &Dispatcher::name, "The function's name.");
 }

@@ -14,7 +14,6 @@
 #include <nanobind/nanobind.h>
 
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace dlbridge::python {
@@ -41,7 +40,11 @@ public:
   nanobind::object call(PyObject *const *args, size_t count, PyObject *kwargs);
   /// The specs of an argument list, as `compiler` receives them.
   nanobind::tuple specsOf(nanobind::args args, nanobind::kwargs kwargs);
-  size_t numSpecialisations() const { return table.size(); }
+  /// How many kernels this function has compiled (a specialisation the
+  /// in-memory cache evicted and that was compiled again counts twice).
+  size_t numSpecialisations() const { return compiledCount; }
+  /// How many of its kernels are loaded now.
+  size_t numLoaded() const { return table.size(); }
   /// For the garbage collector: the compiler usually refers back to us.
   nanobind::callable &compilerCallback() { return compiler; }
   const std::string &name() const { return functionName; }
@@ -60,8 +63,11 @@ private:
   };
   void bind(PyObject *const *args, size_t given, PyObject *kwargs,
             Bound &bound);
-  /// A number for the static values `statics` (equal tuples: equal numbers).
+  /// A number for the static values `statics`: equal for values of the same
+  /// types and values at every level (staticKey()).
   uint64_t staticsId(const nanobind::tuple &statics);
+  /// Forgets the numbers of static values whose kernels were all evicted.
+  void forgetStaticIds();
   nanobind::tuple specsFor(PreparedCall &call, const nanobind::tuple &statics);
 
   nanobind::callable compiler;
@@ -71,11 +77,18 @@ private:
   nanobind::tuple defaults;
   std::vector<bool> isStatic;
   nanobind::dict staticIds;
+  uint64_t nextStaticId = 0;
+  /// Kernels with, as payload (a nanobind::object), the callable rebuilding
+  /// the Python function's result structure when it differs from the
+  /// kernel's (a 1-tuple, a list, None entries...).
   SpecialisationTable table;
-  /// Kernels whose results the Python function returned in another
-  /// structure than the kernel's (a 1-tuple, a list, None entries...).
-  std::unordered_map<const jit::Kernel *, nanobind::object> resultBuilders;
+  size_t compiledCount = 0;
 };
+
+/// `value` as a key that equals another's only when both have the same type
+/// and value at every level of tuples and frozensets: 1, 1.0, True, 0.0 and
+/// -0.0 are five keys, every NaN of a float type is one.
+nanobind::object staticKey(nanobind::handle value);
 
 void bindDispatcher(nanobind::module_ &m);
 

@@ -184,10 +184,10 @@ TEST_F(DiskCacheTest, TheSizeLimitComesFromTheEnvironment) {
   std::string error;
   ASSERT_EQ(::unsetenv("DLBRIDGE_CACHE_MAX_SIZE"), 0);
   EXPECT_EQ(getCachePruningPolicy(error),
-            "cache_size_bytes=1g:prune_interval=20m");
+            "cache_size_bytes=1g:prune_interval=0s");
   ASSERT_EQ(::setenv("DLBRIDGE_CACHE_MAX_SIZE", "512m", 1), 0);
   EXPECT_EQ(getCachePruningPolicy(error),
-            "cache_size_bytes=512m:prune_interval=20m");
+            "cache_size_bytes=512m:prune_interval=0s");
   for (const char *bad : {"lots", "5x", "1g:prune_after=0s", ""}) {
     ASSERT_EQ(::setenv("DLBRIDGE_CACHE_MAX_SIZE", bad, 1), 0);
     error.clear();

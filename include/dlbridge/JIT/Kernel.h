@@ -84,6 +84,7 @@ public:
 
 private:
   friend class KernelImpl;
+  friend class WeakKernel;
   explicit Kernel(std::shared_ptr<const KernelImpl> impl);
   std::shared_ptr<const KernelImpl> impl;
 };
@@ -123,9 +124,38 @@ struct InspectResult {
 InspectResult inspect(const std::string &source, const std::string &entry,
                       const CompileOptions &options = {});
 
+/// A kernel referred to without keeping it loaded: caches that the
+/// in-memory cache's limit governs hold their kernels so (a jitted
+/// function's specialisations), and keep them loaded with
+/// keepInMemoryCache().
+class WeakKernel {
+public:
+  WeakKernel() = default;
+  explicit WeakKernel(const Kernel &kernel);
+  /// The kernel, unless it was evicted and no Kernel refers to it any more.
+  /// The copy keeps it loaded while it is used.
+  std::optional<Kernel> lock() const;
+  bool expired() const;
+
+private:
+  std::weak_ptr<const KernelImpl> impl;
+};
+
+/// Adds `kernel` to this process's in-memory kernel cache (compile() puts
+/// the kernels it makes there) without a key, so that it stays loaded until
+/// evicted: the cache holds at most $DLBRIDGE_MEMORY_CACHE_MAX kernels
+/// (default 512) and drops the least recently called first. A kernel's code
+/// is unloaded once neither the cache nor any Kernel copy refers to it.
+/// Returns why not when the variable holds something else than a positive
+/// integer, else "".
+std::string keepInMemoryCache(const Kernel &kernel);
+
+/// How many kernels the in-memory cache holds now.
+size_t getMemoryCacheSize();
+
 /// Empties this process's kernel cache and removes every entry of the disk
-/// cache (DiskCache.h: nothing else in its directory); kernels already
-/// compiled stay valid. Returns how many disk entries were removed.
+/// cache (DiskCache.h: nothing else in its directory); kernels that are
+/// referred to stay valid. Returns how many disk entries were removed.
 unsigned clearCaches();
 
 /// dlbridge's version, e.g. "0.1.0" (the project() version in CMakeLists.txt).

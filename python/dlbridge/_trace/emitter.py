@@ -42,15 +42,26 @@ def location() -> str:
     return _location.get()
 
 _NAME_OK = re.compile(r"[^A-Za-z0-9_$.]")
-_SSA_USE = re.compile(r"%[A-Za-z0-9_$.]+")
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+SSA_NAME = re.compile(r"%[A-Za-z0-9_$.]+")
+_DEFINITION = re.compile(r"^\s*(%[A-Za-z0-9_$.]+)(?::\d+)?((?:\s*,\s*%[A-Za-z0-9_$.]+)*)\s*=\s")
 
 
 class NameTable:
-    """Hands out unique SSA names (``%x``, ``%x_1``...) within one function."""
+    """Hands out unique SSA names (``%x``, ``%x_1``...) within one function, and records what
+    each emitted value was computed from (``deps``: every SSA name its defining text mentions),
+    which the in-place updates read to find values that overlap what they write."""
 
     def __init__(self) -> None:
         self._used: set[str] = set()
+        self.deps: dict[str, tuple[str, ...]] = {}
+        #: the ``tensor.dim``/``tensor.empty`` values: they read shapes, never contents
+        self.shape_only: set[str] = set()
+        #: per ``linalg.generic`` result: its inputs with their indexing maps, its init and map,
+        #: and whether every loop is parallel
+        self.generics: dict[str, tuple[tuple[tuple[str, str], ...], str, str, bool]] = {}
+        #: the defining text of single-line values (without its location)
+        self.defs: dict[str, str] = {}
         #: the values defined in loop regions already closed (not visible any more), with where
         #: the loop is, and the error a use of one of them raises
         self.dead: dict[str, str] = {}
@@ -60,10 +71,27 @@ class NameTable:
         """Raises ``dead_error`` when ``text`` uses a value of a closed loop region."""
         if not self.dead:
             return
-        for name in _SSA_USE.findall(_QUOTED.sub("", text)):
+        for name in SSA_NAME.findall(_QUOTED.sub("", text)):
             where = self.dead.get(name)
             if where is not None:
                 raise (self.dead_error or (lambda n, w: ValueError(f"{n} is not defined here")))(name, where)
+
+    def record(self, text: str) -> None:
+        """Records the values ``text`` (one emitted line or op, ``%r = ...``) defines and what
+        they were computed from."""
+        m = _DEFINITION.match(text)
+        if m is None:
+            return
+        rest = text[m.end():]
+        results = [m.group(1)] + SSA_NAME.findall(m.group(2))
+        used = tuple(n for n in SSA_NAME.findall(rest) if n not in results)
+        shape = rest.startswith(("tensor.dim ", "tensor.empty("))
+        if len(results) == 1 and "\n" not in rest:
+            self.defs[results[0]] = rest.split(" loc(")[0]
+        for r in results:
+            self.deps[r] = used
+            if shape:
+                self.shape_only.add(r)
 
     def fresh(self, hint: str) -> str:
         """A new name derived from ``hint`` (sanitised), without the leading ``%``."""
@@ -149,6 +177,7 @@ class Block:
         loc = _location.get()
         if loc and text.startswith("dlpack.assert") and "\n" not in text:
             text = f"{text} {loc}"
+        self.names.record(text)
         pad = "  " * self.indent
         for ln in text.split("\n"):
             self.lines.append(pad + ln if ln else "")

@@ -290,9 +290,7 @@ def extract(x: TracedArray, region: Region) -> TracedArray:
     ctx = x._ctx
     sliced_dims, _ = _region_dims(region)
     ty = tensor_type(sliced_dims, x._dtype)
-    if (region.kept == list(range(x.ndim)) and all(o == 0 for o in region.offsets)
-            and all(s == 1 for s in region.strides)
-            and all(isinstance(z, int) and z == d for z, d in zip(region.sizes, x._dims))):
+    if _is_identity(x, region):
         value = x._value
     else:
         value = ctx.top.op(

@@ -8,6 +8,10 @@ as a memref and stores its final value into the caller's buffer).
 Views are NumPy's: ``x[...]``, ``x[:]`` and transposes are views of ``x``; an update through one
 updates ``x``, and a view taken before an update of ``x`` shows it.
 
+A value read from the array being updated at other positions than those it replaces
+(``x[:] = x[::-1]``, ``x[1:] += x[:-1]``) is staged through a temporary, as NumPy copies an
+overlapping operand (``overlap``).
+
 Updates the tracer cannot express raise a TraceError naming the operation and the user's line,
 never drop the update: writing through a reshape (whether NumPy's reshape is a view depends on the
 memory layout), indexed assignment other than the whole array (``x[0] = v``, ``x[::2] = v``),
@@ -19,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import dtypes as D
-from . import indexing, ops
+from . import indexing, ops, overlap
 from .emitter import Block, affine_map
 from .tracer import (
     TraceContext,
@@ -141,6 +145,14 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
         raise unsupported(op, f"casting={casting!r}")
     _check_shape(target, value, op, ufunc_name is not None)
     sync_view(target)
+    if isinstance(value, TracedArray) and value._dtype == tdt and overlap.same_view(ctx, target, value):
+        return target  # ``t = x[k]; t += 1; x[k] = t``: t already lies where it is stored
+    if ops._is_tensor(value):
+        held = overlap.held_values(ctx, target._base if target._base is not None else target)
+        aligned = value.ndim == target.ndim and all(
+            v != 1 or t == 1 for v, t in zip(value._dims, target._dims))
+        if overlap.reads_overwritten(ctx, held, target._value, value._value, aligned):
+            value = overlap.stage(ctx, value)
     new = _store(ctx, target, value)
     ctx.note_update(target._base if target._base is not None else target)
     root = target._base

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as D
 from .dtypes import DType
-from .emitter import Block, affine_map, tensor_type
+from .emitter import SSA_NAME, Block, affine_map, tensor_type
 from .tracer import (
     SymbolicDim,
     TraceContext,
@@ -533,6 +533,13 @@ def _emit_generic(
     top.raw(f"^bb0({', '.join(bb_args)}):")
     top.lines.extend(blk.lines)
     top.raw(f"}} -> {out_type}")
+    # what the body reads from outside the op counts among the result's sources too
+    inner = {n for line in blk.lines for n in SSA_NAME.findall(line)}
+    ctx.names.deps[res] = ctx.names.deps.get(res, ()) + tuple(sorted(inner))
+    ctx.names.generics[res] = (
+        tuple((a.value, m) for a, m in zip(ins, in_maps)), out_init, out_map,
+        all(i == "parallel" for i in iterators),
+    )
     return res
 
 

@@ -359,6 +359,8 @@ class TraceContext:
         # while a loop body is traced: the arrays updated in place, and the dim sizes cached on
         # arrays (which must not outlive the loop's region)
         self.update_log: dict[int, tuple[TracedArray, tuple[Any, ...]]] | None = None
+        # per array updated in place (by id): every value it held, all in its one buffer
+        self.buffer_values: dict[int, set[str]] = {}
         self.dim_log: list[tuple[TracedArray, int]] | None = None
 
     def fresh_serial(self) -> int:
