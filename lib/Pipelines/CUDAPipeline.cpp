@@ -73,6 +73,8 @@ void buildLoopsToKernels(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(dlbridge::createTileParallelLoops());
   // Without it convert-parallel-loops-to-gpu silently does nothing.
   pm.addPass(createCanonicalizerPass());
+  // Nothing in between: canonicalisation would merge the block and thread
+  // loops the mapping makes, and drop their mapping.
   pm.addNestedPass<func::FuncOp>(dlbridge::createMapParallelLoops());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   // Folds block sizes to constants, which gpu-kernel-outlining records as
