@@ -132,6 +132,8 @@ void buildKernelsToNVVM(OpPassManager &pm,
   pm.addPass(dlbridge::createExpandSmallFloats());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createConvertComplexToStandardPass());
+  // `x ** 3` as two multiplications, not libdevice's pow.
+  kernels.addPass(dlbridge::createSimplifyMath());
   kernels.addPass(createConvertVectorToLLVMPass());
   kernels.addPass(dlbridge::createLowerSubgroupReduce());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
