@@ -80,6 +80,8 @@ void buildLoopsToKernels(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(dlbridge::createTileParallelLoops());
   // Without it convert-parallel-loops-to-gpu silently does nothing.
   pm.addPass(createCanonicalizerPass());
+  // Nothing in between: canonicalisation would merge the block and thread
+  // loops the mapping makes, and drop their mapping.
   pm.addNestedPass<func::FuncOp>(dlbridge::createMapParallelLoops());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   // Folds block sizes to constants, which gpu-kernel-outlining records as
@@ -144,6 +146,8 @@ void buildKernelsToNVVM(OpPassManager &pm,
   pm.addPass(dlbridge::createExpandSmallFloats());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createConvertComplexToStandardPass());
+  // `x ** 3` as two multiplications, not libdevice's pow.
+  kernels.addPass(dlbridge::createSimplifyMath());
   kernels.addPass(createConvertVectorToLLVMPass());
   kernels.addPass(dlbridge::createLowerSubgroupReduce());
   kernels.addPass(createConvertGpuOpsToNVVMOps());

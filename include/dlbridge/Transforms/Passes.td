@@ -89,6 +89,25 @@ def ApproximateMath : Pass<"dlbridge-approximate-math"> {
   ];
 }
 
+def SimplifyMath : Pass<"dlbridge-simplify-math"> {
+  let summary = "Powers with small constant exponents to multiplications";
+  let description = [{
+    `x ** 3` traces to `math.powf %x, 3.0`, which the CUDA pipeline would
+    lower to libdevice's `__nv_powf`: some eighty instructions where two
+    multiplications do. This pass applies upstream's algebraic
+    simplification of the math dialect: `math.powf` by a constant 1, 2, 3,
+    -1, 0.5, -0.5 or 0.75 becomes multiplications, a division or square
+    roots, and `math.fpowi`/`math.ipowi` by a constant of magnitude up to 8
+    a chain of multiplications (and a division for negative exponents).
+    `dlbridge-approximate-math` includes the same rewrites for the host.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def FuseElementwiseOps : Pass<"dlbridge-fuse-elementwise-ops"> {
   let summary = "Upstream's elementwise fusion, keeping contractions named";
   let description = [{

@@ -6,8 +6,10 @@
 
 #include "dlbridge/Transforms/GPU/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace dlbridge {
 #define GEN_PASS_DEF_MAPPARALLELLOOPS
@@ -22,6 +24,10 @@ using gpu::Processor;
 
 constexpr int64_t kMaxThreadsPerBlock = 1024;
 constexpr int64_t kMaxBlockDimZ = 64;
+/// Threads per block of a loop numbered in one sequence, and the warp size,
+/// the granule of a smaller block.
+constexpr int64_t kBlockSize = 256;
+constexpr int64_t kWarpSize = 32;
 
 /// Blocks in order (dimension 0 to x, whose grid size is largest), threads
 /// from the innermost dimension (to x, along which warps are formed);
@@ -42,8 +48,9 @@ SmallVector<Processor> getProcessors(unsigned rank, bool threads) {
 }
 
 /// Whether `loop`'s iterations fit one block, each dimension mapped by
-/// `getProcessors(rank, /*threads=*/true)`: its trip counts are static and
-/// within CUDA's limits.
+/// `getProcessors(rank, /*threads=*/true)`: its trip counts are static, at
+/// least one iteration in all, within CUDA's limits, and 1 in the
+/// dimensions beyond three, which would run sequentially.
 bool fitsOneBlock(scf::ParallelOp loop) {
   unsigned rank = loop.getNumLoops();
   int64_t total = 1;
@@ -55,14 +62,11 @@ bool fitsOneBlock(scf::ParallelOp loop) {
       return false;
     int64_t trips =
         llvm::divideCeil(std::max<int64_t>(*upper - *lower, 0), *step);
-    if (d + 3 == rank && trips > kMaxBlockDimZ)
+    if ((d + 3 == rank && trips > kMaxBlockDimZ) || (d + 3 < rank && trips > 1))
       return false;
-    // Sequential dimensions do not count towards the block.
-    if (d + 3 < rank)
-      continue;
     total *= std::min(trips, kMaxThreadsPerBlock + 1);
   }
-  return total <= kMaxThreadsPerBlock;
+  return total >= 1 && total <= kMaxThreadsPerBlock;
 }
 
 void setMapping(scf::ParallelOp loop, ArrayRef<Processor> processors) {
@@ -76,6 +80,80 @@ void setMapping(scf::ParallelOp loop, ArrayRef<Processor> processors) {
   (void)gpu::setMappingAttr(loop, mapping);
 }
 
+/// The number of iterations of dimension `d` of `loop`, built before it.
+Value buildTripCount(OpBuilder &b, scf::ParallelOp loop, unsigned d) {
+  Location loc = loop.getLoc();
+  Value extent = b.createOrFold<arith::SubIOp>(loc, loop.getUpperBound()[d],
+                                               loop.getLowerBound()[d]);
+  Value trips =
+      b.createOrFold<arith::CeilDivSIOp>(loc, extent, loop.getStep()[d]);
+  return b.createOrFold<arith::MaxSIOp>(
+      loc, trips, arith::ConstantIndexOp::create(b, loc, 0));
+}
+
+/// Replaces `loop` by a loop over blocks and one over the threads of each:
+/// its iterations numbered in row-major order (the innermost dimension
+/// fastest, so that consecutive threads walk the contiguous dimension), each
+/// block taking `kBlockSize` consecutive numbers (a static count below it,
+/// the warps that cover it), each thread one, its indices recovered by
+/// division, the body guarded where the count is not a multiple of the
+/// block. Every bound of the new loops is defined before them, the thread
+/// loop's a constant: the block size `convert-parallel-loops-to-gpu` needs.
+void mapToBlocksOfThreads(scf::ParallelOp loop) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  unsigned rank = loop.getNumLoops();
+  SmallVector<Value> trips;
+  Value count = arith::ConstantIndexOp::create(b, loc, 1);
+  for (unsigned d = 0; d < rank; ++d) {
+    trips.push_back(buildTripCount(b, loop, d));
+    count = b.createOrFold<arith::MulIOp>(loc, count, trips.back());
+  }
+  std::optional<int64_t> staticCount = getConstantIntValue(count);
+  int64_t blockSize = kBlockSize;
+  if (staticCount)
+    blockSize = std::clamp<int64_t>(llvm::alignTo(*staticCount, kWarpSize),
+                                    kWarpSize, kBlockSize);
+
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value block = arith::ConstantIndexOp::create(b, loc, blockSize);
+  auto blocks = scf::ParallelOp::create(b, loc, zero, count, block);
+  setMapping(blocks, Processor::BlockX);
+  b.setInsertionPointToStart(blocks.getBody());
+  auto threads = scf::ParallelOp::create(b, loc, zero, block, one);
+  setMapping(threads, Processor::ThreadX);
+  b.setInsertionPointToStart(threads.getBody());
+  Value number = arith::AddIOp::create(b, loc, blocks.getInductionVars()[0],
+                                       threads.getInductionVars()[0]);
+  Operation *end = threads.getBody()->getTerminator();
+  if (!staticCount || *staticCount % blockSize != 0) {
+    Value inBounds =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, number, count);
+    auto guard = scf::IfOp::create(b, loc, inBounds, /*withElseRegion=*/false);
+    end = guard.thenBlock()->getTerminator();
+    b.setInsertionPoint(end);
+  }
+
+  Block *body = loop.getBody();
+  Value rest = number;
+  for (unsigned d = rank; d-- > 0;) {
+    Value index = rest;
+    if (d > 0) {
+      index = b.createOrFold<arith::RemUIOp>(loc, rest, trips[d]);
+      rest = b.createOrFold<arith::DivUIOp>(loc, rest, trips[d]);
+    }
+    Value iv = b.createOrFold<arith::AddIOp>(
+        loc, loop.getLowerBound()[d],
+        b.createOrFold<arith::MulIOp>(loc, index, loop.getStep()[d]));
+    body->getArgument(d).replaceAllUsesWith(iv);
+  }
+  body->getTerminator()->erase();
+  end->getBlock()->getOperations().splice(end->getIterator(),
+                                          body->getOperations());
+  loop.erase();
+}
+
 /// Maps `loop`, at `level` of a nest, and the loops directly in its body at
 /// the next level. As upstream, loops nested in other operations (an
 /// `scf.for` of a reduction) keep no mapping: they run sequentially in the
@@ -83,11 +161,18 @@ void setMapping(scf::ParallelOp loop, ArrayRef<Processor> processors) {
 void mapNest(scf::ParallelOp loop, unsigned level) {
   unsigned rank = loop.getNumLoops();
   if (level == 0) {
-    // A lone loop is the threads of a tiled loop whose single block
-    // canonicalisation folded away: it stays one block of threads.
-    bool hasNested = false;
-    loop.getBody()->walk([&](scf::ParallelOp) { hasNested = true; });
-    setMapping(loop, getProcessors(rank, !hasNested && fitsOneBlock(loop)));
+    // Canonicalisation folds a tiled loop's single tile away, and merges a
+    // tile loop with its threads where their bounds are independent (every
+    // static shape whose tiles divide it): such a loop, like one written
+    // without tiles, becomes one block, or blocks of full threads.
+    bool hasNested = llvm::any_of(*loop.getBody(), [](Operation &op) {
+      return isa<scf::ParallelOp>(op);
+    });
+    if (!hasNested && fitsOneBlock(loop))
+      return setMapping(loop, getProcessors(rank, /*threads=*/true));
+    if (!hasNested && loop.getInitVals().empty())
+      return mapToBlocksOfThreads(loop);
+    setMapping(loop, getProcessors(rank, /*threads=*/false));
   } else if (level == 1) {
     setMapping(loop, getProcessors(rank, /*threads=*/true));
   } else {
@@ -101,10 +186,13 @@ void mapNest(scf::ParallelOp loop, unsigned level) {
 struct MapParallelLoopsPass
     : public dlbridge::impl::MapParallelLoopsBase<MapParallelLoopsPass> {
   void runOnOperation() override {
-    getOperation()->walk([](scf::ParallelOp loop) {
+    SmallVector<scf::ParallelOp> outermost;
+    getOperation()->walk([&](scf::ParallelOp loop) {
       if (!loop->getParentOfType<scf::ParallelOp>())
-        mapNest(loop, 0);
+        outermost.push_back(loop);
     });
+    for (scf::ParallelOp loop : outermost)
+      mapNest(loop, 0);
   }
 };
 

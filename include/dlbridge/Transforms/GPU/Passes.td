@@ -253,16 +253,29 @@ def MapParallelLoops : Pass<"dlbridge-gpu-map-parallel-loops"> {
     blocks of one thread each.
 
     This pass sets the same `mapping` attributes that
-    `convert-parallel-loops-to-gpu` reads, with two differences: the
+    `convert-parallel-loops-to-gpu` reads, with these differences: the
     dimensions of the thread loop go to threads from the innermost out
     (last dimension to `x`, the one before to `y`, the one before that to
-    `z`; outer ones run sequentially in each thread), and an outermost loop
-    with no loop nested in it whose static trip counts fit one block
-    becomes the threads of a single block. Blocks are mapped in order
-    (dimension 0 to `x`, whose grid may be largest), loops nested deeper
-    run sequentially.
+    `z`; outer ones run sequentially in each thread); an outermost loop
+    with no `scf.parallel` directly in its body whose static trip counts
+    fit one block becomes the threads of a single block; and any other such
+    loop (canonicalisation merges a tile loop with its threads whenever
+    their bounds are independent, as for every static shape its tiles
+    divide, `tensor<1024x100xf32>`) becomes a loop over blocks of 256
+    threads (of the warps a smaller static count needs) and one over the
+    threads of each: its iterations numbered in row-major order, one per
+    thread, the innermost dimension fastest, indices recovered by division,
+    the body guarded where the count is not a multiple of the block. Never
+    blocks of one thread, except for loops with reductions, which
+    `convert-parallel-loops-to-gpu` does not map. Blocks are mapped in
+    order (dimension 0 to `x`, whose grid may be largest), loops nested
+    deeper run sequentially.
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect",
+  ];
 }
 
 def ParallelizeAffineLoops
