@@ -466,6 +466,21 @@ class UseGuard:
 _PY_OPERATOR = {"addi": "add", "subi": "sub", "muli": "mul", "floordivsi": "floordiv", "remsi": "mod"}
 
 
+class GuardedSSA:
+    """The ``_value`` of a traced value (a size or an array): its SSA name, read after the check
+    of its guard (see :class:`UseGuard`); set as a plain name."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        if obj._guard is not None:
+            obj._guard.check(obj._ctx)
+        return obj._ssa
+
+    def __set__(self, obj: Any, value: str) -> None:
+        obj._ssa = value
+
+
 class SymbolicDim:
     """A dynamic size: a dim of a traced array, or integer arithmetic on such sizes.
 
@@ -485,16 +500,7 @@ class SymbolicDim:
         self._desc = desc
         self._guard: UseGuard | None = None
 
-    @property
-    def _value(self) -> str:
-        """The ``index`` SSA value, after the check of its guard (see :class:`UseGuard`)."""
-        if self._guard is not None:
-            self._guard.check(self._ctx)
-        return self._ssa
-
-    @_value.setter
-    def _value(self, value: str) -> None:
-        self._ssa = value
+    _value = GuardedSSA()
 
     @property
     def value(self) -> str:
@@ -696,16 +702,7 @@ class TracedArray:
         self._serial = ctx.fresh_serial()  # creation order: arrays made inside a loop body are its own
 
     # ---- what the emitters read (ops.py and the other implementation modules)
-    @property
-    def _value(self) -> str:
-        """The SSA value of the contents, after the check of its guard (see :class:`UseGuard`)."""
-        if self._guard is not None:
-            self._guard.check(self._ctx)
-        return self._ssa
-
-    @_value.setter
-    def _value(self, value: str) -> None:
-        self._ssa = value
+    _value = GuardedSSA()
 
     @property
     def context(self) -> TraceContext:
