@@ -118,7 +118,10 @@ bool encodeNpy(const DLTensor &tensor, std::string &bytes, std::string &error);
 
 /// encodeNpy() into `path`, atomically: a temporary file beside it (with
 /// the mode of the file it replaces) is renamed over it once complete, so
-/// `path` holds either its old contents or the whole new array.
+/// `path` holds either its old contents or the whole new array. A symbolic
+/// link is followed (it stays a link); a FIFO or character device
+/// (`/dev/stdout`) is written in place, never replaced; a directory, socket,
+/// block device or link to nothing is refused.
 bool writeNpyFile(const std::string &path, const DLTensor &tensor,
                   std::string &error);
 
