@@ -6,13 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CrashGuard.h"
 #include "DiskCache.h"
 #include "ExternalSymbols.h"
 #include "Frontend.h"
 #include "KernelImpl.h"
 #include "MemoryCache.h"
 #include "SymbolNames.h"
+#include "dlbridge/JIT/CrashGuard.h"
 
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
 #include "dlbridge/InitAll.h"

@@ -4,8 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CrashGuard.h"
+#include "dlbridge/JIT/CrashGuard.h"
 
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/Pass.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/PrettyStackTrace.h"
@@ -15,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <unistd.h>
+#include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>
@@ -27,6 +31,42 @@ namespace {
 /// Where the innermost guard of this thread collects an LLVM fatal error;
 /// NULL outside guards.
 thread_local std::string *guardFatalError = nullptr;
+
+/// What this thread is doing, innermost last (CrashStage). A crash unwinds
+/// past the stages' destructors: a guard cuts the stack back to its size.
+thread_local std::vector<std::string> stages;
+
+/// The innermost entry of LLVM's pretty stack trace (the parser pushes
+/// them), printed as LLVM's stack dump does; empty when there is none.
+/// SavePrettyStackState() returns the thread's innermost entry.
+std::string innermostPrettyStackEntry() {
+  const auto *entry =
+      static_cast<const PrettyStackTraceEntry *>(SavePrettyStackState());
+  if (!entry)
+    return "";
+  std::string text;
+  raw_string_ostream os(text);
+  entry->print(os);
+  // Formatted entries print their terminating NUL.
+  return StringRef(text).trim(StringRef(" \t\n\r\0", 5)).str();
+}
+
+class CrashStageInstrumentation : public mlir::PassInstrumentation {
+  void runBeforePass(mlir::Pass *pass, mlir::Operation *op) override {
+    std::string what = "pass '" + pass->getArgument().str() + "' on '" +
+                       op->getName().getStringRef().str();
+    if (auto symbol = op->getAttrOfType<mlir::StringAttr>(
+            mlir::SymbolTable::getSymbolAttrName()))
+      what += " @" + symbol.getValue().str();
+    stages.push_back(what + "'");
+  }
+  void runAfterPass(mlir::Pass *, mlir::Operation *) override {
+    stages.pop_back();
+  }
+  void runAfterPassFailed(mlir::Pass *, mlir::Operation *) override {
+    stages.pop_back();
+  }
+};
 
 /// Inside a guard: records `reason` and unwinds to the guard. Elsewhere:
 /// prints it as LLVM's default handler does, after which LLVM ends the
@@ -100,6 +140,7 @@ bool dlbridge::jit::runContained(function_ref<void()> work,
   std::string fatalError;
   std::string *outer = guardFatalError;
   guardFatalError = &fatalError;
+  size_t outerStages = stages.size();
   // Pretty stack trace entries pushed by the crashed code were never popped.
   const void *prettyStack = SavePrettyStackState();
   AlternateStack alternateStack;
@@ -116,6 +157,11 @@ bool dlbridge::jit::runContained(function_ref<void()> work,
   guardFatalError = outer;
   if (finished)
     return true;
+  std::string where = stages.size() > outerStages ? stages.back()
+                      : prettyStack != SavePrettyStackState()
+                          ? innermostPrettyStackEntry()
+                          : std::string();
+  stages.resize(outerStages);
   RestorePrettyStackState(prettyStack);
   if (!fatalError.empty()) {
     crash = fatalError;
@@ -125,5 +171,18 @@ bool dlbridge::jit::runContained(function_ref<void()> work,
   } else {
     crash = "exit code " + std::to_string(context.RetCode);
   }
+  if (!where.empty())
+    crash += " in " + where;
   return false;
+}
+
+dlbridge::jit::CrashStage::CrashStage(std::string what) {
+  stages.push_back(std::move(what));
+}
+
+dlbridge::jit::CrashStage::~CrashStage() { stages.pop_back(); }
+
+std::unique_ptr<mlir::PassInstrumentation>
+dlbridge::jit::createCrashStageInstrumentation() {
+  return std::make_unique<CrashStageInstrumentation>();
 }

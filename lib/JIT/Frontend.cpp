@@ -10,6 +10,7 @@
 
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
 #include "dlbridge/InitAll.h"
+#include "dlbridge/JIT/CrashGuard.h"
 #include "dlbridge/Pipelines/Pipelines.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -24,6 +25,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 using namespace mlir;
@@ -94,9 +96,12 @@ LogicalResult dlbridge::jit::runPipeline(ModuleOp module,
   // module between them.
   std::vector<std::pair<std::string, std::unique_ptr<PassManager>>> managers;
   auto stagePM = [&](llvm::StringRef stage) -> OpPassManager & {
-    if (managers.empty() || stages)
+    if (managers.empty() || stages) {
       managers.emplace_back(stage.str(),
                             std::make_unique<PassManager>(module.getContext()));
+      managers.back().second->addInstrumentation(
+          createCrashStageInstrumentation());
+    }
     return *managers.back().second;
   };
   if (options.target == Target::CUDA) {
@@ -196,6 +201,7 @@ std::unique_ptr<llvm::Module> dlbridge::jit::translateAndOptimise(
     ModuleOp module, const CompileOptions &options,
     llvm::TargetMachine &targetMachine, llvm::LLVMContext &context,
     std::string &error) {
+  std::optional<CrashStage> stage(std::in_place, "translating to LLVM IR");
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, context);
   if (!llvmModule) {
@@ -205,6 +211,7 @@ std::unique_ptr<llvm::Module> dlbridge::jit::translateAndOptimise(
   exposeStaticInitializers(*llvmModule);
   llvmModule->setDataLayout(targetMachine.createDataLayout());
   llvmModule->setTargetTriple(targetMachine.getTargetTriple());
+  stage.emplace("optimising LLVM IR");
   if (llvm::Error failed = makeOptimizingTransformer(
           options.optLevel, 0, &targetMachine)(llvmModule.get())) {
     error = llvm::toString(std::move(failed));
@@ -218,6 +225,7 @@ LogicalResult dlbridge::jit::emitCode(llvm::Module &module,
                                       llvm::CodeGenFileType type,
                                       llvm::SmallVectorImpl<char> &out,
                                       std::string &error) {
+  CrashStage stage("generating machine code");
   llvm::raw_svector_ostream stream(out);
   llvm::legacy::PassManager codegen;
   if (targetMachine.addPassesToEmitFile(codegen, stream, nullptr, type)) {

@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CrashGuard.h"
 #include "ExternalSymbols.h"
 #include "Frontend.h"
 #include "SymbolNames.h"
+#include "dlbridge/JIT/CrashGuard.h"
 
 #include "dlbridge/JIT/Kernel.h"
 #include "dlbridge/Transforms/GPU/CUDATarget.h"

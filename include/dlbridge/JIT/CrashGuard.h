@@ -4,11 +4,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DLBRIDGE_LIB_JIT_CRASHGUARD_H
-#define DLBRIDGE_LIB_JIT_CRASHGUARD_H
+#ifndef DLBRIDGE_JIT_CRASHGUARD_H
+#define DLBRIDGE_JIT_CRASHGUARD_H
 
+#include "mlir/Pass/PassInstrumentation.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <memory>
 #include <string>
 
 namespace dlbridge::jit {
@@ -34,8 +36,27 @@ namespace dlbridge::jit {
 /// process as before) and installs an LLVM fatal error handler that prints
 /// as LLVM's default one does outside a guard. Guards on several threads
 /// at once are independent: the recovery state is per thread.
+///
+/// `crash` also says where it happened: the innermost CrashStage of the
+/// thread (" in pass 'canonicalize' on 'func.func @f'"), else the innermost
+/// of LLVM's pretty stack trace entries (" in MLIR Parser: custom op parser
+/// 'linalg.reduce'").
 bool runContained(llvm::function_ref<void()> work, std::string &crash);
+
+/// Names what the calling thread does, while it lives, for the report of a
+/// crash inside a guard ("translating to LLVM IR").
+class CrashStage {
+public:
+  explicit CrashStage(std::string what);
+  ~CrashStage();
+  CrashStage(const CrashStage &) = delete;
+  CrashStage &operator=(const CrashStage &) = delete;
+};
+
+/// An instrumentation that names each pass a pass manager runs, and the op
+/// it runs on, as a CrashStage.
+std::unique_ptr<mlir::PassInstrumentation> createCrashStageInstrumentation();
 
 } // namespace dlbridge::jit
 
-#endif // DLBRIDGE_LIB_JIT_CRASHGUARD_H
+#endif // DLBRIDGE_JIT_CRASHGUARD_H
