@@ -9,7 +9,8 @@
 //
 // Every failure is one `dl-run: ...` line on stderr (a compile error adds
 // MLIR's diagnostics) and exit code 1. Output files are written all or
-// none, each atomically.
+// none: a regular file (or a symlink's target) atomically, a FIFO or a
+// character device in place; nothing else is written.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,8 +60,10 @@ cl::list<std::string> outputs(
     "o",
     cl::desc("Where to write the next result, in the order of the entry's "
              "results, as .npy ('-' skips one). Give none or one per result; "
-             "scalar results are written as 0-d arrays. Files are replaced "
-             "atomically, all or none"),
+             "scalar results are written as 0-d arrays. Regular files are "
+             "replaced atomically (a symlink's target; the link and the "
+             "file's permissions stay), a FIFO or character device is "
+             "written in place, anything else is refused; all or none"),
     cl::value_desc("file.npy"), cl::cat(category));
 cl::opt<bool> printResults(
     "print",
