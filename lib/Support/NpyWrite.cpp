@@ -112,12 +112,14 @@ bool prepareOutput(const std::string &path, std::string bytes,
   return !failed;
 }
 
-/// Writes a FIFO or character device in place; it may not have become
-/// anything else since prepareOutput() looked (O_NOFOLLOW: nor a symlink).
+/// Writes a FIFO or character device in place; what is opened (links
+/// followed, as `/dev/stdout` on a pipe needs: its realpath does not resolve)
+/// may not have become anything else since prepareOutput() looked, and
+/// without O_CREAT nothing is created.
 bool writeInPlace(const std::string &path, const PendingFile &pending,
                   std::string &error) {
   int fd = ::open(pending.destination.c_str(),
-                  O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+                  O_WRONLY | O_CLOEXEC | O_NOCTTY);
   struct stat st;
   if (fd >= 0 && (::fstat(fd, &st) != 0 ||
                   (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)))) {

@@ -16,6 +16,16 @@
 // RUN: %python %S/check.py %t/w.npy "x" x=%t/x.npy | FileCheck %s --check-prefix=SAME
 // SAME: ok: float32 (4,)
 
+// An existing output keeps its old contents when the run fails, and its
+// permission bits when it is replaced.
+// RUN: echo old > %t/keep.npy && chmod 640 %t/keep.npy
+// RUN: not dl-run %s --entry two -i %t/x.npy -o %t/keep.npy -o %t/no/such/dir/b.npy
+// RUN: grep -qx old %t/keep.npy
+// RUN: dl-run %s --entry two -i %t/x.npy -o %t/keep.npy -o -
+// RUN: %python %S/check.py %t/keep.npy "2 * x" x=%t/x.npy | FileCheck %s --check-prefix=SAME
+// RUN: %python -c "import os; print(oct(os.stat('%t/keep.npy').st_mode & 0o7777))" | FileCheck %s --check-prefix=MODE
+// MODE: 0o640
+
 // Everything writable: every output and the write-back land.
 // RUN: dl-run %s --entry two -i %t/x.npy -o %t/a.npy -o %t/b.npy
 // RUN: %python %S/check.py %t/a.npy "2 * x" x=%t/x.npy | FileCheck %s --check-prefix=SAME

@@ -17,6 +17,10 @@
 // RUN: dl-run %s --entry twice -i %t/x.npy -o /dev/null
 // RUN: test -c /dev/null
 
+// /dev/stdout on a pipe carries the array to the reader.
+// RUN: dl-run %s --entry twice -i %t/x.npy -o /dev/stdout | %python -c "import sys; open('%t/from-stdout.npy', 'wb').write(sys.stdin.buffer.read())"
+// RUN: %python %S/check.py %t/from-stdout.npy "2 * x" x=%t/x.npy | FileCheck %s --check-prefix=SAME
+
 // A symbolic link to a file: the file is replaced, the link stays a link.
 // RUN: echo old > %t/target.npy && ln -s target.npy %t/link.npy
 // RUN: dl-run %s --entry twice -i %t/x.npy -o %t/link.npy
