@@ -118,8 +118,7 @@ bool prepareOutput(const std::string &path, std::string bytes,
 /// without O_CREAT nothing is created.
 bool writeInPlace(const std::string &path, const PendingFile &pending,
                   std::string &error) {
-  int fd = ::open(pending.destination.c_str(),
-                  O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  int fd = ::open(pending.destination.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
   struct stat st;
   if (fd >= 0 && (::fstat(fd, &st) != 0 ||
                   (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)))) {
