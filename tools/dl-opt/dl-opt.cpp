@@ -29,6 +29,10 @@
 #include <cstdlib>
 #include <string>
 
+namespace dlbridge {
+void registerTestCrashPass();
+} // namespace dlbridge
+
 static llvm::cl::opt<bool>
     stackTrace("stack-trace",
                llvm::cl::desc("On a crash inside MLIR or LLVM, print LLVM's "
@@ -83,6 +87,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   dlbridge::registerAllDialects(registry);
   dlbridge::registerAllPasses();
+  dlbridge::registerTestCrashPass();
   // Errors are located messages, without upstream's generic-form dump of
   // the operation after each ("see current operation: ..."), which names
   // our lowering's intermediate IR, not the user's; that dump stays one
