@@ -9,6 +9,8 @@
 #include "KernelImpl.h"
 #include "RuntimeSymbols.h"
 
+#include "dlbridge/JIT/CrashGuard.h"
+
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -28,6 +30,7 @@ std::string dlbridge::jit::getSignatureName(StringRef function) {
 Expected<dlbridge::jit::LoadedVariant>
 dlbridge::jit::loadObject(StringRef object, StringRef function,
                           StringRef dataLayout) {
+  CrashStage stage("linking and loading the object");
   Expected<DataLayout> layout = DataLayout::parse(dataLayout);
   if (!layout)
     return layout.takeError();
