@@ -107,32 +107,9 @@ bool readDelimitedMessage(std::FILE *in, std::string &body) {
   return any && !llvm::StringRef(body).trim().empty();
 }
 
-/// Whether `text` (JSON) nests arrays and objects deeper than `limit`.
-bool nestsJsonDeeperThan(llvm::StringRef text, unsigned limit) {
-  unsigned depth = 0;
-  bool inString = false, escaped = false;
-  for (char c : text) {
-    if (inString) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > limit)
-        return true;
-    } else if ((c == ']' || c == '}') && depth) {
-      --depth;
-    }
-  }
-  return false;
-}
-
-/// Where an MLIR document first nests regions, parentheses or brackets
-/// deeper than `limit` (strings and comments aside), as an LSP position.
+/// Where `text` first nests regions, parentheses or brackets deeper than
+/// `limit` (strings and `//` comments aside), as an LSP position: an MLIR
+/// document, or a JSON message (whose arrays and objects nest the same way).
 std::optional<json::Object> findTooDeep(llvm::StringRef text, unsigned limit) {
   unsigned depth = 0;
   int64_t line = 0, column = 0;
@@ -199,7 +176,7 @@ private:
   /// Whether the server can take `message`; when not, the editor has been
   /// answered.
   bool admit(llvm::StringRef message) {
-    if (nestsJsonDeeperThan(message, options.maxJsonDepth)) {
+    if (findTooDeep(message, options.maxJsonDepth)) {
       replyError(nullptr, kParseError,
                  llvm::formatv("Parse error: the message nests deeper than "
                                "{0} levels",
