@@ -104,6 +104,16 @@ void freeResultsIfFailed(OpBuilder &builder, Location loc, func::FuncOp func,
     gpu::DeallocOp::create(builder, loc, TypeRange(), ValueRange(), buffer);
 }
 
+/// A host buffer of `type` (the words' layout) holding zeros.
+Value createZeroedHostWords(OpBuilder &builder, Location loc, MemRefType type) {
+  Value words = memref::AllocaOp::create(builder, loc, type);
+  Value zero = constantI64(builder, loc, 0);
+  for (int64_t i = 0, e = type.getDimSize(0); i < e; ++i)
+    memref::StoreOp::create(builder, loc, zero, words,
+                            constantIndex(builder, loc, i));
+  return words;
+}
+
 /// Before `ret`: reads the words back and asserts, for each of `assertions`
 /// (numbered from 1), that it is not the one that failed.
 LogicalResult reportBeforeReturn(func::FuncOp func, func::ReturnOp ret,
@@ -111,13 +121,9 @@ LogicalResult reportBeforeReturn(func::FuncOp func, func::ReturnOp ret,
   OpBuilder builder(ret);
   Location loc = ret->getLoc();
   auto type = cast<MemRefType>(words.getType());
-  Value host = memref::AllocaOp::create(builder, loc, type);
-  Value zero = constantI64(builder, loc, 0);
   // Zero first: when the copy fails (its failure is the call's status
   // then), no check reads as failed.
-  for (int64_t i = 0, e = type.getDimSize(0); i < e; ++i)
-    memref::StoreOp::create(builder, loc, zero, host,
-                            constantIndex(builder, loc, i));
+  Value host = createZeroedHostWords(builder, loc, type);
   gpu::MemcpyOp::create(builder, loc, TypeRange(), ValueRange(), host, words);
   if (failed(createRuntimeCall(builder, ret, RuntimeFunction::CallSynchronize,
                                ValueRange())))
@@ -162,11 +168,7 @@ LogicalResult reportKernelChecks(func::FuncOp func) {
                                      ValueRange(), ValueRange(),
                                      /*hostShared=*/false)
                     .getMemref();
-  Value zeros = memref::AllocaOp::create(builder, loc, type);
-  Value zero = constantI64(builder, loc, 0);
-  for (int64_t i = 0, e = type.getDimSize(0); i < e; ++i)
-    memref::StoreOp::create(builder, loc, zero, zeros,
-                            constantIndex(builder, loc, i));
+  Value zeros = createZeroedHostWords(builder, loc, type);
   gpu::MemcpyOp::create(builder, loc, TypeRange(), ValueRange(), words, zeros);
 
   // The host assertions keep each kernel assertion's message and status.
