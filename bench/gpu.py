@@ -19,90 +19,15 @@ import argparse
 import datetime
 import json
 import platform
-import statistics
-import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
 import dlbridge
 import numpy as np
+import scipy.special
 import torch
-
-
-@dataclass
-class Candidate:
-    """One peer's result in a row: a time per call, or why there is none."""
-
-    peer: str
-    seconds: float | None = None
-    metric: str = ""
-    note: str = ""
-
-
-@dataclass
-class Row:
-    """Candidates of one benchmark, with the target and whether it was met."""
-
-    name: str
-    target: str
-    candidates: list[Candidate] = field(default_factory=list)
-    met: bool | None = None
-    verdict: str = ""
-
-
-def gpu_time(fn: Callable[[], Any], iterations: int, repeats: int) -> float:
-    """Median seconds per call of ``fn`` on the GPU (CUDA events around
-    ``iterations`` calls), after warm-up calls."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    samples = []
-    for _ in range(repeats):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(iterations):
-            fn()
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_time(stop) / 1e3 / iterations)
-    return statistics.median(samples)
-
-
-def host_time(fn: Callable[[], Any], iterations: int, repeats: int) -> float:
-    """Median wall seconds per call of ``fn`` issued back to back from Python,
-    the GPU drained after each sample: what a launch costs the caller."""
-    for _ in range(100):
-        fn()
-    torch.cuda.synchronize()
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(iterations):
-            fn()
-        samples.append((time.perf_counter() - start) / iterations)
-        torch.cuda.synchronize()
-    return statistics.median(samples)
-
-
-def measure(row: Row, peer: str, make: Callable[[], Callable[[], Any]], timer: Callable[[Callable[[], Any]], float],
-            metric: Callable[[float], str] = lambda s: "", note: str = "") -> Candidate:
-    """Times ``make()``'s callable with ``timer``; a peer that fails to build or
-    run is recorded with the reason instead of ending the run."""
-    candidate = Candidate(peer, note=note)
-    try:
-        fn = make()
-        candidate.seconds = timer(fn)
-        candidate.metric = metric(candidate.seconds)
-    except Exception as error:  # a missing or failing peer is reported, not fatal
-        candidate.note = f"failed: {type(error).__name__}: {str(error).splitlines()[0][:160]}"
-    row.candidates.append(candidate)
-    return candidate
-
-
-def seconds_of(row: Row, peer: str) -> float | None:
-    return next((c.seconds for c in row.candidates if c.peer == peer), None)
-
+from gpu_timing import Candidate, Row, gpu_time, host_time, measure, seconds_of
 
 # ---------------------------------------------------------------------------
 # Kernels
@@ -128,6 +53,80 @@ def row_sum(x: Any) -> Any:
 def softmax(x: Any) -> Any:
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
+
+
+@dlbridge.jit
+def log_softmax(x: Any) -> Any:
+    shifted = x - x.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+@dlbridge.jit
+def logsumexp(x: Any) -> Any:
+    top = x.max(axis=-1, keepdims=True)
+    return (top + np.log(np.exp(x - top).sum(axis=-1, keepdims=True)))[:, 0]
+
+
+@dlbridge.jit
+def layer_norm(x: Any, gamma: Any, beta: Any) -> Any:
+    mean = x.mean(axis=-1, keepdims=True)
+    centred = x - mean
+    var = (centred * centred).mean(axis=-1, keepdims=True)
+    return centred / np.sqrt(var + 1e-5) * gamma + beta
+
+
+@dlbridge.jit
+def rms_norm(x: Any, gamma: Any) -> Any:
+    return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + 1e-6) * gamma
+
+
+@dlbridge.jit
+def column_sum(x: Any) -> Any:
+    return x.sum(axis=0)
+
+
+@dlbridge.jit
+def middle_sum(x: Any) -> Any:
+    return x.sum(axis=1)
+
+
+@dlbridge.jit
+def cumsum_rows(x: Any) -> Any:
+    return np.cumsum(x, axis=-1)
+
+
+@dlbridge.jit
+def cumsum_columns(x: Any) -> Any:
+    return np.cumsum(x, axis=0)
+
+
+def gelu_tanh_of(xp: Any) -> Callable[[Any], Any]:
+    """GELU's tanh form in the array namespace ``xp`` (NumPy for @jit, torch for torch.compile)."""
+    def gelu_tanh(x: Any) -> Any:
+        return 0.5 * x * (1.0 + xp.tanh(0.7978845608028654 * (x + 0.044715 * x**3)))
+    return gelu_tanh
+
+
+def silu_of(xp: Any) -> Callable[[Any], Any]:
+    def silu(x: Any) -> Any:
+        return x / (1.0 + xp.exp(-x))
+    return silu
+
+
+def softplus_of(xp: Any) -> Callable[[Any], Any]:
+    def softplus(x: Any) -> Any:
+        return xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(x, 0.0)
+    return softplus
+
+
+@dlbridge.jit
+def gelu_erf(x: Any) -> Any:
+    return 0.5 * x * (1.0 + scipy.special.erf(x * 0.7071067811865476))
+
+
+gelu_tanh = dlbridge.jit(gelu_tanh_of(np))
+silu = dlbridge.jit(silu_of(np))
+softplus = dlbridge.jit(softplus_of(np))
 
 
 @dlbridge.jit
@@ -222,7 +221,7 @@ def numba_add3(n: int) -> Callable[..., Any]:
 
 def launch_row(quick: bool) -> Row:
     row = Row("launch: add3(a, b, c), three float32[1024] PyTorch CUDA tensors, a new result per call",
-              "dlbridge.jit ≤ 4 µs per call and ahead of Triton")
+              "dlbridge.jit ≤ 2.5 µs per call and ahead of Triton")
     n = 1024
     a, b, c = (torch.ones(n, device="cuda") for _ in range(3))
     iterations, repeats = (2000, 5) if quick else (10000, 7)
@@ -235,7 +234,7 @@ def launch_row(quick: bool) -> Row:
     measure(row, "numba-cuda", lambda: numba_add3(n), timer, us, "CuPy arrays")
     mine, triton = seconds_of(row, "dlbridge.jit"), seconds_of(row, "Triton")
     if mine is not None:
-        row.met = mine <= 4e-6 and (triton is None or mine < triton)
+        row.met = mine <= 2.5e-6 and (triton is None or mine < triton)
         row.verdict = f"dlbridge.jit {mine * 1e6:.2f} µs" + (f", Triton {triton * 1e6:.2f} µs" if triton else "")
     return row
 
@@ -249,7 +248,7 @@ def copy_seconds(x: Any, iterations: int) -> float:
     return gpu_time(lambda: out.copy_(x), iterations, 5)
 
 
-def elementwise_row(quick: bool) -> tuple[Row, float]:
+def elementwise_row(quick: bool) -> tuple[Row, float, Any]:
     n = (1 << 26) if quick else (1 << 28)
     x = torch.randn(n, device="cuda")
     moved = 2 * x.nbytes
@@ -268,37 +267,127 @@ def elementwise_row(quick: bool) -> tuple[Row, float]:
         share = copy / mine
         row.met = share >= 0.9
         row.verdict = f"{share:.0%} of copy bandwidth"
-    return row, copy
+    return row, copy, x
 
 
-def reduction_rows(quick: bool) -> list[Row]:
+def math_rows(quick: bool, copy: float, x: Any) -> list[Row]:
+    """Math-heavy elementwise functions: one read and one write of ``x``."""
+    rows = []
+    moved = 2 * x.nbytes
+    timer = lambda fn: gpu_time(fn, 10, 5)  # noqa: E731
+    target = "≥ 90% of copy bandwidth, ≥ torch eager, within 5% of torch.compile"
+    functions = (
+        ("GELU (tanh form)", gelu_tanh, lambda t: torch.nn.functional.gelu(t, approximate="tanh"), gelu_tanh_of(torch)),
+        ("GELU (erf form)", gelu_erf, torch.nn.functional.gelu,
+         lambda t: 0.5 * t * (1.0 + torch.erf(t * 0.7071067811865476))),
+        ("SiLU", silu, torch.nn.functional.silu, silu_of(torch)),
+        ("softplus", softplus, torch.nn.functional.softplus, softplus_of(torch)),
+    )
+    for name, mine, eager, source in functions:
+        row = Row(f"{name}, float32[{x.numel()}]", target)
+        row.candidates.append(Candidate("copy (torch copy_)", copy, bandwidth(moved)(copy)))
+        measure(row, "dlbridge.jit", lambda: lambda: mine(x), timer, bandwidth(moved))
+        measure(row, "torch eager", lambda: lambda: eager(x), timer, bandwidth(moved))
+        measure(row, "torch.compile", lambda: (lambda f: lambda: f(x))(torch.compile(source)), timer,
+                bandwidth(moved))
+        ours, theirs, compiled = (seconds_of(row, p) for p in ("dlbridge.jit", "torch eager", "torch.compile"))
+        if ours is not None:
+            share = copy / ours
+            row.met = (share >= 0.9 and (theirs is None or ours <= theirs)
+                       and (compiled is None or ours <= 1.05 * compiled))
+            row.verdict = f"{share:.0%} of copy bandwidth" + (
+                f", {compiled / ours:.2f}× torch.compile's speed" if compiled else "")
+        rows.append(row)
+    return rows
+
+
+def row_kernel_rows(quick: bool) -> list[Row]:
+    """Reductions along rows and the row kernels built on them."""
+    rows = []
+    m, n = (4096, 8192) if quick else (16384, 16384)
+    x = torch.randn(m, n, device="cuda")
+    gamma, beta = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    copy = copy_seconds(x, 10)
+    timer = lambda fn: gpu_time(fn, 10, 5)  # noqa: E731
+    target = "≥ 90% of copy bandwidth and at least torch's speed"
+
+    row = Row(f"row sum: x.sum(axis=-1), float32[{m}, {n}]", target)
+    row.candidates.append(Candidate("copy (torch copy_)", copy, bandwidth(2 * x.nbytes)(copy), "reads and writes x"))
+    measure(row, "dlbridge.jit", lambda: lambda: row_sum(x), timer, bandwidth(x.nbytes))
+    measure(row, "torch", lambda: lambda: x.sum(dim=-1), timer, bandwidth(x.nbytes))
+    rows.append(judge(row, x.nbytes, copy, 2 * x.nbytes, "torch", 0.9))
+
+    cases = (
+        ("softmax over rows", softmax, lambda t: torch.softmax(t, dim=-1), "torch.softmax", (), 2),
+        ("log-softmax over rows", log_softmax, lambda t: torch.log_softmax(t, dim=-1), "torch.log_softmax", (), 2),
+        ("logsumexp over rows", logsumexp, lambda t: torch.logsumexp(t, dim=-1), "torch.logsumexp", (), 1),
+        ("layer norm over rows", layer_norm,
+         lambda t, g, b: torch.nn.functional.layer_norm(t, (n,), g, b), "F.layer_norm", (gamma, beta), 2),
+        ("RMS norm over rows", rms_norm, lambda t, g: torch.nn.functional.rms_norm(t, (n,), g, 1e-6),
+         "F.rms_norm", (gamma,), 2),
+    )
+    for name, mine, theirs, peer, extra, passes in cases:
+        moved = passes * x.nbytes
+        row = Row(f"{name}, float32[{m}, {n}]", target)
+        row.candidates.append(Candidate("copy (torch copy_)", copy, bandwidth(2 * x.nbytes)(copy)))
+        measure(row, "dlbridge.jit", lambda: lambda: mine(x, *extra), timer, bandwidth(moved))
+        measure(row, peer, lambda: lambda: theirs(x, *extra), timer, bandwidth(moved))
+        rows.append(judge(row, moved, copy, 2 * x.nbytes, peer, 0.9))
+
+    for dtype in (torch.float16, torch.bfloat16):
+        h = x.to(dtype)
+        row = Row(f"softmax over rows, {str(dtype)[6:]}[{m}, {n}]", target)
+        hcopy = copy_seconds(h, 10)
+        row.candidates.append(Candidate("copy (torch copy_)", hcopy, bandwidth(2 * h.nbytes)(hcopy)))
+        measure(row, "dlbridge.jit", lambda: lambda: softmax(h), timer, bandwidth(2 * h.nbytes))
+        measure(row, "torch.softmax", lambda: lambda: torch.softmax(h, dim=-1), timer, bandwidth(2 * h.nbytes))
+        rows.append(judge(row, 2 * h.nbytes, hcopy, 2 * h.nbytes, "torch.softmax", 0.9))
+
+    for rows_count, width in ((1 << 22, 64), (1 << 11, 100_000)) if not quick else ((1 << 18, 64), (256, 100_000)):
+        y = torch.randn(rows_count, width, device="cuda")
+        ycopy = copy_seconds(y, 10)
+        row = Row(f"softmax over rows, float32[{rows_count}, {width}]", target)
+        row.candidates.append(Candidate("copy (torch copy_)", ycopy, bandwidth(2 * y.nbytes)(ycopy)))
+        measure(row, "dlbridge.jit", lambda: lambda: softmax(y), timer, bandwidth(2 * y.nbytes))
+        measure(row, "torch.softmax", lambda: lambda: torch.softmax(y, dim=-1), timer, bandwidth(2 * y.nbytes))
+        rows.append(judge(row, 2 * y.nbytes, ycopy, 2 * y.nbytes, "torch.softmax", 0.9))
+    return rows
+
+
+def axis_rows(quick: bool) -> list[Row]:
+    """Reductions over a leading or middle axis, and scans along either axis."""
     rows = []
     m, n = (4096, 8192) if quick else (16384, 16384)
     x = torch.randn(m, n, device="cuda")
     copy = copy_seconds(x, 10)
     timer = lambda fn: gpu_time(fn, 10, 5)  # noqa: E731
 
-    row = Row(f"row sum: x.sum(axis=-1), float32[{m}, {n}]", "≥ 80% of copy bandwidth and at least torch's speed")
-    moved = x.nbytes
-    row.candidates.append(Candidate("copy (torch copy_)", copy, bandwidth(2 * x.nbytes)(copy), "reads and writes x"))
-    measure(row, "dlbridge.jit", lambda: lambda: row_sum(x), timer, bandwidth(moved))
-    measure(row, "torch", lambda: lambda: x.sum(dim=-1), timer, bandwidth(moved))
-    rows.append(judge(row, moved, copy, 2 * x.nbytes, "torch"))
+    cube = x.view(m // 64, 64, n)
+    for name, mine, theirs, arg in (
+        (f"column sum: x.sum(axis=0), float32[{m}, {n}]", column_sum, lambda t: t.sum(dim=0), x),
+        (f"middle-axis sum: x.sum(axis=1), float32{list(cube.shape)}", middle_sum, lambda t: t.sum(dim=1), cube),
+    ):
+        row = Row(name, "≥ 80% of copy bandwidth and at least torch's speed")
+        row.candidates.append(Candidate("copy (torch copy_)", copy, bandwidth(2 * x.nbytes)(copy)))
+        measure(row, "dlbridge.jit", lambda: lambda: mine(arg), timer, bandwidth(x.nbytes))
+        measure(row, "torch", lambda: lambda: theirs(arg), timer, bandwidth(x.nbytes))
+        rows.append(judge(row, x.nbytes, copy, 2 * x.nbytes, "torch", 0.8))
 
-    row = Row(f"softmax over rows, float32[{m}, {n}]", "≥ 80% of copy bandwidth and at least torch's speed")
-    moved = 2 * x.nbytes
-    row.candidates.append(Candidate("copy (torch copy_)", copy, bandwidth(moved)(copy)))
-    measure(row, "dlbridge.jit", lambda: lambda: softmax(x), timer, bandwidth(moved))
-    measure(row, "torch.softmax", lambda: lambda: torch.softmax(x, dim=-1), timer, bandwidth(moved))
-    rows.append(judge(row, moved, copy, moved, "torch.softmax"))
+    for name, mine, axis in (("cumsum along rows: np.cumsum(x, axis=-1)", cumsum_rows, -1),
+                             ("cumsum down columns: np.cumsum(x, axis=0)", cumsum_columns, 0)):
+        row = Row(f"{name}, float32[{m}, {n}]", "≥ 70% of copy bandwidth and at least torch.cumsum's speed")
+        row.candidates.append(Candidate("copy (torch copy_)", copy, bandwidth(2 * x.nbytes)(copy)))
+        measure(row, "dlbridge.jit", lambda: lambda: mine(x), timer, bandwidth(2 * x.nbytes))
+        measure(row, "torch.cumsum", lambda: lambda: torch.cumsum(x, dim=axis), timer, bandwidth(2 * x.nbytes))
+        rows.append(judge(row, 2 * x.nbytes, copy, 2 * x.nbytes, "torch.cumsum", 0.7))
     return rows
 
 
-def judge(row: Row, moved: int, copy: float, copy_moved: int, peer: str) -> Row:
+def judge(row: Row, moved: int, copy: float, copy_moved: int, peer: str, share_target: float) -> Row:
     mine, theirs = seconds_of(row, "dlbridge.jit"), seconds_of(row, peer)
     if mine is not None:
         share = (moved / mine) / (copy_moved / copy)
-        row.met = share >= 0.8 and (theirs is None or mine <= theirs)
+        row.met = share >= share_target and (theirs is None or mine <= theirs)
         row.verdict = f"{share:.0%} of copy bandwidth" + (f", {theirs / mine:.2f}× {peer}'s speed" if theirs else "")
     return row
 
@@ -367,20 +456,36 @@ def render(rows: list[Row], facts: dict[str, Any], command: str) -> str:
 
 
 def profile() -> None:
-    """Runs each row's dlbridge kernel twice on the full-size inputs."""
-    x = torch.randn(1 << 28, device="cuda")
-    rows = torch.randn(16384, 16384, device="cuda")
+    """Runs each row's dlbridge kernels once, at sizes that fill the GPU, for
+    Nsight Compute (after a first call that compiles them)."""
+    x = torch.randn(1 << 26, device="cuda")
+    rows = torch.randn(4096, 16384, device="cuda")
+    gamma = torch.randn(16384, device="cuda")
     a = torch.randn(1024, device="cuda")
-    for fn, args in ((add3, (a, a, a)), (scale_shift, (x,)), (row_sum, (rows,)), (softmax, (rows,))):
-        for _ in range(2):
-            fn(*args)
+    calls = [(add3, (a, a, a)), (scale_shift, (x,)), (gelu_tanh, (x,)), (gelu_erf, (x,)), (silu, (x,)),
+             (softplus, (x,)), (row_sum, (rows,)), (softmax, (rows,)), (softmax, (rows.half(),)),
+             (log_softmax, (rows,)), (logsumexp, (rows,)), (layer_norm, (rows, gamma, gamma)),
+             (rms_norm, (rows, gamma)), (softmax, (torch.randn(1 << 20, 64, device="cuda"),)),
+             (column_sum, (rows,)), (middle_sum, (rows.view(64, 64, 16384),)),
+             (cumsum_rows, (rows[:64],)), (cumsum_columns, (rows[:, :4096],))]
+    for fn, args in calls:
+        fn(*args)
     torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStart()
+    for fn, args in calls:
+        fn(*args)
+    torch.cuda.synchronize()
+    torch.cuda.cudart().cudaProfilerStop()
+
+
+SECTIONS = ("launch", "elementwise", "math", "rows", "axes", "matmul", "programs")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer samples")
+    parser.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated sections of {SECTIONS}")
     parser.add_argument("--profile", action="store_true", help="run dlbridge's kernels only, for a profiler")
     args = parser.parse_args()
     if not torch.cuda.is_available():
@@ -388,13 +493,29 @@ def main() -> None:
     if args.profile:
         profile()
         return
-    rows = [launch_row(args.quick)]
-    elementwise, _ = elementwise_row(args.quick)
-    rows.append(elementwise)
-    rows += reduction_rows(args.quick)
-    rows.append(matmul_row(args.quick))
+    only = set(args.only.split(","))
+    rows: list[Row] = []
+    if "launch" in only:
+        rows.append(launch_row(args.quick))
+    if only & {"elementwise", "math"}:
+        elementwise, copy, x = elementwise_row(args.quick)
+        rows.append(elementwise)
+        if "math" in only:
+            rows += math_rows(args.quick, copy, x)
+        del x
+    if "rows" in only:
+        rows += row_kernel_rows(args.quick)
+    if "axes" in only:
+        rows += axis_rows(args.quick)
+    if "matmul" in only:
+        rows.append(matmul_row(args.quick))
+    if "programs" in only:
+        from gpu_programs import program_rows
+
+        rows += program_rows(args.quick)
     facts = device_facts()
-    command = "python3 bench/gpu.py" + (" --quick" if args.quick else "")
+    command = "python3 bench/gpu.py" + (" --quick" if args.quick else "") + (
+        f" --only {args.only}" if only != set(SECTIONS) else "")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "gpu-latest.json").write_text(json.dumps(
         {"facts": facts, "command": command, "rows": [asdict(r) for r in rows]}, indent=2) + "\n")

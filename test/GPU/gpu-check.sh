@@ -6,7 +6,8 @@
 # Python tests (PyTorch, CuPy and JAX CUDA arrays) and bench/gpu.py, which
 # writes bench/results/gpu-latest.{md,json}.
 #   gpu-check.sh BUNDLE_DIR [LOG_DIR]
-# GPU_BENCH_ARGS=--quick: smaller benchmark sizes.
+# GPU_BENCH_ARGS=--quick: smaller benchmark sizes. GPU_CHECK_STEPS: the steps
+# to run after building the extension (default: unittests pytest bench).
 set -uo pipefail
 bundle=$1/dlbridge-gpu.tar.xz
 logs=${2:-}
@@ -67,10 +68,13 @@ unit_tests() {
   done
   return "$status"
 }
-step unittests unit_tests
-step pytest "$python" -m pytest "$root/python/tests/gpu" -q -p no:cacheprovider -rs
+steps=" ${GPU_CHECK_STEPS:-unittests pytest bench} "
+[[ $steps == *" unittests "* ]] && step unittests unit_tests
+[[ $steps == *" pytest "* ]] &&
+  step pytest "$python" -m pytest "$root/python/tests/gpu" -q -p no:cacheprovider -rs
 # shellcheck disable=SC2086 # GPU_BENCH_ARGS is a list of options
-step bench "$python" "$root/bench/gpu.py" --out "$root/bench/results" ${GPU_BENCH_ARGS:-}
+[[ $steps == *" bench "* ]] &&
+  step bench "$python" "$root/bench/gpu.py" --out "$root/bench/results" ${GPU_BENCH_ARGS:-}
 if [ -n "$logs" ]; then
   cp "$root"/bench/results/gpu-latest.* "$logs/" 2>/dev/null
 fi
