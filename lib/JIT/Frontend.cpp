@@ -7,6 +7,7 @@
 #include "Frontend.h"
 
 #include "KernelImpl.h"
+#include "ScopeBlockAllocas.h"
 
 #include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
 #include "dlbridge/InitAll.h"
@@ -209,6 +210,7 @@ std::unique_ptr<llvm::Module> dlbridge::jit::translateAndOptimise(
     return nullptr;
   }
   exposeStaticInitializers(*llvmModule);
+  scopeBlockLocalAllocas(*llvmModule);
   llvmModule->setDataLayout(targetMachine.createDataLayout());
   llvmModule->setTargetTriple(targetMachine.getTargetTriple());
   stage.emplace("optimising LLVM IR");

@@ -307,3 +307,18 @@ def test_affine_row_prefix(torch: Any, gen: np.random.Generator, shape: tuple[in
     _cuda(AFFINE_ROW_PREFIX)(device)
     np.testing.assert_allclose(_host(device), np.cumsum(x, axis=1, dtype=np.float32),
                                rtol=1e-5, atol=1e-5)
+
+
+@dlbridge.jit
+def _add_one_per_trip(x: Any, trips: int) -> None:
+    for _ in range(trips):
+        x += 1.0
+
+
+def test_a_long_host_loop_of_launches_keeps_its_stack(torch: Any) -> None:
+    # Each trip launches a kernel whose arguments the host code builds on
+    # the stack; 200,000 trips took ~30 MiB of it (8 MiB is the usual limit)
+    # until each trip returned its own.
+    x = torch.zeros(1000, device="cuda")
+    _add_one_per_trip(x, 200_000)
+    assert torch.equal(x, torch.full_like(x, 200_000.0))
