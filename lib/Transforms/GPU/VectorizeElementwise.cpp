@@ -64,50 +64,72 @@ std::optional<int64_t> matchElementwise(linalg::LinalgOp op) {
 }
 
 /// Emits the kernel of one elementwise op: its operands as flat views, each
-/// thread of a grid-stride loop taking `lanes` consecutive elements.
+/// block of a grid-stride loop over tiles of `chunksPerThread` chunks of
+/// `lanes` elements per thread. A thread takes the chunks `tid`,
+/// `tid + blockSize`, ... of the tile, so that each of its vector accesses is
+/// coalesced across the warp, and loads all of them before it computes:
+/// `chunksPerThread` independent 16-byte loads per operand in flight.
 class ElementwiseEmitter {
 public:
-  ElementwiseEmitter(linalg::LinalgOp op, int64_t lanes, int64_t blockSize)
-      : op(op), lanes(lanes), blockSize(blockSize) {}
+  ElementwiseEmitter(linalg::LinalgOp op, int64_t lanes, int64_t blockSize,
+                     int64_t chunksPerThread)
+      : op(op), lanes(lanes), blockSize(blockSize),
+        chunksPerThread(chunksPerThread) {}
 
   void emit(OpBuilder &b) {
     Location loc = op.getLoc();
     Value size = flatten(b, loc);
-    Value chunks = arith::CeilDivUIOp::create(
-        b, loc, size, arith::ConstantIndexOp::create(b, loc, lanes));
-    dlbridge::emitGridStrideLoop(
-        b, loc, chunks, blockSize,
-        [&](OpBuilder &loop, Location loc, Value chunk) {
-          // Constants of the kernel inside it, so that they stay constants
-          // there.
-          Value lanesValue = arith::ConstantIndexOp::create(loop, loc, lanes);
-          Value one = arith::ConstantIndexOp::create(loop, loc, 1);
-          Value start = arith::MulIOp::create(loop, loc, chunk, lanesValue);
-          Value end = arith::MinUIOp::create(
-              loop, loc, arith::AddIOp::create(loop, loc, start, lanesValue),
-              size);
+    Value tileElements = arith::ConstantIndexOp::create(
+        b, loc, lanes * blockSize * chunksPerThread);
+    Value tiles = arith::CeilDivUIOp::create(b, loc, size, tileElements);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value grid = arith::MinUIOp::create(
+        b, loc, tiles,
+        arith::ConstantIndexOp::create(b, loc, dlbridge::kMaxGridBlocks));
+    Value threads = arith::ConstantIndexOp::create(b, loc, blockSize);
+    auto launch =
+        gpu::LaunchOp::create(b, loc, grid, one, one, threads, one, one);
+    OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+    // Constants of the kernel inside it, so that they stay constants there.
+    Value lanesValue = arith::ConstantIndexOp::create(body, loc, lanes);
+    Value tileValue = arith::ConstantIndexOp::create(
+        body, loc, lanes * blockSize * chunksPerThread);
+    Value tid = launch.getThreadIds().x;
+    Value aligned = emitAllAligned(body, loc);
+    scf::ForOp::create(
+        body, loc, launch.getBlockIds().x, tiles, launch.getGridSize().x,
+        ValueRange{},
+        [&](OpBuilder &loop, Location loc, Value tile, ValueRange) {
+          Value tileStart = arith::MulIOp::create(loop, loc, tile, tileValue);
+          SmallVector<Value> starts;
+          for (int64_t i = 0; i < chunksPerThread; ++i) {
+            Value chunk = arith::AddIOp::create(
+                loop, loc, tid,
+                arith::ConstantIndexOp::create(loop, loc, i * blockSize));
+            starts.push_back(arith::AddIOp::create(
+                loop, loc, tileStart,
+                arith::MulIOp::create(loop, loc, chunk, lanesValue)));
+          }
           Value whole = arith::AndIOp::create(
-              loop, loc, emitAllAligned(loop, loc),
+              loop, loc, aligned,
               arith::CmpIOp::create(
-                  loop, loc, arith::CmpIPredicate::eq,
-                  arith::SubIOp::create(loop, loc, end, start), lanesValue));
+                  loop, loc, arith::CmpIPredicate::ule,
+                  arith::AddIOp::create(loop, loc, tileStart, tileValue),
+                  size));
           scf::IfOp::create(
               loop, loc, whole,
               [&](OpBuilder &then, Location loc) {
-                emitVectors(then, loc, start);
+                emitVectors(then, loc, starts);
                 scf::YieldOp::create(then, loc);
               },
               [&](OpBuilder &otherwise, Location loc) {
-                scf::ForOp::create(otherwise, loc, start, end, one,
-                                   ValueRange{},
-                                   [&](OpBuilder &inner, Location loc,
-                                       Value index, ValueRange) {
-                                     emitElement(inner, loc, index);
-                                     scf::YieldOp::create(inner, loc);
-                                   });
+                for (Value start : starts)
+                  emitPartialChunk(otherwise, loc, start, aligned, size);
                 scf::YieldOp::create(otherwise, loc);
               });
+          scf::YieldOp::create(loop, loc);
         });
+    gpu::TerminatorOp::create(body, loc);
   }
 
 private:
@@ -155,41 +177,82 @@ private:
     return aligned;
   }
 
-  /// One whole chunk from `start`: a vector load of each memref read, the
-  /// body once per lane, a vector store of each output.
-  void emitVectors(OpBuilder &b, Location loc, Value start) {
-    DenseMap<OpOperand *, Value> vectors;
-    for (OpOperand &operand : op->getOpOperands()) {
-      Value value = flat[operand.getOperandNumber()];
-      if (!isa<MemRefType>(value.getType()) ||
-          op.getMatchingBlockArgument(&operand).use_empty())
-        continue;
-      vectors[&operand] = vector::LoadOp::create(
-          b, loc, getVectorType(value), value, start, /*nontemporal=*/false,
-          llvm::Align(getVectorBytes(value)));
+  /// The chunk from `start` of a tile that is not whole: vectors where the
+  /// chunk is whole and the data aligned, else element by element up to
+  /// `size`.
+  void emitPartialChunk(OpBuilder &b, Location loc, Value start, Value aligned,
+                        Value size) {
+    Value lanesValue = arith::ConstantIndexOp::create(b, loc, lanes);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value end = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, start, lanesValue), size);
+    Value whole = arith::AndIOp::create(
+        b, loc, aligned,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              arith::SubIOp::create(b, loc, end, start),
+                              lanesValue));
+    scf::IfOp::create(
+        b, loc, whole,
+        [&](OpBuilder &then, Location loc) {
+          emitVectors(then, loc, {start});
+          scf::YieldOp::create(then, loc);
+        },
+        [&](OpBuilder &otherwise, Location loc) {
+          // Past the end `end` is below `start`: no iteration.
+          scf::ForOp::create(
+              otherwise, loc, start, end, one, ValueRange{},
+              [&](OpBuilder &inner, Location loc, Value index, ValueRange) {
+                emitElement(inner, loc, index);
+                scf::YieldOp::create(inner, loc);
+              });
+          scf::YieldOp::create(otherwise, loc);
+        });
+  }
+
+  /// Whole chunks from each of `starts`: a vector load of each memref read
+  /// for every chunk first, then the body once per element, then a vector
+  /// store of each output for every chunk.
+  void emitVectors(OpBuilder &b, Location loc, ArrayRef<Value> starts) {
+    SmallVector<DenseMap<OpOperand *, Value>> vectors(starts.size());
+    for (auto [start, loaded] : llvm::zip_equal(starts, vectors))
+      for (OpOperand &operand : op->getOpOperands()) {
+        Value value = flat[operand.getOperandNumber()];
+        if (!isa<MemRefType>(value.getType()) ||
+            op.getMatchingBlockArgument(&operand).use_empty())
+          continue;
+        loaded[&operand] = vector::LoadOp::create(
+            b, loc, getVectorType(value), value, start, /*nontemporal=*/false,
+            llvm::Align(getVectorBytes(value)));
+      }
+    SmallVector<SmallVector<Value>> stored;
+    for (DenseMap<OpOperand *, Value> &loaded : vectors) {
+      SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
+      for (int64_t lane = 0; lane < lanes; ++lane) {
+        // Element-wise ops read no index: the body needs none.
+        SmallVector<Value> yielded =
+            dlbridge::emitLinalgBody(b, loc, op, {}, [&](OpOperand &operand) {
+              auto it = loaded.find(&operand);
+              if (it == loaded.end())
+                return operand.get();
+              return Value(vector::ExtractOp::create(b, loc, it->second, lane));
+            });
+        for (auto [result, value] : llvm::zip_equal(results, yielded))
+          result.push_back(value);
+      }
+      SmallVector<Value> &chunk = stored.emplace_back();
+      for (auto [init, values] :
+           llvm::zip_equal(op.getDpsInitsMutable(), results))
+        chunk.push_back(vector::FromElementsOp::create(
+            b, loc, getVectorType(flat[init.getOperandNumber()]), values));
     }
-    SmallVector<SmallVector<Value>> results(op.getNumDpsInits());
-    for (int64_t lane = 0; lane < lanes; ++lane) {
-      // Element-wise ops read no index: the body needs none.
-      SmallVector<Value> yielded =
-          dlbridge::emitLinalgBody(b, loc, op, {}, [&](OpOperand &operand) {
-            auto it = vectors.find(&operand);
-            if (it == vectors.end())
-              return operand.get();
-            return Value(vector::ExtractOp::create(b, loc, it->second, lane));
-          });
-      for (auto [result, value] : llvm::zip_equal(results, yielded))
-        result.push_back(value);
-    }
-    for (auto [init, values] :
-         llvm::zip_equal(op.getDpsInitsMutable(), results)) {
-      Value target = flat[init.getOperandNumber()];
-      Value vector =
-          vector::FromElementsOp::create(b, loc, getVectorType(target), values);
-      vector::StoreOp::create(b, loc, vector, target, start,
-                              /*nontemporal=*/false,
-                              llvm::Align(getVectorBytes(target)));
-    }
+    for (auto [start, chunk] : llvm::zip_equal(starts, stored))
+      for (auto [init, vector] :
+           llvm::zip_equal(op.getDpsInitsMutable(), chunk)) {
+        Value target = flat[init.getOperandNumber()];
+        vector::StoreOp::create(b, loc, vector, target, start,
+                                /*nontemporal=*/false,
+                                llvm::Align(getVectorBytes(target)));
+      }
   }
 
   /// The body at the element `index` alone, for a tail or unaligned data.
@@ -214,6 +277,7 @@ private:
   linalg::LinalgOp op;
   int64_t lanes;
   int64_t blockSize;
+  int64_t chunksPerThread;
   /// The op's operands by number: memrefs as 1-d views, scalars as they are.
   SmallVector<Value> flat;
 };
@@ -230,6 +294,12 @@ struct VectorizeElementwisePass
                         << ": expected a multiple of 32 from 32 to 1024";
       return signalPassFailure();
     }
+    if (chunksPerThread < 1 || chunksPerThread > 16) {
+      root->emitError() << "chunks-per-thread="
+                        << static_cast<int64_t>(chunksPerThread)
+                        << ": expected 1 to 16";
+      return signalPassFailure();
+    }
     SmallVector<std::pair<linalg::LinalgOp, int64_t>> candidates;
     root->walk([&](linalg::LinalgOp op) {
       // Already in a kernel: its threads have their own work.
@@ -241,7 +311,7 @@ struct VectorizeElementwisePass
     });
     for (auto [op, lanes] : candidates) {
       OpBuilder b(op);
-      ElementwiseEmitter(op, lanes, blockSize).emit(b);
+      ElementwiseEmitter(op, lanes, blockSize, chunksPerThread).emit(b);
       op->erase();
     }
   }

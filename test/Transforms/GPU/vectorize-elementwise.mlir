@@ -6,39 +6,62 @@
 // RUN:   | FileCheck %s --check-prefix=SMALL
 
 // A sum of two contiguous matrices: each operand viewed as 1-d, a grid of
-// 256-thread blocks over chunks of four floats, each thread loading 16 bytes
-// of each input and storing 16 bytes when every buffer is 16-byte aligned and
-// the chunk is whole, one element at a time otherwise.
+// 256-thread blocks over tiles of 4096 floats. In a whole tile, when every
+// buffer is 16-byte aligned, each thread loads four chunks of 16 bytes of each
+// input, 1024 floats apart (each load coalesced across the warp), before it
+// adds and stores them; elsewhere each chunk is a vector when it is whole and
+// aligned, and single elements otherwise.
 // CHECK-LABEL: func.func @add(
 // CHECK-SAME: %[[A:[^ ,)]*]]: memref<?x?xf32>, %[[B:[^ ,)]*]]: memref<?x?xf32>, %[[C:[^ ,)]*]]: memref<?x?xf32>
 // CHECK-NOT: linalg.generic
 // CHECK-DAG: %[[FA:[^ ,)]*]] = memref.collapse_shape %[[A]] {{\[}}[0, 1]] : memref<?x?xf32> into memref<?xf32>
 // CHECK-DAG: %[[FB:[^ ,)]*]] = memref.collapse_shape %[[B]] {{\[}}[0, 1]]
 // CHECK-DAG: %[[FC:[^ ,)]*]] = memref.collapse_shape %[[C]] {{\[}}[0, 1]]
-// CHECK: %[[CHUNKS:[^ ,)]*]] = arith.ceildivui %[[SIZE:[^ ,)]*]], %c4
-// CHECK: %[[BLOCKS:[^ ,)]*]] = arith.ceildivui %[[CHUNKS]], %c256
-// CHECK: %[[GRID:[^ ,)]*]] = arith.minui %[[BLOCKS]], %c1048576
+// CHECK: %[[TILES:[^ ,)]*]] = arith.ceildivui %[[SIZE:[^ ,)]*]], %c4096
+// CHECK: %[[GRID:[^ ,)]*]] = arith.minui %[[TILES]], %c1048576
 // CHECK: gpu.launch blocks(%[[BX:[^ ,)]*]], %{{.*}}, %{{.*}}) in (%[[GX:[^ ,)]*]] = %[[GRID]], {{.*}} threads(%[[TX:[^ ,)]*]], %{{.*}}, %{{.*}}) in (%[[NT:[^ ,)]*]] = %c256
-// CHECK: scf.for %[[CHUNK:[^ ,)]*]] = %{{.*}} to %[[CHUNKS]] step
-// CHECK: %[[START:[^ ,)]*]] = arith.muli %[[CHUNK]], %{{.*}}
 // CHECK: memref.extract_aligned_pointer_as_index %[[FA]]
 // CHECK: arith.remui %{{.*}}, %c16
 // CHECK: memref.extract_aligned_pointer_as_index %[[FB]]
-// CHECK: memref.extract_aligned_pointer_as_index %[[FC]]
-// CHECK: scf.if
-// CHECK: %[[VA:[^ ,)]*]] = vector.load %[[FA]][%[[START]]] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
-// CHECK: %[[VB:[^ ,)]*]] = vector.load %[[FB]][%[[START]]] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
-// CHECK-COUNT-4: arith.addf
-// CHECK: %[[V:[^ ,)]*]] = vector.from_elements
-// CHECK: vector.store %[[V]], %[[FC]][%[[START]]] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK: scf.for %[[TILE:[^ ,)]*]] = %[[BX]] to %[[TILES]] step %[[GX]]
+// CHECK: %[[TS:[^ ,)]*]] = arith.muli %[[TILE]], %{{.*}}
+// CHECK: %[[S0:[^ ,)]*]] = arith.addi %[[TS]],
+// CHECK: arith.addi %[[TX]], %c256
+// CHECK: %[[S1:[^ ,)]*]] = arith.addi %[[TS]],
+// CHECK: arith.addi %[[TX]], %c512
+// CHECK: %[[S2:[^ ,)]*]] = arith.addi %[[TS]],
+// CHECK: arith.addi %[[TX]], %c768
+// CHECK: %[[S3:[^ ,)]*]] = arith.addi %[[TS]],
+// CHECK: %[[END:[^ ,)]*]] = arith.addi %[[TS]], %{{.*}}
+// CHECK: %[[FITS:[^ ,)]*]] = arith.cmpi ule, %[[END]], %[[SIZE]]
+// CHECK: %[[WHOLE:[^ ,)]*]] = arith.andi %{{.*}}, %[[FITS]]
+// CHECK: scf.if %[[WHOLE]]
+// CHECK: vector.load %[[FA]][%[[S0]]] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK: vector.load %[[FB]][%[[S0]]] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK: vector.load %[[FA]][%[[S1]]]
+// CHECK: vector.load %[[FB]][%[[S1]]]
+// CHECK: vector.load %[[FA]][%[[S2]]]
+// CHECK: vector.load %[[FB]][%[[S2]]]
+// CHECK: vector.load %[[FA]][%[[S3]]]
+// CHECK: vector.load %[[FB]][%[[S3]]]
+// CHECK-NOT: vector.store
+// CHECK-COUNT-16: arith.addf
+// CHECK: vector.store %{{.*}}, %[[FC]][%[[S0]]] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %[[FC]][%[[S1]]]
+// CHECK: vector.store %{{.*}}, %[[FC]][%[[S2]]]
+// CHECK: vector.store %{{.*}}, %[[FC]][%[[S3]]]
 // CHECK: } else {
-// CHECK: scf.for %[[I:[^ ,)]*]] =
+// CHECK: scf.if
+// CHECK: vector.load %[[FA]][%[[S0]]]
+// CHECK: } else {
+// CHECK: scf.for %[[I:[^ ,)]*]] = %[[S0]] to
 // CHECK: memref.load %[[FA]][%[[I]]]
 // CHECK: memref.load %[[FB]][%[[I]]]
 // CHECK: arith.addf
 // CHECK: memref.store %{{.*}}, %[[FC]][%[[I]]]
+// CHECK: scf.for %{{.*}} = %[[S3]] to
 // SMALL-LABEL: func.func @add(
-// SMALL: arith.ceildivui %{{.*}}, %c128
+// SMALL: arith.ceildivui %{{.*}}, %c2048
 // SMALL: threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %c128
 func.func @add(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
@@ -58,11 +81,11 @@ func.func @add(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
 // CHECK-LABEL: func.func @scale_f16(
 // CHECK-SAME: %[[X:[^ ,)]*]]: memref<1000xf16>, %[[S:[^ ,)]*]]: f16, %[[Y:[^ ,)]*]]: memref<1000xf16>
 // CHECK-NOT: memref.collapse_shape
-// CHECK: arith.ceildivui %{{.*}}, %c8
+// CHECK: arith.ceildivui %{{.*}}, %c8192
 // CHECK: gpu.launch
-// CHECK: vector.load %[[X]][%{{.*}}] {alignment = 16 : i64} : memref<1000xf16>, vector<8xf16>
+// CHECK-COUNT-4: vector.load %[[X]][%{{.*}}] {alignment = 16 : i64} : memref<1000xf16>, vector<8xf16>
 // CHECK-NOT: vector.load
-// CHECK-COUNT-8: arith.mulf %{{.*}}, %[[S]] : f16
+// CHECK-COUNT-32: arith.mulf %{{.*}}, %[[S]] : f16
 // CHECK: vector.store %{{.*}}, %[[Y]][%{{.*}}] {alignment = 16 : i64} : memref<1000xf16>, vector<8xf16>
 func.func @scale_f16(%x: memref<1000xf16>, %s: f16, %y: memref<1000xf16>) {
   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
@@ -79,7 +102,7 @@ func.func @scale_f16(%x: memref<1000xf16>, %s: f16, %y: memref<1000xf16>) {
 // Mixed widths: the widest element (f64) sets two elements per thread, so
 // the f32 input moves in 8-byte vectors aligned to 8.
 // CHECK-LABEL: func.func @widen(
-// CHECK: arith.ceildivui %{{.*}}, %c2
+// CHECK: arith.ceildivui %{{.*}}, %c2048
 // CHECK: arith.remui %{{.*}}, %c8
 // CHECK: arith.remui %{{.*}}, %c16
 // CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<?xf32>, vector<2xf32>

@@ -73,17 +73,24 @@ def VectorizeElementwise : Pass<"dlbridge-gpu-vectorize-elementwise"> {
     written through the identity map, scalars besides, element types of 8
     to 64 bits other than 8-bit floats, and a body without memory effects,
     regions or `linalg.index`. The kernel views each memref as 1-d and, in
-    a grid-stride loop over blocks of `block-size` threads, gives each
-    thread 16 bytes of the widest element type at a time: a
-    `vector.load` of each operand the body reads, the body once per
-    element, a `vector.store` of each output, all aligned to the vector's
-    size. Where the data is not so aligned (a compact DLPack view can start
+    a grid-stride loop over tiles, gives each thread of a block of
+    `block-size` threads `chunks-per-thread` chunks of 16 bytes of the
+    widest element type, each chunk coalesced across the warp: a
+    `vector.load` of each operand the body reads for every chunk first,
+    then the body once per element, a `vector.store` of each output, all
+    aligned to the vector's size. Several independent loads in flight per
+    thread are what a memory-bound kernel needs to reach the copy
+    bandwidth: with one chunk per thread, `x * 2 + 1` reached 84 % of it on
+    an H200. Where the data is not so aligned (a compact DLPack view can start
     anywhere) or at the tail, the thread takes its elements one by one.
     Everything else is left to the loop path.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "Threads per block: a multiple of 32, at most 1024">,
+    Option<"chunksPerThread", "chunks-per-thread", "int64_t",
+           /*default=*/"4",
+           "16-byte chunks each thread loads before it computes: 1 to 16">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
