@@ -96,6 +96,7 @@ void buildLoopsToKernels(OpPassManager &pm) {
   // kernels fold them instead of taking them as parameters.
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(dlbridge::createLegalizeKernelNames());
   pm.addNestedPass<gpu::GPUModuleOp>(dlbridge::createCheckDeviceCalls());
   // Vector code in kernels, to what convert-gpu-to-nvvm converts (loops and
   // affine maps it leaves are lowered with the host's below).

@@ -64,3 +64,10 @@ def test_jit_strided_views_with_unit_dims(shape: tuple[int, ...]) -> None:
     ptx = _scale_add.inspect(x, x)["ptx"]
     sizes = [math.prod(int(n) for n in match) for match in MAXNTID.findall(ptx)]
     assert sizes and min(sizes) >= min(elements(shape), 128), sizes
+
+
+def test_a_lambda_compiles_for_cuda() -> None:
+    # Python names it "<lambda>"; its kernel needs a name PTX can spell.
+    scale = dlbridge.jit(lambda x: x * 2.0 + 1.0, target="cuda")
+    ptx = scale.inspect(np.ones(100, np.float32))["ptx"]
+    assert re.search(r"\.entry _lambda_\w*_kernel\(", ptx), ptx[:400]

@@ -381,6 +381,25 @@ def SinkConstantGlobals : Pass<"dlbridge-gpu-sink-constant-globals"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def LegalizeKernelNames : Pass<"dlbridge-gpu-legalize-kernel-names",
+                                "::mlir::ModuleOp"> {
+  let summary = "Rename kernels and their modules to names PTX can spell";
+  let description = [{
+    `gpu-kernel-outlining` names a kernel and its `gpu.module` after the
+    function that launched it, plus `_kernel`. MLIR symbols may hold any
+    character (`@"<lambda>"`, `@"my-op"`); PTX identifiers may not, and
+    the NVPTX back end stops with "Symbol name with unsupported
+    characters": `@dlbridge.jit` of a lambda, or an entry whose name has a
+    hyphen, could not be compiled for CUDA.
+
+    This pass renames every `gpu.module`, and every symbol in one, whose
+    name is not a PTX identifier (letters, digits, `_` and `$`, not
+    starting with a digit): each other character becomes `_`, a leading
+    digit gets a `_` before it, and a numeric suffix keeps names unique.
+    Every reference follows, the host's `gpu.launch_func` included.
+  }];
+}
+
 def LowerSubgroupReduce : Pass<"dlbridge-gpu-lower-subgroup-reduce"> {
   let summary = "Lower gpu.subgroup_reduce to gpu.shuffle butterflies";
   let description = [{
