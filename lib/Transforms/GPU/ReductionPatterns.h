@@ -1,0 +1,44 @@
+//===- ReductionPatterns.h - Lowerings of reductions ------------*- C++ -*-===//
+//
+// Part of dlbridge.
+//
+//===----------------------------------------------------------------------===//
+//
+// The lowerings --dlbridge-gpu-reductions-to-kernels chooses between, one
+// file each: a linalg reduction (see ReductionMatch.h) on buffers, outside
+// kernels, becomes `gpu.launch`es in its place.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DLBRIDGE_LIB_TRANSFORMS_GPU_REDUCTIONPATTERNS_H
+#define DLBRIDGE_LIB_TRANSFORMS_GPU_REDUCTIONPATTERNS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace dlbridge {
+
+/// Reductions whose innermost loop is parallel (a column sum): a thread per
+/// output element, folding its column in order.
+void populateReduceByOutputsPatterns(mlir::RewritePatternSet &patterns,
+                                     int64_t blockSize);
+
+/// Reductions whose innermost loop reduces, over more than `splitRows` rows
+/// or a number unknown at compile time: a block per row.
+void populateReduceByRowsPatterns(mlir::RewritePatternSet &patterns,
+                                  int64_t blockSize, int64_t splitRows);
+
+/// Reductions whose innermost loop reduces, over 1 to `splitRows` rows (a
+/// full reduction has one): up to `splitBlocks` blocks per row write
+/// partial values, which a second kernel reduces in a fixed order.
+void populateReduceBySplitRowsPatterns(mlir::RewritePatternSet &patterns,
+                                       int64_t blockSize, int64_t splitRows,
+                                       int64_t splitBlocks);
+
+/// Lowers each run of linalg ops on the rows of a row reduction over more
+/// than `splitRows` rows under `root` (outside kernels) to one kernel, a
+/// block of `blockSize` threads per row, where that is worth it.
+void fuseRowGroups(mlir::Operation *root, int64_t blockSize, int64_t splitRows);
+
+} // namespace dlbridge
+
+#endif // DLBRIDGE_LIB_TRANSFORMS_GPU_REDUCTIONPATTERNS_H
