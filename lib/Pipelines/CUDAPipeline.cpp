@@ -152,6 +152,7 @@ void buildKernelsToNVVM(OpPassManager &pm,
   kernels.addPass(createConvertVectorToLLVMPass());
   kernels.addPass(dlbridge::createLowerSubgroupReduce());
   kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(dlbridge::createExternDynamicSharedMemory());
   kernels.addPass(LLVM::createNVVMOptimizeForTargetPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

@@ -56,6 +56,19 @@ Value VectorOperands::emitIsAligned(OpBuilder &b, Location loc,
   return aligned;
 }
 
+/// Whether `type`'s innermost dimension is statically contiguous: vector
+/// accesses along it need nothing else (alignment is checked per row).
+static bool hasUnitInnermostStride(MemRefType type) {
+  if (type.getRank() == 0)
+    return false;
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
 VectorOperands findVectorOperands(linalg::LinalgOp op, unsigned loop) {
   VectorOperands result;
   int64_t widest = 0;
@@ -68,7 +81,7 @@ VectorOperands findVectorOperands(linalg::LinalgOp op, unsigned loop) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
     int64_t bytes =
         type ? dlbridge::getVectorElementBytes(type.getElementType()) : 0;
-    if (!bytes || !type.getLayout().isIdentity() ||
+    if (!bytes || !hasUnitInnermostStride(type) ||
         map.getResults().back() != getAffineDimExpr(loop, op.getContext()) ||
         llvm::any_of(map.getResults().drop_back(), [&](AffineExpr result) {
           return result.isFunctionOfDim(loop);
@@ -114,13 +127,14 @@ readLane(OpBuilder &b, Location loc,
 void createLaunch(
     OpBuilder &b, Location loc, std::array<Value, 3> grid, int64_t blockSize,
     TypeRange workgroupTypes,
-    function_ref<void(OpBuilder &, gpu::LaunchOp, ValueRange)> build) {
+    function_ref<void(OpBuilder &, gpu::LaunchOp, ValueRange)> build,
+    Value dynamicSharedMemory) {
   Value threads = arith::ConstantIndexOp::create(b, loc, blockSize);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, grid[0], grid[1], grid[2], threads, one, one,
-      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
-      /*asyncDependencies=*/{}, workgroupTypes);
+  auto launch = gpu::LaunchOp::create(b, loc, grid[0], grid[1], grid[2],
+                                      threads, one, one, dynamicSharedMemory,
+                                      /*asyncTokenType=*/nullptr,
+                                      /*asyncDependencies=*/{}, workgroupTypes);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
   build(body, launch, launch.getWorkgroupAttributions());
   gpu::TerminatorOp::create(body, loc);
@@ -130,7 +144,8 @@ void emitRowKernel(
     OpBuilder &b, Location loc, Value rows, int64_t blockSize,
     TypeRange workgroupTypes,
     function_ref<void(OpBuilder &, Location, gpu::LaunchOp, ValueRange, Value)>
-        build) {
+        build,
+    Value dynamicSharedMemory) {
   Value maxBlocks =
       arith::ConstantIndexOp::create(b, loc, dlbridge::kMaxGridBlocks);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -145,7 +160,8 @@ void emitRowKernel(
               build(inner, loc, launch, workgroup, row);
               scf::YieldOp::create(inner, loc);
             });
-      });
+      },
+      dynamicSharedMemory);
 }
 
 ReductionEmitter::ReductionEmitter(const Reduction &reduction,

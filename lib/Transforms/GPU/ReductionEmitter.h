@@ -28,6 +28,9 @@ namespace dlbridge {
 
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kMaxThreadsPerBlock = 1024;
+/// The most shared memory a block can ask for on any CUDA GPU (Hopper's
+/// 227 KiB).
+constexpr int64_t kMaxRowCacheBytes = 232448;
 
 /// The indices of `linear` in a row-major space of `extents`.
 mlir::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
@@ -41,7 +44,7 @@ mlir::Value product(mlir::OpBuilder &b, mlir::Location loc,
 
 /// The operands of `op` that threads of a row move in vectors of `lanes`
 /// elements, 16 bytes of the widest: those that loop `loop` indexes, each in
-/// the innermost dimension of an identity layout and nowhere else (outputs
+/// its innermost dimension, of static stride 1, and nowhere else (outputs
 /// always; inputs only when the body reads them). Empty when one indexes it
 /// otherwise, or none does.
 struct VectorOperands {
@@ -83,13 +86,15 @@ readLane(mlir::OpBuilder &b, mlir::Location loc,
          int64_t lane, mlir::function_ref<mlir::Value(mlir::OpOperand &)> read);
 
 /// A `gpu.launch` of `grid` blocks of `blockSize` threads with a workgroup
-/// buffer of each of `workgroupTypes`; `build` fills its body.
+/// buffer of each of `workgroupTypes` and `dynamicSharedMemory` bytes (i32)
+/// of dynamic shared memory, if given; `build` fills its body.
 void createLaunch(mlir::OpBuilder &b, mlir::Location loc,
                   std::array<mlir::Value, 3> grid, int64_t blockSize,
                   mlir::TypeRange workgroupTypes,
                   mlir::function_ref<void(
                       mlir::OpBuilder &, mlir::gpu::LaunchOp, mlir::ValueRange)>
-                      build);
+                      build,
+                  mlir::Value dynamicSharedMemory = nullptr);
 
 /// A launch of blocks of `blockSize` threads, a block per row of `rows`, in a
 /// grid-stride loop over rows; `build` emits the work on row `row`.
@@ -98,7 +103,8 @@ void emitRowKernel(
     mlir::TypeRange workgroupTypes,
     mlir::function_ref<void(mlir::OpBuilder &, mlir::Location,
                             mlir::gpu::LaunchOp, mlir::ValueRange, mlir::Value)>
-        build);
+        build,
+    mlir::Value dynamicSharedMemory = nullptr);
 
 /// Emits kernels for one reduction; the `Value`s it holds outside kernels
 /// are host values the kernels capture.

@@ -36,8 +36,11 @@ void populateReduceBySplitRowsPatterns(mlir::RewritePatternSet &patterns,
 
 /// Lowers each run of linalg ops on the rows of a row reduction over more
 /// than `splitRows` rows under `root` (outside kernels) to one kernel, a
-/// block of `blockSize` threads per row, where that is worth it.
-void fuseRowGroups(mlir::Operation *root, int64_t blockSize, int64_t splitRows);
+/// block of `blockSize` threads per row, where that is worth it. Input rows
+/// that several members read are kept in up to `rowCacheBytes` of shared
+/// memory per block (0: never).
+void fuseRowGroups(mlir::Operation *root, int64_t blockSize, int64_t splitRows,
+                   int64_t rowCacheBytes);
 
 } // namespace dlbridge
 

@@ -40,6 +40,12 @@ struct ReductionsToKernelsPass
                         << kWarpSize << " to " << kMaxThreadsPerBlock;
       return signalPassFailure();
     }
+    if (rowCacheBytes < 0 || rowCacheBytes > dlbridge::kMaxRowCacheBytes) {
+      root->emitError() << "row-cache-bytes="
+                        << static_cast<int64_t>(rowCacheBytes)
+                        << ": expected 0 to " << dlbridge::kMaxRowCacheBytes;
+      return signalPassFailure();
+    }
     if (splitRows < 0 || splitBlocks < 1) {
       root->emitError() << "split-rows=" << static_cast<int64_t>(splitRows)
                         << " split-blocks=" << static_cast<int64_t>(splitBlocks)
@@ -48,7 +54,7 @@ struct ReductionsToKernelsPass
     }
 
     if (fuseRows)
-      dlbridge::fuseRowGroups(root, blockSize, splitRows);
+      dlbridge::fuseRowGroups(root, blockSize, splitRows, rowCacheBytes);
 
     RewritePatternSet patterns(&getContext());
     dlbridge::populateReduceByOutputsPatterns(patterns, blockSize);

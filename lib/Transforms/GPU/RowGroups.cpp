@@ -512,6 +512,277 @@ void emitPerElement(
       });
 }
 
+/// Points operands at other values for as long as it lives: members are
+/// emitted reading their cached rows through their own operands.
+class OperandSubstitution {
+public:
+  OperandSubstitution() = default;
+  OperandSubstitution(const OperandSubstitution &) = delete;
+  OperandSubstitution &operator=(const OperandSubstitution &) = delete;
+  ~OperandSubstitution() {
+    for (auto [operand, value] : llvm::reverse(saved))
+      operand->set(value);
+  }
+
+  void replace(OpOperand &operand, Value value) {
+    saved.push_back({&operand, operand.get()});
+    operand.set(value);
+  }
+
+private:
+  SmallVector<std::pair<OpOperand *, Value>> saved;
+};
+
+/// An input row that several members read, kept in dynamic shared memory:
+/// before `firstReader` runs, the block copies the row into the buffer's
+/// slice of it, and every member then reads it there instead of in device
+/// memory. A softmax, which reads `x` for its max, its sum and its output,
+/// reads it once.
+struct CachedRow {
+  Value root;
+  /// The first member that reads the row, and its operand that does.
+  size_t firstReader;
+  OpOperand *operand;
+  int64_t elementBytes;
+};
+
+/// Whether `map` names each of the `columns` column loops of `loops` once:
+/// then the element an operand reads at the columns' indices is
+/// `sum(column[p] * stride(p))` in a row-major row.
+bool namesEachColumnOnce(AffineMap map, ArrayRef<Index> loops,
+                         unsigned columns) {
+  SmallVector<unsigned> seen(columns);
+  for (AffineExpr result : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(result);
+    if (!dim)
+      continue;
+    Index index = loops[dim.getPosition()];
+    if (index.kind == Index::Column)
+      ++seen[index.pos];
+  }
+  return llvm::all_of(seen, [](unsigned count) { return count == 1; });
+}
+
+/// The rows of inputs (buffers no member writes) that two or more members
+/// read whole, each at the same element per iteration.
+SmallVector<CachedRow> findCachedRows(const RowGroup &group) {
+  unsigned rows = group.shape.rows.size();
+  unsigned columns = group.shape.columns.size();
+  DenseSet<Value> written;
+  for (const RowMember &member : group.members)
+    for (OpOperand &init : linalg::LinalgOp(member.op).getDpsInitsMutable())
+      written.insert(getRoot(init.get()));
+  struct Readers {
+    SmallVector<std::pair<size_t, OpOperand *>> operands;
+    std::optional<Access> access;
+    bool cacheable = true;
+  };
+  llvm::MapVector<Value, Readers> readers;
+  for (auto [i, member] : llvm::enumerate(group.members)) {
+    if (member.kind == RowMember::PerRow)
+      continue;
+    linalg::LinalgOp op = member.op;
+    for (OpOperand *operand : op.getDpsInputOperands()) {
+      auto type = dyn_cast<MemRefType>(operand->get().getType());
+      AffineMap map = op.getMatchingIndexingMap(operand);
+      bool wholeRow =
+          llvm::any_of(llvm::enumerate(member.loops), [&](auto loop) {
+            return loop.value().kind == Index::Column &&
+                   map.isFunctionOfDim(loop.index());
+          });
+      if (!type || !wholeRow ||
+          op.getMatchingBlockArgument(operand).use_empty())
+        continue;
+      Value root = getRoot(operand->get());
+      if (written.contains(root))
+        continue;
+      Readers &entry = readers[root];
+      Access access = getAccess(op, *operand, member.loops);
+      if (!getVectorElementBytes(type.getElementType()) ||
+          !access.isOnePerElement(rows, columns) ||
+          !namesEachColumnOnce(map, member.loops, columns) ||
+          (entry.access && *entry.access != access))
+        entry.cacheable = false;
+      entry.access = access;
+      entry.operands.push_back({i, operand});
+    }
+  }
+  SmallVector<CachedRow> cached;
+  for (auto &[root, entry] : readers) {
+    auto distinctMembers =
+        llvm::to_vector(llvm::make_first_range(entry.operands));
+    if (!entry.cacheable || llvm::none_of(distinctMembers, [&](size_t i) {
+          return i != distinctMembers.front();
+        }))
+      continue;
+    OpOperand *operand = entry.operands.front().second;
+    cached.push_back({root, entry.operands.front().first, operand,
+                      getVectorElementBytes(
+                          getElementTypeOrSelf(operand->get().getType()))});
+  }
+  return cached;
+}
+
+/// Where each cached row's slice of dynamic shared memory starts, in bytes,
+/// rows of `length` elements each taking a multiple of 16 bytes; and their
+/// total, from `b`'s insertion point (host or kernel alike).
+std::pair<SmallVector<Value>, Value> getCacheOffsets(OpBuilder &b, Location loc,
+                                                     ArrayRef<CachedRow> cached,
+                                                     Value length) {
+  Value total = arith::ConstantIndexOp::create(b, loc, 0);
+  Value sixteen = arith::ConstantIndexOp::create(b, loc, kVectorBytes);
+  SmallVector<Value> offsets;
+  for (const CachedRow &row : cached) {
+    offsets.push_back(total);
+    Value bytes = arith::MulIOp::create(
+        b, loc, length,
+        arith::ConstantIndexOp::create(b, loc, row.elementBytes));
+    Value padded = arith::MulIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, bytes, sixteen), sixteen);
+    total = arith::AddIOp::create(b, loc, total, padded);
+  }
+  return {offsets, total};
+}
+
+/// A view of the cached row `flat` (1-d, row-major in the columns) that
+/// `operand` of `member`, indexed through its map, reads as it reads its own
+/// buffer: stride 0 along the rows, the row-major strides along the columns.
+Value viewAsOperand(OpBuilder &b, Location loc, Value flat,
+                    const RowMember &member, OpOperand &operand,
+                    ArrayRef<Value> columnExtents) {
+  linalg::LinalgOp op = member.op;
+  auto type = cast<MemRefType>(operand.get().getType());
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  SmallVector<OpFoldResult> sizes, strides;
+  SmallVector<int64_t> staticStrides;
+  for (auto [dim, result] : llvm::enumerate(map.getResults())) {
+    sizes.push_back(memref::getMixedSize(b, loc, operand.get(), dim));
+    auto loop = dyn_cast<AffineDimExpr>(result);
+    Index index = loop ? member.loops[loop.getPosition()] : Index{Index::Zero};
+    if (index.kind != Index::Column) {
+      strides.push_back(b.getIndexAttr(0));
+      staticStrides.push_back(0);
+      continue;
+    }
+    if (index.pos + 1 == columnExtents.size()) {
+      strides.push_back(b.getIndexAttr(1));
+      staticStrides.push_back(1);
+      continue;
+    }
+    strides.push_back(product(b, loc, columnExtents.drop_front(index.pos + 1)));
+    staticStrides.push_back(ShapedType::kDynamic);
+  }
+  auto viewType =
+      MemRefType::get(type.getShape(), type.getElementType(),
+                      StridedLayoutAttr::get(b.getContext(), 0, staticStrides),
+                      cast<MemRefType>(flat.getType()).getMemorySpace());
+  return memref::ReinterpretCastOp::create(b, loc, viewType, flat,
+                                           b.getIndexAttr(0), sizes, strides);
+}
+
+/// Copies the row of `row.operand` that the block works on into `flat`:
+/// each thread 16 bytes at a time, four chunks in flight, where the row is
+/// contiguous and aligned (as members move it), else element by element.
+void emitFillCache(
+    OpBuilder &b, Location loc, const RowMember &member, OpOperand &operand,
+    Value flat, ArrayRef<Value> columnExtents, Value length, Value tid,
+    Value threads,
+    function_ref<SmallVector<Value>(const RowMember &, ArrayRef<Value>)>
+        getIvs) {
+  linalg::LinalgOp op = member.op;
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  Value source = operand.get();
+  auto emitElements = [&](OpBuilder &b, Location loc, Value first) {
+    scf::ForOp::create(b, loc, first, length, threads, ValueRange{},
+                       [&](OpBuilder &b, Location loc, Value k, ValueRange) {
+                         SmallVector<Value> ivs = getIvs(
+                             member, delinearize(b, loc, k, columnExtents));
+                         Value value = memref::LoadOp::create(
+                             b, loc, source, applyMap(b, loc, map, ivs));
+                         memref::StoreOp::create(b, loc, value, flat, k);
+                         scf::YieldOp::create(b, loc);
+                       });
+  };
+  VectorOperands vector;
+  auto column = llvm::find_if(
+      member.loops, [](Index index) { return index.kind == Index::Column; });
+  unsigned last = member.loops.size() - 1;
+  if (columnExtents.size() == 1 && column - member.loops.begin() == last &&
+      map.getResults().back() == getAffineDimExpr(last, b.getContext()))
+    vector = findVectorOperands(op, last);
+  if (!vector.contains(&operand)) {
+    emitElements(b, loc, tid);
+    return;
+  }
+  int64_t bytes = getVectorElementBytes(getElementTypeOrSelf(source.getType()));
+  int64_t lanes = kVectorBytes / bytes;
+  constexpr int64_t kChunks = 4;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value aligned = emitIsAligned(b, loc, source,
+                                applyMap(b, loc, map, getIvs(member, {zero})),
+                                kVectorBytes);
+  VectorType vectorType =
+      VectorType::get({lanes}, getElementTypeOrSelf(source.getType()));
+  scf::IfOp::create(
+      b, loc, aligned,
+      [&](OpBuilder &then, Location loc) {
+        Value lanesValue = arith::ConstantIndexOp::create(then, loc, lanes);
+        Value vectorEnd = arith::SubIOp::create(
+            then, loc, length,
+            arith::RemUIOp::create(then, loc, length, lanesValue));
+        Value stride = arith::MulIOp::create(then, loc, threads, lanesValue);
+        Value span = arith::MulIOp::create(
+            then, loc, stride,
+            arith::ConstantIndexOp::create(then, loc, kChunks));
+        Value firstChunk = arith::MulIOp::create(then, loc, tid, lanesValue);
+        // Whole groups of four chunks: all loads, then all stores.
+        Value groups = arith::DivUIOp::create(then, loc, vectorEnd, span);
+        Value groupsEnd = arith::MulIOp::create(then, loc, groups, span);
+        scf::ForOp::create(
+            then, loc, firstChunk, groupsEnd, span, ValueRange{},
+            [&](OpBuilder &inner, Location loc, Value start, ValueRange) {
+              SmallVector<std::pair<Value, Value>> loaded;
+              for (int64_t i = 0; i < kChunks; ++i) {
+                Value k = arith::AddIOp::create(
+                    inner, loc, start,
+                    arith::MulIOp::create(
+                        inner, loc, stride,
+                        arith::ConstantIndexOp::create(inner, loc, i)));
+                Value value = vector::LoadOp::create(
+                    inner, loc, vectorType, source,
+                    applyMap(inner, loc, map, getIvs(member, {k})),
+                    /*nontemporal=*/false, llvm::Align(kVectorBytes));
+                loaded.push_back({k, value});
+              }
+              for (auto [k, value] : loaded)
+                vector::StoreOp::create(inner, loc, value, flat, k,
+                                        /*nontemporal=*/false,
+                                        llvm::Align(kVectorBytes));
+              scf::YieldOp::create(inner, loc);
+            });
+        scf::ForOp::create(
+            then, loc, arith::AddIOp::create(then, loc, groupsEnd, firstChunk),
+            vectorEnd, stride, ValueRange{},
+            [&](OpBuilder &inner, Location loc, Value k, ValueRange) {
+              Value value = vector::LoadOp::create(
+                  inner, loc, vectorType, source,
+                  applyMap(inner, loc, map, getIvs(member, {k})),
+                  /*nontemporal=*/false, llvm::Align(kVectorBytes));
+              vector::StoreOp::create(inner, loc, value, flat, k,
+                                      /*nontemporal=*/false,
+                                      llvm::Align(kVectorBytes));
+              scf::YieldOp::create(inner, loc);
+            });
+        emitElements(then, loc,
+                     arith::AddIOp::create(then, loc, vectorEnd, tid));
+        scf::YieldOp::create(then, loc);
+      },
+      [&](OpBuilder &otherwise, Location loc) {
+        emitElements(otherwise, loc, tid);
+        scf::YieldOp::create(otherwise, loc);
+      });
+}
+
 /// One kernel for `group`, in place of its last member: a block per row,
 /// whose threads run the members in order on that row. Reductions fold and
 /// combine as lowerByRows does and leave the row's value in every thread;
@@ -520,7 +791,8 @@ void emitPerElement(
 /// one of each buffer. Ops on elements spread the row over the threads as
 /// the reductions do: an element a member writes and a later one reads is
 /// the same thread's, so no barriers separate the members.
-void lowerRowGroup(const RowGroup &group, int64_t blockSize) {
+void lowerRowGroup(const RowGroup &group, int64_t blockSize,
+                   int64_t rowCacheBytes) {
   linalg::LinalgOp last = group.members.back().op;
   OpBuilder b(last);
   Location loc = b.getFusedLoc(
@@ -547,6 +819,22 @@ void lowerRowGroup(const RowGroup &group, int64_t blockSize) {
   }
   Value rows = product(b, loc, rowExtents);
   Value length = product(b, loc, columnExtents);
+
+  SmallVector<CachedRow> cached;
+  if (rowCacheBytes > 0)
+    cached = findCachedRows(group);
+  // Rows that fit get the cache; the kernel asks for it only for them.
+  Value sharedBytes;
+  if (!cached.empty()) {
+    Value total = getCacheOffsets(b, loc, cached, length).second;
+    Value fits = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule, total,
+        arith::ConstantIndexOp::create(b, loc, rowCacheBytes));
+    sharedBytes = arith::IndexCastOp::create(
+        b, loc, b.getI32Type(),
+        arith::SelectOp::create(b, loc, fits, total,
+                                arith::ConstantIndexOp::create(b, loc, 0)));
+  }
 
   SmallVector<ReductionEmitter> emitters;
   SmallVector<Type> workgroupTypes;
@@ -590,105 +878,181 @@ void lowerRowGroup(const RowGroup &group, int64_t blockSize) {
             return zero;
           });
         };
-        const ReductionEmitter *emitter = emitters.begin();
-        // Buffers of whole rows members share: vector and element-wise
-        // loops give a thread different elements of the row, so a member
-        // that reads or writes what an earlier one wrote, or writes what an
-        // earlier one read, waits for the block first.
-        llvm::SmallDenseSet<Value> written, readBefore;
-        for (auto [i, member] : llvm::enumerate(group.members)) {
-          linalg::LinalgOp op = member.op;
-          SmallVector<Value> reads, writes;
-          for (OpOperand &operand : op->getOpOperands()) {
-            AffineMap map = op.getMatchingIndexingMap(&operand);
-            bool wholeRow =
-                llvm::any_of(llvm::enumerate(member.loops), [&](auto loop) {
-                  return loop.value().kind == Index::Column &&
-                         map.isFunctionOfDim(loop.index());
-                });
-            if (!wholeRow || !isa<MemRefType>(operand.get().getType()))
-              continue;
-            Value root = getRoot(operand.get());
-            if (op.isDpsInit(&operand))
-              writes.push_back(root);
-            if (!op.getMatchingBlockArgument(&operand).use_empty())
-              reads.push_back(root);
-          }
-          auto wasWritten = [&](Value root) { return written.contains(root); };
-          if (llvm::any_of(reads, wasWritten) ||
-              llvm::any_of(writes, wasWritten) ||
-              llvm::any_of(writes, [&](Value root) {
-                return readBefore.contains(root);
-              })) {
-            gpu::BarrierOp::create(b, loc);
-            written.clear();
-            readBefore.clear();
-          }
-          written.insert(writes.begin(), writes.end());
-          readBefore.insert(reads.begin(), reads.end());
-          SmallVector<Value> values;
-          if (member.kind == RowMember::PerElement) {
-            emitPerElement(b, loc, member, getIvs, columnExtents, length, tid,
-                           threads, read);
-            continue;
-          }
-          SmallVector<Value> ivs = getIvs(member, {});
-          if (member.kind == RowMember::PerRow) {
-            values = emitLinalgBody(b, loc, op, ivs, read);
-            if (member.loadsOwnRow)
-              gpu::BarrierOp::create(b, loc);
-          } else {
-            const ReductionEmitter &reducer = *emitter++;
-            OpOperand *init = op.getDpsInitOperand(0);
-            Value initial = read(*init);
-            if (!initial)
-              initial = memref::LoadOp::create(
-                  b, loc, init->get(),
-                  applyMap(b, loc, op.getMatchingIndexingMap(init), ivs));
-            SmallVector<Value> parallelIvs, reductionExtents;
-            for (auto [index, iterator, iv] : llvm::zip_equal(
-                     member.loops, op.getIteratorTypesArray(), ivs)) {
-              if (linalg::isParallelIterator(iterator))
-                parallelIvs.push_back(iv);
-              else
-                reductionExtents.push_back(index.kind == Index::Column
-                                               ? columnExtents[index.pos]
-                                               : one);
+        // The members on the row, reading cached rows from `flats` (one
+        // per entry of `cached`) where given.
+        auto emitMembers = [&](OpBuilder &b, Location loc,
+                               ArrayRef<Value> flats) {
+          // Per-row values of one emission do not dominate the other's.
+          known.clear();
+          const ReductionEmitter *emitter = emitters.begin();
+          // Buffers of whole rows members share: vector and element-wise
+          // loops give a thread different elements of the row, so a member
+          // that reads or writes what an earlier one wrote, or writes what an
+          // earlier one read, waits for the block first.
+          llvm::SmallDenseSet<Value> written, readBefore;
+          for (auto [i, member] : llvm::enumerate(group.members)) {
+            linalg::LinalgOp op = member.op;
+            SmallVector<Value> reads, writes;
+            for (OpOperand &operand : op->getOpOperands()) {
+              AffineMap map = op.getMatchingIndexingMap(&operand);
+              bool wholeRow =
+                  llvm::any_of(llvm::enumerate(member.loops), [&](auto loop) {
+                    return loop.value().kind == Index::Column &&
+                           map.isFunctionOfDim(loop.index());
+                  });
+              if (!wholeRow || !isa<MemRefType>(operand.get().getType()))
+                continue;
+              Value root = getRoot(operand.get());
+              if (op.isDpsInit(&operand))
+                writes.push_back(root);
+              if (!op.getMatchingBlockArgument(&operand).use_empty())
+                reads.push_back(root);
             }
-            Value partial =
-                reducer.emitRowPartial(b, loc, parallelIvs, reductionExtents,
-                                       length, tid, threads, read);
-            Value buffer;
-            if (reducer.numWarps > 1)
-              buffer = workgroup[llvm::find(workgroupTypes,
-                                            reducer.getWorkgroupType()) -
-                                 workgroupTypes.begin()];
-            Value total = reducer.emitBlockReduce(b, loc, partial, tid, buffer);
-            if (member.loadsOwnRow && reducer.numWarps == 1)
+            auto wasWritten = [&](Value root) {
+              return written.contains(root);
+            };
+            if (llvm::any_of(reads, wasWritten) ||
+                llvm::any_of(writes, wasWritten) ||
+                llvm::any_of(writes, [&](Value root) {
+                  return readBefore.contains(root);
+                })) {
               gpu::BarrierOp::create(b, loc);
-            values.push_back(reducer.emitCombine(b, initial, total));
+              written.clear();
+              readBefore.clear();
+            }
+            written.insert(writes.begin(), writes.end());
+            readBefore.insert(reads.begin(), reads.end());
+            // Rows this member reads first are copied in, which every thread
+            // must have finished (and finished reading the block's previous
+            // row) before any reads them.
+            OperandSubstitution substitution;
+            if (!flats.empty()) {
+              bool fills = false;
+              for (auto [row, flat] : llvm::zip_equal(cached, flats)) {
+                if (row.firstReader != i)
+                  continue;
+                if (!fills)
+                  gpu::BarrierOp::create(b, loc);
+                fills = true;
+                emitFillCache(b, loc, member, *row.operand, flat, columnExtents,
+                              length, tid, threads, getIvs);
+              }
+              if (fills)
+                gpu::BarrierOp::create(b, loc);
+              for (OpOperand &operand : op->getOpOperands()) {
+                if (!isa<MemRefType>(operand.get().getType()))
+                  continue;
+                Value root = getRoot(operand.get());
+                for (auto [row, flat] : llvm::zip_equal(cached, flats))
+                  if (row.root == root)
+                    substitution.replace(operand,
+                                         viewAsOperand(b, loc, flat, member,
+                                                       operand, columnExtents));
+              }
+            }
+            SmallVector<Value> values;
+            if (member.kind == RowMember::PerElement) {
+              emitPerElement(b, loc, member, getIvs, columnExtents, length, tid,
+                             threads, read);
+              continue;
+            }
+            SmallVector<Value> ivs = getIvs(member, {});
+            if (member.kind == RowMember::PerRow) {
+              values = emitLinalgBody(b, loc, op, ivs, read);
+              if (member.loadsOwnRow)
+                gpu::BarrierOp::create(b, loc);
+            } else {
+              const ReductionEmitter &reducer = *emitter++;
+              OpOperand *init = op.getDpsInitOperand(0);
+              Value initial = read(*init);
+              if (!initial)
+                initial = memref::LoadOp::create(
+                    b, loc, init->get(),
+                    applyMap(b, loc, op.getMatchingIndexingMap(init), ivs));
+              SmallVector<Value> parallelIvs, reductionExtents;
+              for (auto [index, iterator, iv] : llvm::zip_equal(
+                       member.loops, op.getIteratorTypesArray(), ivs)) {
+                if (linalg::isParallelIterator(iterator))
+                  parallelIvs.push_back(iv);
+                else
+                  reductionExtents.push_back(index.kind == Index::Column
+                                                 ? columnExtents[index.pos]
+                                                 : one);
+              }
+              Value partial =
+                  reducer.emitRowPartial(b, loc, parallelIvs, reductionExtents,
+                                         length, tid, threads, read);
+              Value buffer;
+              if (reducer.numWarps > 1)
+                buffer = workgroup[llvm::find(workgroupTypes,
+                                              reducer.getWorkgroupType()) -
+                                   workgroupTypes.begin()];
+              Value total =
+                  reducer.emitBlockReduce(b, loc, partial, tid, buffer);
+              if (member.loadsOwnRow && reducer.numWarps == 1)
+                gpu::BarrierOp::create(b, loc);
+              values.push_back(reducer.emitCombine(b, initial, total));
+            }
+            SmallVector<std::pair<Value, OpOperand *>> stores;
+            for (auto [value, init] :
+                 llvm::zip_equal(values, op.getDpsInitsMutable())) {
+              Value root = getRoot(init.get());
+              known[root] = value;
+              if (lastWriter.lookup(root) == i)
+                stores.push_back({value, &init});
+            }
+            if (stores.empty())
+              continue;
+            Value first = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::eq, tid, zero);
+            scf::IfOp::create(
+                b, loc, first, [&](OpBuilder &then, Location loc) {
+                  for (auto [value, init] : stores)
+                    memref::StoreOp::create(
+                        then, loc, value, init->get(),
+                        applyMap(then, loc, op.getMatchingIndexingMap(init),
+                                 ivs));
+                  scf::YieldOp::create(then, loc);
+                });
           }
-          SmallVector<std::pair<Value, OpOperand *>> stores;
-          for (auto [value, init] :
-               llvm::zip_equal(values, op.getDpsInitsMutable())) {
-            Value root = getRoot(init.get());
-            known[root] = value;
-            if (lastWriter.lookup(root) == i)
-              stores.push_back({value, &init});
-          }
-          if (stores.empty())
-            continue;
-          Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                              tid, zero);
-          scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location loc) {
-            for (auto [value, init] : stores)
-              memref::StoreOp::create(
-                  then, loc, value, init->get(),
-                  applyMap(then, loc, op.getMatchingIndexingMap(init), ivs));
-            scf::YieldOp::create(then, loc);
-          });
+        };
+        if (cached.empty()) {
+          emitMembers(b, loc, {});
+          return;
         }
-      });
+        auto [offsets, total] = getCacheOffsets(b, loc, cached, length);
+        Value fits = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ule, total,
+            arith::ConstantIndexOp::create(b, loc, rowCacheBytes));
+        scf::IfOp::create(
+            b, loc, fits,
+            [&](OpBuilder &then, Location loc) {
+              auto workgroupSpace = gpu::AddressSpaceAttr::get(
+                  then.getContext(), gpu::AddressSpace::Workgroup);
+              Value shared = gpu::DynamicSharedMemoryOp::create(
+                  then, loc,
+                  MemRefType::get({ShapedType::kDynamic}, then.getI8Type(),
+                                  MemRefLayoutAttrInterface(), workgroupSpace));
+              SmallVector<Value> flats;
+              for (auto [row, offset] : llvm::zip_equal(cached, offsets)) {
+                Type element =
+                    getElementTypeOrSelf(row.operand->get().getType());
+                flats.push_back(memref::ViewOp::create(
+                    then, loc,
+                    MemRefType::get({ShapedType::kDynamic}, element,
+                                    MemRefLayoutAttrInterface(),
+                                    workgroupSpace),
+                    shared, offset, ValueRange{length}));
+              }
+              emitMembers(then, loc, flats);
+              scf::YieldOp::create(then, loc);
+            },
+            [&](OpBuilder &otherwise, Location loc) {
+              emitMembers(otherwise, loc, {});
+              scf::YieldOp::create(otherwise, loc);
+            });
+      },
+      sharedBytes);
   for (const RowMember &member : group.members)
     member.op->erase();
 }
@@ -696,7 +1060,7 @@ void lowerRowGroup(const RowGroup &group, int64_t blockSize) {
 } // namespace
 
 void dlbridge::fuseRowGroups(Operation *root, int64_t blockSize,
-                             int64_t splitRows) {
+                             int64_t splitRows, int64_t rowCacheBytes) {
   SmallVector<RowGroup, 0> groups;
   root->walk([&](Block *block) {
     Operation *parent = block->getParentOp();
@@ -704,5 +1068,5 @@ void dlbridge::fuseRowGroups(Operation *root, int64_t blockSize,
       llvm::append_range(groups, findRowGroups(*block, splitRows));
   });
   for (const RowGroup &group : groups)
-    lowerRowGroup(group, blockSize);
+    lowerRowGroup(group, blockSize, rowCacheBytes);
 }

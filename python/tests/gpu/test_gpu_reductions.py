@@ -256,3 +256,46 @@ def test_row_buffer_shared_between_members() -> None:
 def _run_all(fn: Callable[..., Any], *args: Any) -> tuple[Any, ...]:
     return tuple(out if isinstance(out, torch.Tensor) else torch.from_dlpack(out)
                  for out in dlbridge.jit(fn)(*args))
+
+
+# Rows several members read are copied into shared memory once where they fit (96 KiB per block:
+# 24576 floats), read from device memory by every member where they do not: the widths either
+# side of that limit, rows of two such inputs, half precision and the usual row kernels.
+@pytest.mark.parametrize("columns", [24575, 24576, 24577, 50000])
+def test_cached_rows_either_side_of_the_limit(columns: int) -> None:
+    x = _data((40, columns), torch.float32) * 4
+    _check(_run(_softmax, x), torch.softmax(x, dim=-1), 1e-4, atol=1e-7)
+    x16 = x.to(torch.float16)
+    _check(_run(_softmax, x16), torch.softmax(x16.float(), dim=-1).half(), 2e-2, atol=1e-4)
+
+
+def test_two_inputs_cached_together() -> None:
+    x = _data((300, 3000), torch.float32)
+    y = _data((300, 3000), torch.float32, seed=5)
+
+    def normalised_difference(a: Any, b: Any) -> Any:
+        d2 = ((a - b) ** 2).sum(axis=-1, keepdims=True)
+        return (a - b) / np.sqrt(d2) + a * b
+
+    d = x - y
+    want = d / torch.sqrt((d * d).sum(dim=-1, keepdim=True)) + x * y
+    _check(_run(normalised_difference, x, y), want, 1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_cached_row_kernels(dtype: Any) -> None:
+    x = _data((513, 4099), dtype) * 2
+    g = _data((4099,), dtype, seed=3)
+    rtol, atol = (1e-4, 1e-5) if dtype == torch.float32 else (3e-2, 3e-2)
+
+    def log_softmax(v: Any) -> Any:
+        s = v - v.max(axis=-1, keepdims=True)
+        return s - np.log(np.exp(s).sum(axis=-1, keepdims=True))
+
+    def rms_norm(v: Any, w: Any) -> Any:
+        return v / np.sqrt((v * v).mean(axis=-1, keepdims=True) + 1e-6) * w
+
+    xf = x.float()
+    _check(_run(log_softmax, x), torch.log_softmax(xf, dim=-1).to(dtype), rtol, atol)
+    want = (xf / torch.sqrt((xf * xf).mean(dim=-1, keepdim=True) + 1e-6) * g.float()).to(dtype)
+    _check(_run(rms_norm, x, g), want, rtol, atol)

@@ -9,8 +9,12 @@
 // RUN: not dl-opt %s \
 // RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{fuse-rows=maybe}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=BAD-FUSE
+// RUN: not dl-opt %s \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{row-cache-bytes=300000}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=BIG-CACHE
 
-// Options that make no CUDA block, or no split, are errors at the
+// Options that make no CUDA block, no split or more shared memory than a
+// block can have are errors at the
 // operation the pass runs on, naming the option.
 
 // expected-error @+1 {{block-size=100: expected a multiple of 32 from 32 to 1024}}
@@ -21,3 +25,4 @@ func.func @f() {
 // TOO-MANY: error: block-size=2048: expected a multiple of 32 from 32 to 1024
 // NO-SPLIT: error: split-rows=32 split-blocks=0: expected split-rows >= 0 and split-blocks >= 1
 // BAD-FUSE: for the --fuse-rows option: 'maybe' is invalid value for boolean argument
+// BIG-CACHE: error: row-cache-bytes=300000: expected 0 to 232448

@@ -225,6 +225,16 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
     a row, a member that touches a row buffer an earlier member wrote (or
     writes one it read) waits at a barrier first, and otherwise none
     separates the members. Anything else keeps the lowering above.
+
+    A row of an input that two or more members read whole (a softmax's
+    `x`, for its max, its sum and its output; a layer norm's, for its mean,
+    variance and output), each at the same element per iteration, is read
+    from device memory once: where the rows of all such inputs fit in
+    `row-cache-bytes` of shared memory together, the kernel asks for that
+    much dynamic shared memory, the block copies each row in (16 bytes per
+    thread at a time, four in flight, where the row is contiguous and
+    aligned) before the first member that reads it, and every member reads
+    it there. Longer rows run as above, in the same kernel.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
@@ -237,6 +247,11 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
     Option<"fuseRows", "fuse-rows", "bool", /*default=*/"true",
            "Run each row reduction and the ops on the same rows around it "
            "in one kernel">,
+    Option<"rowCacheBytes", "row-cache-bytes", "int64_t",
+           /*default=*/"98304",
+           "Shared memory per block that keeps rows several members read on "
+           "chip (0: none; at most 232448, Hopper's limit); the default "
+           "leaves room for two blocks per multiprocessor">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
@@ -453,6 +468,25 @@ def CheckDeviceCalls
     `llvm.call` whose callee is not the address of a function the module
     defines (`func.constant`, `llvm.mlir.addressof`).
   }];
+}
+
+def ExternDynamicSharedMemory
+    : Pass<"dlbridge-gpu-extern-dynamic-shared-memory",
+           "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Make gpu.dynamic_shared_memory PTX's dynamic shared memory";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers `gpu.dynamic_shared_memory` to a
+    zero-length array in shared memory with internal linkage. The NVPTX
+    back end then declares it `.shared .align 16 .b8 __dynamic_shmem__0;`:
+    one byte of static shared memory, placed among the kernel's other
+    static buffers (a reduction's warp partials), so that a kernel writing
+    the dynamic shared memory its launch asked for overwrote them. The
+    dynamic region is what CUDA C++ spells `extern __shared__ char s[];`,
+    in PTX `.extern .shared .align 16 .b8 s[];`: this pass gives every
+    zero-length shared array of the module external linkage, which makes
+    the back end declare it so. Run after `convert-gpu-to-nvvm`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def CheckLibdevice : Pass<"dlbridge-gpu-check-libdevice", "::mlir::ModuleOp"> {
