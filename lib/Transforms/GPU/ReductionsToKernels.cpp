@@ -40,6 +40,12 @@ struct ReductionsToKernelsPass
                         << kWarpSize << " to " << kMaxThreadsPerBlock;
       return signalPassFailure();
     }
+    if (columnBlocks < 1) {
+      root->emitError() << "column-blocks="
+                        << static_cast<int64_t>(columnBlocks)
+                        << ": expected at least 1";
+      return signalPassFailure();
+    }
     if (splitRows < 0 || splitBlocks < 1) {
       root->emitError() << "split-rows=" << static_cast<int64_t>(splitRows)
                         << " split-blocks=" << static_cast<int64_t>(splitBlocks)
@@ -51,7 +57,7 @@ struct ReductionsToKernelsPass
       dlbridge::fuseRowGroups(root, blockSize, splitRows);
 
     RewritePatternSet patterns(&getContext());
-    dlbridge::populateReduceByOutputsPatterns(patterns, blockSize);
+    dlbridge::populateReduceColumnsPatterns(patterns, blockSize, columnBlocks);
     dlbridge::populateReduceByRowsPatterns(patterns, blockSize, splitRows);
     dlbridge::populateReduceBySplitRowsPatterns(patterns, blockSize, splitRows,
                                                 splitBlocks);
