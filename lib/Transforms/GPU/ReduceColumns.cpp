@@ -156,25 +156,36 @@ ColumnLowering::ColumnLowering(OpBuilder &b, Location loc,
     lanes = one;
   }
   // Threads along columns: enough for the row's vectors, up to a warp.
-  Value perRow = arith::CeilDivUIOp::create(b, loc, columns, lanes);
-  threadsX = one;
-  for (int64_t width = 2; width <= kWarpSize; width *= 2)
-    threadsX = arith::SelectOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, perRow,
-                              index(width / 2)),
-        index(width), threadsX);
-  threadsY = arith::DivUIOp::create(b, loc, index(emitter.blockSize), threadsX);
-  tileWidth = arith::MulIOp::create(b, loc, threadsX, lanes);
-  tilesPerRow = arith::CeilDivUIOp::create(b, loc, columns, tileWidth);
-  tiles = arith::MulIOp::create(b, loc, tilesPerRow, product(b, loc, outer));
+  Value outerCount = product(b, loc, outer);
+  auto plan = [&](Value lanes, Value &threadsX, Value &threadsY,
+                  Value &tileWidth, Value &tilesPerRow, Value &tiles) {
+    Value perRow = arith::CeilDivUIOp::create(b, loc, columns, lanes);
+    threadsX = one;
+    for (int64_t width = 2; width <= kWarpSize; width *= 2)
+      threadsX = arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, perRow,
+                                index(width / 2)),
+          index(width), threadsX);
+    threadsY =
+        arith::DivUIOp::create(b, loc, index(emitter.blockSize), threadsX);
+    tileWidth = arith::MulIOp::create(b, loc, threadsX, lanes);
+    tilesPerRow = arith::CeilDivUIOp::create(b, loc, columns, tileWidth);
+    tiles = arith::MulIOp::create(b, loc, tilesPerRow, outerCount);
+  };
+  plan(lanes, threadsX, threadsY, tileWidth, tilesPerRow, tiles);
   // Blocks along the reduced axis: enough for `targetBlocks` in all, but
-  // kMinRowsPerThread rows per thread at the least.
+  // kMinRowsPerThread rows per thread at the least. Counted as if every
+  // row were aligned, so that static shapes decide it alone; unaligned
+  // rows have more tiles, each still a whole tile's work.
+  Value fullX, fullY, fullWidth, fullPerRow, fullTiles;
+  plan(index(vectorLanes), fullX, fullY, fullWidth, fullPerRow, fullTiles);
   Value wanted = arith::CeilDivUIOp::create(
-      b, loc, index(targetBlocks), arith::MaxUIOp::create(b, loc, tiles, one));
+      b, loc, index(targetBlocks),
+      arith::MaxUIOp::create(b, loc, fullTiles, one));
   Value most = arith::CeilDivUIOp::create(
       b, loc, length,
-      arith::MulIOp::create(b, loc, threadsY, index(kMinRowsPerThread)));
+      arith::MulIOp::create(b, loc, fullY, index(kMinRowsPerThread)));
   splits = arith::MaxUIOp::create(b, loc, one,
                                   arith::MinUIOp::create(b, loc, wanted, most));
   slice = arith::CeilDivUIOp::create(b, loc, length, splits);

@@ -176,7 +176,8 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
     is read along the innermost dimension of an identity layout, starts
     16-byte aligned and has a whole number of vectors per row (otherwise
     one element each), and the block's other threads further rows of the
-    same columns. Each thread folds its rows from the combiner's identity,
+    same columns. Each thread folds its rows from the combiner's identity
+    (loading four rows before it folds them, for loads in flight),
     the block writes its values to workgroup memory, and a thread per
     column combines them in a fixed order. When the tiles number fewer
     than `column-blocks`, the reduced axis (all reduction loops) is split
