@@ -25,6 +25,9 @@ using namespace mlir;
 using dlbridge::kMaxThreadsPerBlock;
 using dlbridge::kWarpSize;
 
+/// The most blocks a launch may have along y.
+constexpr int64_t kMaxGridY = 65535;
+
 namespace {
 
 struct ReductionsToKernelsPass
@@ -40,10 +43,11 @@ struct ReductionsToKernelsPass
                         << kWarpSize << " to " << kMaxThreadsPerBlock;
       return signalPassFailure();
     }
-    if (columnBlocks < 1) {
+    // A split column reduction has up to that many blocks along y.
+    if (columnBlocks < 1 || columnBlocks > kMaxGridY) {
       root->emitError() << "column-blocks="
                         << static_cast<int64_t>(columnBlocks)
-                        << ": expected at least 1";
+                        << ": expected 1 to " << kMaxGridY;
       return signalPassFailure();
     }
     if (splitRows < 0 || splitBlocks < 1) {

@@ -10,6 +10,9 @@
 // RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{column-blocks=0}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=NO-COLUMN-BLOCKS
 // RUN: not dl-opt %s \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{column-blocks=65536}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=TOO-MANY-COLUMN-BLOCKS
+// RUN: not dl-opt %s \
 // RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{fuse-rows=maybe}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=BAD-FUSE
 
@@ -23,5 +26,6 @@ func.func @f() {
 
 // TOO-MANY: error: block-size=2048: expected a multiple of 32 from 32 to 1024
 // NO-SPLIT: error: split-rows=32 split-blocks=0: expected split-rows >= 0 and split-blocks >= 1
-// NO-COLUMN-BLOCKS: error: column-blocks=0: expected at least 1
+// NO-COLUMN-BLOCKS: error: column-blocks=0: expected 1 to 65535
+// TOO-MANY-COLUMN-BLOCKS: error: column-blocks=65536: expected 1 to 65535
 // BAD-FUSE: for the --fuse-rows option: 'maybe' is invalid value for boolean argument

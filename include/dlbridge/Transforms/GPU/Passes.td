@@ -250,7 +250,7 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
            "Most blocks a split row is reduced by">,
     Option<"columnBlocks", "column-blocks", "int64_t", /*default=*/"2048",
            "Blocks a column reduction aims for, splitting the reduced "
-           "axis where its tiles are fewer (two kernels)">,
+           "axis where its tiles are fewer (two kernels); at most 65535">,
     Option<"fuseRows", "fuse-rows", "bool", /*default=*/"true",
            "Run each row reduction and the ops on the same rows around it "
            "in one kernel">,
