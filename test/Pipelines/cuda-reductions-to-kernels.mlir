@@ -218,12 +218,24 @@ func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> attributes {dlpack.en
   return %r : tensor<?x?xf32>
 }
 
-// A column max: a thread per column in 256-thread blocks, no shuffles.
+// A column max: 256-thread blocks on tiles of adjacent columns, whose
+// threads fold further rows and combine through shared memory (no
+// shuffles); the fill is the initial value, no kernel of its own. Three
+// kernels: tiles writing partial values along a split reduced axis, a
+// thread per column combining them, and tiles writing the output where no
+// split is needed.
 // CHECK-LABEL: llvm.func @col_max(
+// CHECK: gpu.binary @col_max_kernel {{.*}}.maxntid 256, 1, 1
+// CHECK-SAME: max.NaN.f32
+// CHECK-SAME: bar.sync
+// CHECK-NOT: shfl.sync
 // CHECK: gpu.binary @col_max_kernel_4 {{.*}}.maxntid 256, 1, 1
 // CHECK-SAME: max.NaN.f32
-// CHECK-NOT: shfl.sync
 // CHECK-NOT: .shared
+// CHECK: gpu.binary @col_max_kernel_5 {{.*}}.maxntid 256, 1, 1
+// CHECK-SAME: max.NaN.f32
+// CHECK-SAME: bar.sync
+// CHECK-NOT: shfl.sync
 func.func @col_max(%x: tensor<?x?xf32>) -> tensor<?xf32> attributes {dlpack.entry} {
   %c1 = arith.constant 1 : index
   %n = tensor.dim %x, %c1 : tensor<?x?xf32>

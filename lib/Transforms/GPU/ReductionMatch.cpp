@@ -6,9 +6,13 @@
 
 #include "ReductionMatch.h"
 
+#include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -174,4 +178,30 @@ std::optional<int64_t> dlbridge::getStaticRowCount(linalg::LinalgOp op) {
 bool dlbridge::hasFewRows(linalg::LinalgOp op, int64_t splitRows) {
   std::optional<int64_t> rows = getStaticRowCount(op);
   return rows && *rows >= 1 && *rows <= splitRows;
+}
+
+Value dlbridge::getRoot(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+bool dlbridge::touchesNoBuffer(Operation *op) {
+  WalkResult result = op->walk([](Operation *nested) {
+    if (isa<dlpack::AssertOp>(nested))
+      return WalkResult::advance();
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(nested)) {
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects(instances);
+      for (const MemoryEffects::EffectInstance &instance : instances)
+        if (!isa<MemoryEffects::Allocate>(instance.getEffect()))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    }
+    // Its nested operations' effects are its own, and the walk visits them.
+    if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
 }

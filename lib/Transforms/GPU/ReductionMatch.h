@@ -42,6 +42,15 @@ std::optional<Reduction> matchReduction(mlir::linalg::LinalgOp op);
 mlir::TypedAttr getIdentity(mlir::gpu::AllReduceOperation kind,
                             mlir::Type type);
 
+/// The buffer `value` views, through any number of views.
+mlir::Value getRoot(mlir::Value value);
+
+/// Whether running ops that read and write buffers after `op`, although
+/// they came before it, changes nothing: `op` reads and writes no buffer.
+/// Pure ops, allocations and `dlpack.assert` (which only ends the call, the
+/// results unused, when it fails), also inside `scf.if`s.
+bool touchesNoBuffer(mlir::Operation *op);
+
 /// Whether `op` already runs in a kernel, whose threads have their own work.
 bool isInKernel(mlir::Operation *op);
 

@@ -17,10 +17,12 @@
 
 namespace dlbridge {
 
-/// Reductions whose innermost loop is parallel (a column sum): a thread per
-/// output element, folding its column in order.
-void populateReduceByOutputsPatterns(mlir::RewritePatternSet &patterns,
-                                     int64_t blockSize);
+/// Reductions whose innermost loop is parallel (a column sum, a sum over a
+/// middle axis): blocks on tiles of adjacent columns, their threads on
+/// further rows, the reduced axis split over blocks until there are about
+/// `targetBlocks` (partial values, a second kernel).
+void populateReduceColumnsPatterns(mlir::RewritePatternSet &patterns,
+                                   int64_t blockSize, int64_t targetBlocks);
 
 /// Reductions whose innermost loop reduces, over more than `splitRows` rows
 /// or a number unknown at compile time: a block per row.

@@ -25,6 +25,9 @@ using namespace mlir;
 using dlbridge::kMaxThreadsPerBlock;
 using dlbridge::kWarpSize;
 
+/// The most blocks a launch may have along y.
+constexpr int64_t kMaxGridY = 65535;
+
 namespace {
 
 struct ReductionsToKernelsPass
@@ -46,6 +49,13 @@ struct ReductionsToKernelsPass
                         << ": expected 0 to " << dlbridge::kMaxRowCacheBytes;
       return signalPassFailure();
     }
+    // A split column reduction has up to that many blocks along y.
+    if (columnBlocks < 1 || columnBlocks > kMaxGridY) {
+      root->emitError() << "column-blocks="
+                        << static_cast<int64_t>(columnBlocks)
+                        << ": expected 1 to " << kMaxGridY;
+      return signalPassFailure();
+    }
     if (splitRows < 0 || splitBlocks < 1) {
       root->emitError() << "split-rows=" << static_cast<int64_t>(splitRows)
                         << " split-blocks=" << static_cast<int64_t>(splitBlocks)
@@ -57,7 +67,7 @@ struct ReductionsToKernelsPass
       dlbridge::fuseRowGroups(root, blockSize, splitRows, rowCacheBytes);
 
     RewritePatternSet patterns(&getContext());
-    dlbridge::populateReduceByOutputsPatterns(patterns, blockSize);
+    dlbridge::populateReduceColumnsPatterns(patterns, blockSize, columnBlocks);
     dlbridge::populateReduceByRowsPatterns(patterns, blockSize, splitRows);
     dlbridge::populateReduceBySplitRowsPatterns(patterns, blockSize, splitRows,
                                                 splitBlocks);

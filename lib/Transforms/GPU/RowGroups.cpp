@@ -9,8 +9,6 @@
 
 #include "LinalgBody.h"
 
-#include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
@@ -71,13 +69,6 @@ struct Access {
     return llvm::all_of(seenRows, once) && llvm::all_of(seenColumns, once);
   }
 };
-
-/// The buffer `value` views, through any number of views.
-Value getRoot(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
 
 /// A name for extent `dim` of `memref` such that equal names mean equal
 /// extents: a static size, or where a dynamic one came from (the size
@@ -241,30 +232,6 @@ Access getAccess(linalg::LinalgOp op, OpOperand &operand,
   return access;
 }
 
-/// Whether running ops of a row group after `op`, although they came
-/// before it, changes nothing: `op` reads and writes no buffer. Pure ops,
-/// allocations and `dlpack.assert` (which only ends the call, the results
-/// unused, when it fails), also inside `scf.if`s.
-bool commutesWithMembers(Operation *op) {
-  WalkResult result = op->walk([](Operation *nested) {
-    if (isa<dlbridge::dlpack::AssertOp>(nested))
-      return WalkResult::advance();
-    if (auto effects = dyn_cast<MemoryEffectOpInterface>(nested)) {
-      SmallVector<MemoryEffects::EffectInstance> instances;
-      effects.getEffects(instances);
-      for (const MemoryEffects::EffectInstance &instance : instances)
-        if (!isa<MemoryEffects::Allocate>(instance.getEffect()))
-          return WalkResult::interrupt();
-      return WalkResult::advance();
-    }
-    // Its nested operations' effects are its own, and the walk visits them.
-    if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance();
-    return WalkResult::interrupt();
-  });
-  return !result.wasInterrupted();
-}
-
 struct RowMember {
   /// A row reduction, an op on per-row values (domain: the rows) or an op
   /// on the elements of rows (rows and columns).
@@ -399,7 +366,7 @@ SmallVector<RowGroup, 0> findRowGroups(Block &block, int64_t splitRows) {
       break;
     auto mayJoin = [&](Operation *op) {
       auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-      return commutesWithMembers(op) ||
+      return touchesNoBuffer(op) ||
              (linalgOp && classifyLoops(linalgOp, *shape));
     };
     size_t start = anchor;
@@ -409,7 +376,7 @@ SmallVector<RowGroup, 0> findRowGroups(Block &block, int64_t splitRows) {
     size_t end = start;
     for (; end < ops.size(); ++end) {
       auto op = dyn_cast<linalg::LinalgOp>(ops[end]);
-      if ((op && group.tryAdd(op)) || commutesWithMembers(ops[end]))
+      if ((op && group.tryAdd(op)) || touchesNoBuffer(ops[end]))
         continue;
       if (end > anchor)
         break;

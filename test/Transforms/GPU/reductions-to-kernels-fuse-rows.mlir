@@ -254,11 +254,12 @@ func.func @other_row(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
 // -----
 
 // A column reduction (the innermost loop parallel) has no rows to share:
-// the fill, its thread-per-column kernel and the consumer stay apart.
+// its own kernels (which take the fill's value as the initial one) and the
+// consumer stay apart.
 // CHECK-LABEL: func.func @column_reduction(
-// CHECK: linalg.fill
+// CHECK-NOT: linalg.fill
 // CHECK: gpu.launch
-// CHECK-NOT: workgroup
+// CHECK: arith.maximumf
 // CHECK: linalg.generic
 func.func @column_reduction(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
   %c1 = arith.constant 1 : index

@@ -7,6 +7,12 @@
 // RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{split-blocks=0}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=NO-SPLIT
 // RUN: not dl-opt %s \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{column-blocks=0}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=NO-COLUMN-BLOCKS
+// RUN: not dl-opt %s \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{column-blocks=65536}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=TOO-MANY-COLUMN-BLOCKS
+// RUN: not dl-opt %s \
 // RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{fuse-rows=maybe}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=BAD-FUSE
 // RUN: not dl-opt %s \
@@ -24,5 +30,7 @@ func.func @f() {
 
 // TOO-MANY: error: block-size=2048: expected a multiple of 32 from 32 to 1024
 // NO-SPLIT: error: split-rows=32 split-blocks=0: expected split-rows >= 0 and split-blocks >= 1
+// NO-COLUMN-BLOCKS: error: column-blocks=0: expected 1 to 65535
+// TOO-MANY-COLUMN-BLOCKS: error: column-blocks=65536: expected 1 to 65535
 // BAD-FUSE: for the --fuse-rows option: 'maybe' is invalid value for boolean argument
 // BIG-CACHE: error: row-cache-bytes=300000: expected 0 to 232448

@@ -262,33 +262,134 @@ func.func @few_rows(%x: memref<4x?xi32, strided<[?, ?], offset: ?>>,
 
 // -----
 
-// A column sum (the innermost loop is parallel): a thread per output
-// element, consecutive threads on consecutive columns, each folding its
-// column in order from the initial value; no shuffles.
+// A column sum (the innermost loop is parallel) of an identity layout:
+// 16-byte loads where the rows are aligned and hold whole vectors (four
+// columns per thread, up to 32 threads along columns), one column per
+// thread otherwise. The reduced axis is split over blocks while they are
+// fewer than 2048, 8 rows per thread at the least; then the blocks write
+// partial values (one row each along y) and a second kernel, a thread per
+// column, combines them in order with the output's initial value.
+// Otherwise one kernel writes the output.
 // CHECK-LABEL: func.func @column_sum(
 // CHECK-SAME: %[[X:[^:]*]]: memref<?x?xf32>, %[[Y:[^:]*]]: memref<?xf32>)
 // CHECK-DAG: %[[ROWS:[^ ]*]] = memref.dim %[[X]], %c0
 // CHECK-DAG: %[[COLS:[^ ]*]] = memref.dim %[[X]], %c1
-// CHECK: %[[WANT:[^ ]*]] = arith.ceildivui %[[COLS]], %c256
-// CHECK: %[[GRID:[^ ]*]] = arith.minui %[[WANT]], %c1048576
-// CHECK: gpu.launch blocks(%[[BX:[^,]*]], %{{.*}}) in (%[[GX:[^ ]*]] = %[[GRID]], {{.*}}) threads(%[[TX:[^,]*]], %{{.*}}) in (%[[NT:[^ ]*]] = %c256{{.*}}, {{.*}}) {
-// CHECK: %[[B:[^ ]*]] = arith.muli %[[BX]], %[[NT]]
-// CHECK: %[[FIRST:[^ ]*]] = arith.addi %[[B]], %[[TX]]
-// CHECK: %[[STEP:[^ ]*]] = arith.muli %[[GX]], %[[NT]]
-// CHECK: scf.for %[[J:[^ ]*]] = %[[FIRST]] to %[[COLS]] step %[[STEP]] {
-// CHECK: %[[INIT:[^ ]*]] = memref.load %[[Y]][%[[J]]]
-// CHECK: %[[SUM:[^ ]*]] = scf.for %[[I:[^ ]*]] = %{{.*}} to %[[ROWS]] step %{{.*}} iter_args(%[[ACC:[^ ]*]] = %[[INIT]]) -> (f32) {
-// CHECK: %[[V:[^ ]*]] = memref.load %[[X]][%[[I]], %[[J]]]
-// CHECK: arith.addf %[[V]], %[[ACC]] : f32
-// CHECK: memref.store %[[SUM]], %[[Y]][%[[J]]]
-// CHECK-NOT: gpu.subgroup_reduce
+// CHECK: %[[WHOLE:[^ ]*]] = arith.cmpi eq
+// CHECK: memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK: %[[ALIGNED:[^ ]*]] = arith.andi %{{.*}}, %[[WHOLE]] : i1
+// CHECK: %[[LANES:[^ ]*]] = arith.select %[[ALIGNED]], %c4{{.*}}, %c1
+// CHECK: %[[TX:[^ ]*]] = arith.select %{{.*}}, %c32, %{{.*}} : index
+// CHECK: %[[TY:[^ ]*]] = arith.divui %c256, %[[TX]]
+// CHECK: arith.ceildivui %c2048, %{{.*}}
+// CHECK: %[[SPLITS:[^ ]*]] = arith.maxui
+// CHECK: %[[SLICE:[^ ]*]] = arith.ceildivui %[[ROWS]], %[[SPLITS]]
+// CHECK: %[[SPLIT:[^ ]*]] = arith.cmpi ugt, %[[SPLITS]], %c1
+// CHECK: scf.if %[[SPLIT]] {
+// CHECK: %[[PARTS:[^ ]*]] = memref.alloc(%[[SPLITS]], %[[COLS]]) : memref<?x?xf32>
+// CHECK: gpu.launch blocks(%[[BX:[^,]*]], %[[BY:[^,]*]], %{{.*}}) in (%[[GX:[^ ]*]] = %{{.*}}, %{{.*}} = %[[SPLITS]], {{.*}}) threads(%[[TID:[^,]*]], {{.*}}) in ({{.*}}) workgroup(%[[SLOTS:[^ ]*]] : memref<1024xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for %{{.*}} = %[[BX]] to %{{.*}} step %[[GX]] {
+// CHECK: scf.if %[[ALIGNED]] {
+// CHECK: %[[NEG0:[^ ]*]] = arith.constant -0.000000e+00 : f32
+// CHECK: scf.for {{.*}} iter_args(%[[A0:[^ ]*]] = %[[NEG0]], %{{.*}} = %[[NEG0]], %{{.*}} = %[[NEG0]], %{{.*}} = %[[NEG0]]) -> (f32, f32, f32, f32) {
+// CHECK-COUNT-4: vector.load %[[X]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
+// CHECK: vector.extract
+// CHECK: arith.addf %{{.*}}, %[[A0]] : f32
+// CHECK: scf.for {{.*}} step %[[TY]] iter_args
+// CHECK: vector.load %[[X]]
+// CHECK: } else {
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[SLOTS]]
+// CHECK: } else {
+// CHECK-COUNT-4: memref.load %[[X]]
+// CHECK: memref.store %{{.*}}, %[[SLOTS]]
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %c256
+// CHECK: scf.for %{{.*}} to %[[TY]] step
+// CHECK: memref.load %[[SLOTS]]
+// CHECK: arith.addf
+// CHECK: memref.store %{{.*}}, %[[PARTS]][%[[BY]], %{{.*}}]
+// CHECK: gpu.barrier
 // CHECK: gpu.terminator
+// CHECK: gpu.launch
+// CHECK: scf.for %[[COL:[^ ]*]] = %{{.*}} to %[[COLS]] step
+// CHECK: scf.for %[[S:[^ ]*]] = %{{.*}} to %[[SPLITS]] step
+// CHECK: memref.load %[[PARTS]][%[[S]], %[[COL]]]
+// CHECK: %[[INIT:[^ ]*]] = memref.load %[[Y]][
+// CHECK: %[[R:[^ ]*]] = arith.addf %{{.*}}, %[[INIT]] : f32
+// CHECK: memref.store %[[R]], %[[Y]][
+// CHECK: memref.dealloc %[[PARTS]]
+// CHECK: } else {
+// CHECK: gpu.launch {{.*}} workgroup(%[[SLOTS2:[^ ]*]] : memref<1024xf32, #gpu.address_space<workgroup>>)
+// CHECK: vector.load %[[X]]
+// CHECK: memref.load %[[SLOTS2]]
+// CHECK: memref.load %[[Y]][
+// CHECK: memref.store %{{.*}}, %[[Y]][
+// CHECK-NOT: gpu.subgroup_reduce
+// CHECK: return
 func.func @column_sum(%x: memref<?x?xf32>, %y: memref<?xf32>) {
   linalg.reduce ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>)
       dimensions = [0]
     (%in: f32, %out: f32) {
       %s = arith.addf %in, %out : f32
       linalg.yield %s : f32
+    }
+  return
+}
+
+// -----
+
+// A max over a middle axis, in halves, after a fill of its output: eight
+// columns per 16-byte load, and the fill's value is the initial value (no
+// fill left, the output never read).
+// CHECK-LABEL: func.func @middle_max_after_fill(
+// CHECK-SAME: %[[X:[^:]*]]: memref<8x64x1000xf16>, %[[Y:[^:]*]]: memref<8x1000xf16>)
+// CHECK: %[[NINF:[^ ]*]] = arith.constant 0xFC00 : f16
+// CHECK-NOT: linalg.fill
+// CHECK: arith.select %{{.*}}, %c8{{.*}}, %c1
+// CHECK: gpu.launch {{.*}} workgroup(%{{.*}} : memref<2048xf16, #gpu.address_space<workgroup>>)
+// CHECK: vector.load %[[X]][%{{.*}}, %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<8x64x1000xf16>, vector<8xf16>
+// CHECK: arith.maximumf
+// CHECK-NOT: memref.load %[[Y]][
+// CHECK: %[[R:[^ ]*]] = arith.maximumf %[[NINF]], %{{.*}} : f16
+// CHECK: memref.store %[[R]], %[[Y]][
+// CHECK-NOT: memref.load %[[Y]][
+// CHECK: return
+func.func @middle_max_after_fill(%x: memref<8x64x1000xf16>,
+                                 %y: memref<8x1000xf16>) {
+  %ninf = arith.constant 0xFC00 : f16
+  linalg.fill ins(%ninf : f16) outs(%y : memref<8x1000xf16>)
+  linalg.reduce ins(%x : memref<8x64x1000xf16>)
+      outs(%y : memref<8x1000xf16>) dimensions = [1]
+    (%in: f16, %out: f16) {
+      %m = arith.maximumf %out, %in : f16
+      linalg.yield %m : f16
+    }
+  return
+}
+
+// -----
+
+// Any strides: the same tiles, one column per thread and element loads.
+// Bytes travel between threads as i32, as in shuffles; a fill of another
+// buffer is no initial value.
+// CHECK-LABEL: func.func @strided_byte_columns(
+// CHECK-SAME: %[[X:[^:]*]]: memref<?x?xi8, strided<[?, ?], offset: ?>>, %[[Y:[^:]*]]: memref<?xi8>, %[[Z:[^:]*]]: memref<?xi8>)
+// CHECK: linalg.fill {{.*}} outs(%[[Z]]
+// CHECK-NOT: vector.load
+// CHECK: workgroup(%{{.*}} : memref<256xi32, #gpu.address_space<workgroup>>)
+// CHECK: memref.load %[[X]]
+// CHECK: arith.maxui
+// CHECK: arith.extsi %{{.*}} : i8 to i32
+// CHECK: memref.load %[[Y]][
+// CHECK: return
+func.func @strided_byte_columns(%x: memref<?x?xi8, strided<[?, ?], offset: ?>>,
+                                %y: memref<?xi8>, %z: memref<?xi8>) {
+  %zero = arith.constant 0 : i8
+  linalg.fill ins(%zero : i8) outs(%z : memref<?xi8>)
+  linalg.reduce ins(%x : memref<?x?xi8, strided<[?, ?], offset: ?>>)
+      outs(%y : memref<?xi8>) dimensions = [0]
+    (%in: i8, %out: i8) {
+      %m = arith.maxui %out, %in : i8
+      linalg.yield %m : i8
     }
   return
 }

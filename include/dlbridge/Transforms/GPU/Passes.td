@@ -172,10 +172,31 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
     or more parallel dimensions (matmul-like ops, which have their own
     lowering) and everything else are left to the sequential path.
 
-    Where the innermost loop is parallel (a column sum), consecutive
-    threads already read consecutive elements with a thread per output
-    element: each folds the body over its row in order from the initial
-    value, as the sequential loop does, in blocks of `block-size` threads.
+    Where the innermost loop is parallel (a column sum, a sum over a
+    middle axis), the outputs along it, the columns, are adjacent in
+    contiguous layouts; a thread per output element would fold its column
+    alone, with as few threads as outputs and 4-byte loads. Instead blocks
+    of `block-size` threads take tiles of adjacent columns at one point of
+    the outer parallel loops, in a grid-stride loop over tiles: the
+    threads of a warp take consecutive columns (up to 32 threads, fewer
+    for narrower rows), 16 bytes each where every input that loop indexes
+    is read along the innermost dimension of an identity layout, starts
+    16-byte aligned and has a whole number of vectors per row (otherwise
+    one element each), and the block's other threads further rows of the
+    same columns. Each thread folds its rows from the combiner's identity
+    (loading four rows before it folds them, for loads in flight),
+    the block writes its values to workgroup memory, and a thread per
+    column combines them in a fixed order. When the tiles number fewer
+    than `column-blocks`, the reduced axis (all reduction loops) is split
+    over blocks as well, until there are about that many, each thread
+    folding 8 rows at the least: these blocks write partial values to a
+    temporary buffer and a second kernel, a thread per output element,
+    combines them in order; otherwise one kernel writes the output. The
+    output's initial value is loaded and combined with the result, or,
+    where a `linalg.fill` sets the whole output just before the reduction
+    (only ops that touch no buffer in between, and no input views the
+    output), the fill's value is, and the fill is erased: no kernel of its
+    own, no reading it back.
 
     Where it reduces (a row sum, a full reduction), each block of
     `block-size` threads reduces one row (the output element at one point
@@ -244,6 +265,9 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
            "blocks (two kernels)">,
     Option<"splitBlocks", "split-blocks", "int64_t", /*default=*/"1024",
            "Most blocks a split row is reduced by">,
+    Option<"columnBlocks", "column-blocks", "int64_t", /*default=*/"2048",
+           "Blocks a column reduction aims for, splitting the reduced "
+           "axis where its tiles are fewer (two kernels); at most 65535">,
     Option<"fuseRows", "fuse-rows", "bool", /*default=*/"true",
            "Run each row reduction and the ops on the same rows around it "
            "in one kernel">,
