@@ -469,6 +469,7 @@ def profile() -> None:
              (column_sum, (rows,)), (middle_sum, (rows.view(64, 64, 16384),)),
              (cumsum_rows, (rows[:64],)), (cumsum_columns, (rows[:, :4096],))]
     for fn, args in calls:
+        print(f"profile: {fn.__name__}{[tuple(a.shape) for a in args]}", flush=True)
         fn(*args)
     torch.cuda.synchronize()
     torch.cuda.cudart().cudaProfilerStart()

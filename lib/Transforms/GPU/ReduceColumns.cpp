@@ -135,6 +135,14 @@ ColumnLowering::ColumnLowering(OpBuilder &b, Location loc,
   // The output is stored a column per thread, after the block combines.
   llvm::erase_if(vector.operands,
                  [&](OpOperand *operand) { return op.isDpsInit(operand); });
+  // Alignment is checked at the first row alone, which vouches for the
+  // others only where rows follow each other (identity layouts).
+  if (llvm::any_of(vector.operands, [](OpOperand *operand) {
+        return !cast<MemRefType>(operand->get().getType())
+                    .getLayout()
+                    .isIdentity();
+      }))
+    vector.operands.clear();
   if (!vector.operands.empty())
     vectorLanes = vector.lanes;
 
