@@ -11,14 +11,22 @@
 // initial values into its kernel (cuda-row-kernels.mlir has more of such
 // groups). ptxas accepts every kernel for sm_80 and sm_90.
 
-// A row sum: a block per row, starting from the fill's value.
+// A row sum, starting from the fill's value: a warp per row where rows have
+// at most 512 elements (shuffles alone), a block per row otherwise.
 // CHECK-LABEL: llvm.func @row_sum(
 // CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
 // CHECK-DAG: %[[BLOCK:.*]] = llvm.mlir.constant(256 : index) : i64
 // CHECK-NOT: gpu.launch_func
 // CHECK: gpu.launch_func {{.*}} @row_sum_kernel::@row_sum_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]])
+// CHECK: gpu.launch_func {{.*}} @row_sum_kernel_{{[0-9]+}}::@row_sum_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]])
 // CHECK-NOT: gpu.launch_func
-// CHECK: gpu.binary @row_sum_kernel
+// CHECK: gpu.binary @row_sum_kernel [
+// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: ld.global.b32
+// CHECK-SAME: st.global.b32
+// CHECK-NOT: bar.sync
+// CHECK: gpu.binary @row_sum_kernel_{{[0-9]+}} [
 // CHECK-SAME: .maxntid 256, 1, 1
 // CHECK-SAME: .shared .align 4 .b8 __wg_{{[a-z0-9_]*}}[32];
 // CHECK-SAME: ld.global.b32
@@ -43,7 +51,7 @@ func.func @row_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> attributes {dlpack.entr
 
 // Halves shuffle in 32-bit registers, and sit in 16-bit shared slots.
 // CHECK-LABEL: llvm.func @row_max_f16(
-// CHECK: gpu.binary @row_max_f16_kernel [
+// CHECK: gpu.binary @row_max_f16_kernel_{{[0-9]+}} [
 // CHECK-SAME: .maxntid 256, 1, 1
 // CHECK-SAME: .shared .align 2 .b8 __wg_{{[a-z0-9_]*}}[16];
 // CHECK-SAME: shfl.sync.bfly.b32
@@ -70,16 +78,16 @@ func.func @row_max_f16(%x: tensor<?x?xf16>) -> tensor<?xf16> attributes {dlpack.
 // CHECK-DAG: %[[BLOCK:.*]] = llvm.mlir.constant(256 : index) : i64
 // CHECK: llvm.call @mgpuMemAlloc(
 // CHECK: %[[PARTS:.*]] = llvm.call @mgpuMemAlloc(
-// CHECK: gpu.launch_func {{.*}} @full_sum_f64_kernel_0::@full_sum_f64_kernel blocks in (%[[SPLIT:.*]], %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]])
-// CHECK-NEXT: gpu.launch_func {{.*}} @full_sum_f64_kernel_1::@full_sum_f64_kernel blocks in (%[[ONE]], %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]])
+// CHECK: gpu.launch_func {{.*}} @full_sum_f64_kernel_{{[0-9]+}}::@full_sum_f64_kernel blocks in (%[[SPLIT:.*]], %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]])
+// CHECK-NEXT: gpu.launch_func {{.*}} @full_sum_f64_kernel_{{[0-9]+}}::@full_sum_f64_kernel blocks in (%[[ONE]], %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]])
 // CHECK: llvm.call @mgpuMemFree(%[[PARTS]],
-// CHECK: gpu.binary @full_sum_f64_kernel_0
+// CHECK: gpu.binary @full_sum_f64_kernel_{{[0-9]+}} [
 // CHECK-SAME: .maxntid 256, 1, 1
 // CHECK-SAME: .shared .align 8 .b8 __wg_{{[a-z0-9_]*}}[64];
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: add.rn.f64
 // CHECK-SAME: bar.sync
-// CHECK: gpu.binary @full_sum_f64_kernel_1
+// CHECK: gpu.binary @full_sum_f64_kernel_{{[0-9]+}} [
 // CHECK-SAME: .maxntid 256, 1, 1
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: bar.sync
@@ -97,7 +105,7 @@ func.func @full_sum_f64(%x: tensor<?xf64>) -> tensor<f64> attributes {dlpack.ent
 
 // Bools: bytes in memory, 32-bit values between threads.
 // CHECK-LABEL: llvm.func @any_rows(
-// CHECK: gpu.binary @any_rows_kernel [
+// CHECK: gpu.binary @any_rows_kernel_{{[0-9]+}} [
 // CHECK-SAME: .maxntid 256, 1, 1
 // CHECK-SAME: .shared .align 4 .b8 __wg_{{[a-z0-9_]*}}[32];
 // CHECK-SAME: ld.global.b8
@@ -121,7 +129,7 @@ func.func @any_rows(%x: tensor<?x?xi1>) -> tensor<?xi1> attributes {dlpack.entry
 
 // Bytes summed into int64 over every dimension of a matrix.
 // CHECK-LABEL: llvm.func @sum_i8_to_i64(
-// CHECK: gpu.binary @sum_i8_to_i64_kernel_2
+// CHECK: gpu.binary @sum_i8_to_i64_kernel_{{[0-9]+}} [
 // CHECK-SAME: .maxntid 256, 1, 1
 // CHECK-SAME: .shared .align 8 .b8 __wg_{{[a-z0-9_]*}}[64];
 // CHECK-SAME: ld.global.s8
@@ -144,7 +152,7 @@ func.func @sum_i8_to_i64(%x: tensor<?x?xi8>) -> tensor<i64> attributes {dlpack.e
 }
 
 // CHECK-LABEL: llvm.func @min_bf16(
-// CHECK: gpu.binary @min_bf16_kernel [
+// CHECK: gpu.binary @min_bf16_kernel_{{[0-9]+}} [
 // CHECK-SAME: .maxntid 256, 1, 1
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: bar.sync
@@ -167,8 +175,9 @@ func.func @min_bf16(%x: tensor<?x?xbf16>) -> tensor<?xbf16> attributes {dlpack.e
 // ops on the row.
 // CHECK-LABEL: llvm.func @softmax(
 // CHECK: gpu.launch_func {{.*}} @softmax_kernel::@softmax_kernel
+// CHECK: gpu.launch_func {{.*}} @softmax_kernel_{{[0-9]+}}::@softmax_kernel
 // CHECK-NOT: gpu.launch_func
-// CHECK: gpu.binary @softmax_kernel
+// CHECK: gpu.binary @softmax_kernel_{{[0-9]+}} [
 // CHECK-SAME: .maxntid 256, 1, 1
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: max.NaN.f32
@@ -229,10 +238,10 @@ func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> attributes {dlpack.en
 // CHECK-SAME: max.NaN.f32
 // CHECK-SAME: bar.sync
 // CHECK-NOT: shfl.sync
-// CHECK: gpu.binary @col_max_kernel_4 {{.*}}.maxntid 256, 1, 1
+// CHECK: gpu.binary @col_max_kernel_{{[0-9]+}} {{.*}}.maxntid 256, 1, 1
 // CHECK-SAME: max.NaN.f32
 // CHECK-NOT: .shared
-// CHECK: gpu.binary @col_max_kernel_5 {{.*}}.maxntid 256, 1, 1
+// CHECK: gpu.binary @col_max_kernel_{{[0-9]+}} {{.*}}.maxntid 256, 1, 1
 // CHECK-SAME: max.NaN.f32
 // CHECK-SAME: bar.sync
 // CHECK-NOT: shfl.sync

@@ -6,43 +6,56 @@
 // Softmax and layer norm, as the Python tracer writes them for NumPy code,
 // through the CUDA pipeline: after elementwise fusion and bufferization
 // each is a group of fills, row reductions and ops on the same rows, which
-// dlbridge-gpu-reductions-to-kernels makes one kernel with a block of 256
-// threads per row. Each reduction folds with butterfly shuffles
-// (shfl.sync.bfly) and combines warps through shared memory between two
-// bar.syncs; the ops after it use the row's value without a barrier. ptxas
-// accepts both kernels for sm_80 and sm_90.
+// dlbridge-gpu-reductions-to-kernels makes one kernel for rows of at most
+// 512 elements, a warp per row, and one for longer rows, a block of 256
+// threads per row, which the host chooses between. In the first, each
+// reduction is butterfly shuffles (shfl.sync.bfly) alone. In the second,
+// warps combine through shared memory between two bar.syncs, and the row
+// of x, which several members read, is copied into dynamic shared memory
+// first (where it fits) and read there; the ops after a reduction use the
+// row's value without a barrier. ptxas accepts the kernels for sm_80 and
+// sm_90.
 
-// np.exp(x - x.max(-1, keepdims=True)), divided by its sum over the row: x
-// is read three times, from one kernel (two bar.syncs per reduction, no
-// more).
+// np.exp(x - x.max(-1, keepdims=True)), divided by its sum over the row.
 // CHECK-LABEL: llvm.func @softmax(
 // CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
 // CHECK-DAG: %[[BLOCK:.*]] = llvm.mlir.constant(256 : index) : i64
-// CHECK: gpu.launch_func {{.*}} @softmax_kernel::@softmax_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]])
+// CHECK: gpu.launch_func {{.*}} @softmax_kernel::@softmax_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]]) : i64 args
+// CHECK: gpu.launch_func {{.*}} @softmax_kernel_0::@softmax_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]]) : i64 dynamic_shared_memory_size
 // CHECK-NOT: gpu.launch_func
 // CHECK: gpu.binary @softmax_kernel [
 // CHECK-SAME: .entry softmax_kernel(
 // CHECK-SAME: .maxntid 256, 1, 1
-// CHECK-SAME: .shared .align 4 .b8 __wg_softmax_kernel_0[32];
 // CHECK-SAME: ld.global.b32
 // CHECK-SAME: max.NaN.f32
 // CHECK-SAME: shfl.sync.bfly.b32
-// CHECK-SAME: bar.sync
-// CHECK-SAME: bar.sync
-// CHECK-SAME: st.global.b32
 // CHECK-SAME: ld.global.b32
 // CHECK-SAME: ex2.approx
 // CHECK-SAME: shfl.sync.bfly.b32
-// CHECK-SAME: add.rn.f32
-// CHECK-SAME: bar.sync
-// CHECK-SAME: bar.sync
 // CHECK-SAME: ld.global.b32
-// CHECK-SAME: ex2.approx
 // CHECK-SAME: div.rn.f32
 // CHECK-SAME: st.global.b32
 // CHECK-NOT: bar.sync
-// CHECK-NOT: .entry
-// CHECK-NOT: gpu.binary
+// CHECK: gpu.binary @softmax_kernel_0 [
+// CHECK-SAME: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// CHECK-SAME: .entry softmax_kernel(
+// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK-SAME: .shared .align 4 .b8 __wg_softmax_kernel_0[32];
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.global.b32
+// CHECK-SAME: st.shared.b32
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared.b32
+// CHECK-SAME: max.NaN.f32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared.b32
+// CHECK-SAME: ex2.approx
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared.b32
+// CHECK-SAME: div.rn.f32
+// CHECK-SAME: st.global.b32
+// CHECK-NOT: gpu.binary @softmax
 func.func @softmax(%v: tensor<?x?xf32> {dlpack.name = "v"}) -> (tensor<?x?xf32>) attributes {dlpack.entry} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -90,27 +103,40 @@ func.func @softmax(%v: tensor<?x?xf32> {dlpack.name = "v"}) -> (tensor<?x?xf32>)
 }
 
 // (x - mean) / sqrt(var + eps) * g + b with mean and var as sums over the
-// row divided by its length: one kernel, two reductions.
+// row divided by its length: two reductions, in each kernel.
 // CHECK-LABEL: llvm.func @layer_norm(
 // CHECK: gpu.launch_func {{.*}} @layer_norm_kernel::@layer_norm_kernel
+// CHECK: gpu.launch_func {{.*}} @layer_norm_kernel_1::@layer_norm_kernel {{.*}} dynamic_shared_memory_size
 // CHECK-NOT: gpu.launch_func
 // CHECK: gpu.binary @layer_norm_kernel [
 // CHECK-SAME: .entry layer_norm_kernel(
 // CHECK-SAME: .maxntid 256, 1, 1
 // CHECK-SAME: ld.global.b32
 // CHECK-SAME: shfl.sync.bfly.b32
-// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.global.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: div.rn.f32
+// CHECK-SAME: st.global.b32
+// CHECK-NOT: bar.sync
+// CHECK: gpu.binary @layer_norm_kernel_1 [
+// CHECK-SAME: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
+// CHECK-SAME: .entry layer_norm_kernel(
 // CHECK-SAME: bar.sync
 // CHECK-SAME: ld.global.b32
+// CHECK-SAME: st.shared.b32
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared.b32
+// CHECK-SAME: shfl.sync.bfly.b32
+// CHECK-SAME: bar.sync
+// CHECK-SAME: bar.sync
+// CHECK-SAME: ld.shared.b32
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: bar.sync
 // CHECK-SAME: bar.sync
 // CHECK-SAME: sqrt.{{[a-z]+}}.f32
 // CHECK-SAME: div.rn.f32
 // CHECK-SAME: st.global.b32
-// CHECK-NOT: bar.sync
-// CHECK-NOT: .entry
-// CHECK-NOT: gpu.binary
+// CHECK-NOT: gpu.binary @layer_norm
 func.func @layer_norm(%x: tensor<?x?xf32> {dlpack.name = "x"}, %g: tensor<?xf32> {dlpack.name = "g"}, %b: tensor<?xf32> {dlpack.name = "b"}) -> (tensor<?x?xf32>) attributes {dlpack.entry} {
   %c0 = arith.constant 0 : index
   %dim = tensor.dim %x, %c0 : tensor<?x?xf32>

@@ -49,8 +49,11 @@ func.func @scale_shift_f16(%x: tensor<?xf16>) -> tensor<?xf16> attributes {dlpac
 }
 
 // Row reductions of the contiguous specialisation load 16 bytes per thread
-// too, before their shuffles.
-// CHECK-LABEL: gpu.binary @row_sum_kernel
+// too, before their shuffles: in the kernel of a warp per row (short rows)
+// and in that of a block per row.
+// CHECK-LABEL: gpu.binary @row_sum_kernel [
+// CHECK-SAME: ld.global.v4.b32
+// CHECK: gpu.binary @row_sum_kernel_{{[0-9]+}} [
 // CHECK-SAME: ld.global.v4.b32
 // CHECK-SAME: shfl.sync.bfly.b32
 func.func @row_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> attributes {dlpack.entry} {

@@ -164,6 +164,43 @@ void emitRowKernel(
       dynamicSharedMemory);
 }
 
+void emitWarpRowKernel(
+    OpBuilder &b, Location loc, Value rows, int64_t blockSize,
+    function_ref<void(OpBuilder &, Location, Value, Value)> build) {
+  Value warps = arith::ConstantIndexOp::create(b, loc, blockSize / kWarpSize);
+  Value groups = arith::CeilDivUIOp::create(b, loc, rows, warps);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value grid = arith::MinUIOp::create(
+      b, loc, groups,
+      arith::ConstantIndexOp::create(b, loc, dlbridge::kMaxGridBlocks));
+  createLaunch(
+      b, loc, {grid, one, one}, blockSize, {},
+      [&](OpBuilder &body, gpu::LaunchOp launch, ValueRange) {
+        Value warpSize = arith::ConstantIndexOp::create(body, loc, kWarpSize);
+        Value perBlock =
+            arith::ConstantIndexOp::create(body, loc, blockSize / kWarpSize);
+        Value tid = launch.getThreadIds().x;
+        Value warp = arith::DivUIOp::create(body, loc, tid, warpSize);
+        Value lane = arith::RemUIOp::create(body, loc, tid, warpSize);
+        scf::ForOp::create(
+            body, loc, launch.getBlockIds().x, groups, launch.getGridSize().x,
+            ValueRange{},
+            [&](OpBuilder &inner, Location loc, Value group, ValueRange) {
+              Value row = arith::AddIOp::create(
+                  inner, loc,
+                  arith::MulIOp::create(inner, loc, group, perBlock), warp);
+              Value inside = arith::CmpIOp::create(
+                  inner, loc, arith::CmpIPredicate::ult, row, rows);
+              scf::IfOp::create(inner, loc, inside,
+                                [&](OpBuilder &then, Location loc) {
+                                  build(then, loc, row, lane);
+                                  scf::YieldOp::create(then, loc);
+                                });
+              scf::YieldOp::create(inner, loc);
+            });
+      });
+}
+
 ReductionEmitter::ReductionEmitter(const Reduction &reduction,
                                    int64_t blockSize)
     : red(reduction), blockSize(blockSize), numWarps(blockSize / kWarpSize) {

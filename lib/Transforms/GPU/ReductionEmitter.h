@@ -106,6 +106,15 @@ void emitRowKernel(
         build,
     mlir::Value dynamicSharedMemory = nullptr);
 
+/// A launch of blocks of `blockSize` threads, a warp per row of `rows`, in a
+/// grid-stride loop over the blocks' groups of rows; `build` emits lane
+/// `lane`'s work on row `row`. Warps past the last row skip the body.
+void emitWarpRowKernel(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value rows, int64_t blockSize,
+    mlir::function_ref<void(mlir::OpBuilder &, mlir::Location, mlir::Value,
+                            mlir::Value)>
+        build);
+
 /// Emits kernels for one reduction; the `Value`s it holds outside kernels
 /// are host values the kernels capture.
 class ReductionEmitter {

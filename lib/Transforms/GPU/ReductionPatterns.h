@@ -36,13 +36,21 @@ void populateReduceBySplitRowsPatterns(mlir::RewritePatternSet &patterns,
                                        int64_t blockSize, int64_t splitRows,
                                        int64_t splitBlocks);
 
+/// How fuseRowGroups builds kernels: the pass's options of those names.
+struct RowGroupOptions {
+  int64_t blockSize;
+  int64_t splitRows;
+  /// Rows of at most this many elements get a warp each (0: never).
+  int64_t warpRowLength;
+  /// Shared memory per block for rows several members read (0: none).
+  int64_t rowCacheBytes;
+};
+
 /// Lowers each run of linalg ops on the rows of a row reduction over more
 /// than `splitRows` rows under `root` (outside kernels) to one kernel, a
-/// block of `blockSize` threads per row, where that is worth it. Input rows
-/// that several members read are kept in up to `rowCacheBytes` of shared
-/// memory per block (0: never).
-void fuseRowGroups(mlir::Operation *root, int64_t blockSize, int64_t splitRows,
-                   int64_t rowCacheBytes);
+/// block of `blockSize` threads per row (a warp per row for short rows),
+/// where that is worth it.
+void fuseRowGroups(mlir::Operation *root, const RowGroupOptions &options);
 
 } // namespace dlbridge
 

@@ -43,6 +43,12 @@ struct ReductionsToKernelsPass
                         << kWarpSize << " to " << kMaxThreadsPerBlock;
       return signalPassFailure();
     }
+    if (warpRowLength < 0) {
+      root->emitError() << "warp-row-length="
+                        << static_cast<int64_t>(warpRowLength)
+                        << ": expected 0 or more";
+      return signalPassFailure();
+    }
     if (rowCacheBytes < 0 || rowCacheBytes > dlbridge::kMaxRowCacheBytes) {
       root->emitError() << "row-cache-bytes="
                         << static_cast<int64_t>(rowCacheBytes)
@@ -64,7 +70,8 @@ struct ReductionsToKernelsPass
     }
 
     if (fuseRows)
-      dlbridge::fuseRowGroups(root, blockSize, splitRows, rowCacheBytes);
+      dlbridge::fuseRowGroups(
+          root, {blockSize, splitRows, warpRowLength, rowCacheBytes});
 
     RewritePatternSet patterns(&getContext());
     dlbridge::populateReduceColumnsPatterns(patterns, blockSize, columnBlocks);

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -758,8 +759,9 @@ void emitFillCache(
 /// one of each buffer. Ops on elements spread the row over the threads as
 /// the reductions do: an element a member writes and a later one reads is
 /// the same thread's, so no barriers separate the members.
-void lowerRowGroup(const RowGroup &group, int64_t blockSize,
-                   int64_t rowCacheBytes) {
+void lowerRowGroup(const RowGroup &group, const RowGroupOptions &options) {
+  int64_t blockSize = options.blockSize;
+  int64_t rowCacheBytes = options.rowCacheBytes;
   linalg::LinalgOp last = group.members.back().op;
   OpBuilder b(last);
   Location loc = b.getFusedLoc(
@@ -818,222 +820,274 @@ void lowerRowGroup(const RowGroup &group, int64_t blockSize,
       workgroupTypes.push_back(emitter.getWorkgroupType());
   }
 
-  emitRowKernel(
-      b, loc, rows, blockSize, workgroupTypes,
-      [&](OpBuilder &b, Location loc, gpu::LaunchOp launch,
-          ValueRange workgroup, Value row) {
-        Value tid = launch.getThreadIds().x;
-        Value threads = launch.getBlockSize().x;
-        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-        Value one = arith::ConstantIndexOp::create(b, loc, 1);
-        SmallVector<Value> rowIvs = delinearize(b, loc, row, rowExtents);
-        // The row's per-row values so far, by buffer (root).
-        DenseMap<Value, Value> known;
-        auto read = [&](OpOperand &operand) {
-          if (!isa<MemRefType>(operand.get().getType()))
-            return Value();
-          return known.lookup(getRoot(operand.get()));
-        };
-        // Loop indices of `member` at the row and `columnIvs` (none: only
-        // rows are needed).
-        auto getIvs = [&](const RowMember &member, ArrayRef<Value> columnIvs) {
-          return llvm::map_to_vector(member.loops, [&](Index index) {
-            if (index.kind == Index::Row)
-              return rowIvs[index.pos];
-            if (index.kind == Index::Column)
-              return columnIvs.empty() ? Value() : columnIvs[index.pos];
-            return zero;
-          });
-        };
-        // The members on the row, reading cached rows from `flats` (one
-        // per entry of `cached`) where given.
-        auto emitMembers = [&](OpBuilder &b, Location loc,
-                               ArrayRef<Value> flats) {
-          // Per-row values of one emission do not dominate the other's.
-          known.clear();
-          const ReductionEmitter *emitter = emitters.begin();
-          // Buffers of whole rows members share: vector and element-wise
-          // loops give a thread different elements of the row, so a member
-          // that reads or writes what an earlier one wrote, or writes what an
-          // earlier one read, waits for the block first.
-          llvm::SmallDenseSet<Value> written, readBefore;
-          for (auto [i, member] : llvm::enumerate(group.members)) {
-            linalg::LinalgOp op = member.op;
-            SmallVector<Value> reads, writes;
-            for (OpOperand &operand : op->getOpOperands()) {
-              AffineMap map = op.getMatchingIndexingMap(&operand);
-              bool wholeRow =
-                  llvm::any_of(llvm::enumerate(member.loops), [&](auto loop) {
-                    return loop.value().kind == Index::Column &&
-                           map.isFunctionOfDim(loop.index());
-                  });
-              if (!wholeRow || !isa<MemRefType>(operand.get().getType()))
-                continue;
-              Value root = getRoot(operand.get());
-              if (op.isDpsInit(&operand))
-                writes.push_back(root);
-              if (!op.getMatchingBlockArgument(&operand).use_empty())
-                reads.push_back(root);
-            }
-            auto wasWritten = [&](Value root) {
-              return written.contains(root);
-            };
-            if (llvm::any_of(reads, wasWritten) ||
-                llvm::any_of(writes, wasWritten) ||
-                llvm::any_of(writes, [&](Value root) {
-                  return readBefore.contains(root);
-                })) {
-              gpu::BarrierOp::create(b, loc);
-              written.clear();
-              readBefore.clear();
-            }
-            written.insert(writes.begin(), writes.end());
-            readBefore.insert(reads.begin(), reads.end());
-            // Rows this member reads first are copied in, which every thread
-            // must have finished (and finished reading the block's previous
-            // row) before any reads them.
-            OperandSubstitution substitution;
-            if (!flats.empty()) {
-              bool fills = false;
-              for (auto [row, flat] : llvm::zip_equal(cached, flats)) {
-                if (row.firstReader != i)
-                  continue;
-                if (!fills)
-                  gpu::BarrierOp::create(b, loc);
-                fills = true;
-                emitFillCache(b, loc, member, *row.operand, flat, columnExtents,
-                              length, tid, threads, getIvs);
-              }
-              if (fills)
-                gpu::BarrierOp::create(b, loc);
-              for (OpOperand &operand : op->getOpOperands()) {
-                if (!isa<MemRefType>(operand.get().getType()))
-                  continue;
-                Value root = getRoot(operand.get());
-                for (auto [row, flat] : llvm::zip_equal(cached, flats))
-                  if (row.root == root)
-                    substitution.replace(operand,
-                                         viewAsOperand(b, loc, flat, member,
-                                                       operand, columnExtents));
-              }
-            }
-            SmallVector<Value> values;
-            if (member.kind == RowMember::PerElement) {
-              emitPerElement(b, loc, member, getIvs, columnExtents, length, tid,
-                             threads, read);
-              continue;
-            }
-            SmallVector<Value> ivs = getIvs(member, {});
-            if (member.kind == RowMember::PerRow) {
-              values = emitLinalgBody(b, loc, op, ivs, read);
-              if (member.loadsOwnRow)
-                gpu::BarrierOp::create(b, loc);
-            } else {
-              const ReductionEmitter &reducer = *emitter++;
-              OpOperand *init = op.getDpsInitOperand(0);
-              Value initial = read(*init);
-              if (!initial)
-                initial = memref::LoadOp::create(
-                    b, loc, init->get(),
-                    applyMap(b, loc, op.getMatchingIndexingMap(init), ivs));
-              SmallVector<Value> parallelIvs, reductionExtents;
-              for (auto [index, iterator, iv] : llvm::zip_equal(
-                       member.loops, op.getIteratorTypesArray(), ivs)) {
-                if (linalg::isParallelIterator(iterator))
-                  parallelIvs.push_back(iv);
-                else
-                  reductionExtents.push_back(index.kind == Index::Column
-                                                 ? columnExtents[index.pos]
-                                                 : one);
-              }
-              Value partial =
-                  reducer.emitRowPartial(b, loc, parallelIvs, reductionExtents,
-                                         length, tid, threads, read);
-              Value buffer;
-              if (reducer.numWarps > 1)
-                buffer = workgroup[llvm::find(workgroupTypes,
-                                              reducer.getWorkgroupType()) -
-                                   workgroupTypes.begin()];
-              Value total =
-                  reducer.emitBlockReduce(b, loc, partial, tid, buffer);
-              if (member.loadsOwnRow && reducer.numWarps == 1)
-                gpu::BarrierOp::create(b, loc);
-              values.push_back(reducer.emitCombine(b, initial, total));
-            }
-            SmallVector<std::pair<Value, OpOperand *>> stores;
-            for (auto [value, init] :
-                 llvm::zip_equal(values, op.getDpsInitsMutable())) {
-              Value root = getRoot(init.get());
-              known[root] = value;
-              if (lastWriter.lookup(root) == i)
-                stores.push_back({value, &init});
-            }
-            if (stores.empty())
-              continue;
-            Value first = arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::eq, tid, zero);
-            scf::IfOp::create(
-                b, loc, first, [&](OpBuilder &then, Location loc) {
-                  for (auto [value, init] : stores)
-                    memref::StoreOp::create(
-                        then, loc, value, init->get(),
-                        applyMap(then, loc, op.getMatchingIndexingMap(init),
-                                 ivs));
-                  scf::YieldOp::create(then, loc);
-                });
-          }
-        };
-        if (cached.empty()) {
-          emitMembers(b, loc, {});
-          return;
+  // A warp per row for short rows: their own reductions need no barrier,
+  // and none of the block's threads idle.
+  SmallVector<ReductionEmitter> warpEmitters;
+  for (const RowMember &member : group.members)
+    if (member.reduction)
+      warpEmitters.emplace_back(*member.reduction, kWarpSize);
+
+  // The members on `row`, by thread `tid` of the `threads` on it:
+  // `warpRows`, the lanes of a warp, which order their accesses to the
+  // row's buffers with warp barriers instead of block barriers.
+  auto emitRow = [&](OpBuilder &b, Location loc, Value row, Value tid,
+                     Value threads, ValueRange workgroup,
+                     ArrayRef<ReductionEmitter> emitters, bool warpRows) {
+    auto barrier = [&](OpBuilder &b, Location loc) {
+      if (!warpRows) {
+        gpu::BarrierOp::create(b, loc);
+        return;
+      }
+      NVVM::SyncWarpOp::create(
+          b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1));
+    };
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    SmallVector<Value> rowIvs = delinearize(b, loc, row, rowExtents);
+    // The row's per-row values so far, by buffer (root).
+    DenseMap<Value, Value> known;
+    auto read = [&](OpOperand &operand) {
+      if (!isa<MemRefType>(operand.get().getType()))
+        return Value();
+      return known.lookup(getRoot(operand.get()));
+    };
+    // Loop indices of `member` at the row and `columnIvs` (none: only
+    // rows are needed).
+    auto getIvs = [&](const RowMember &member, ArrayRef<Value> columnIvs) {
+      return llvm::map_to_vector(member.loops, [&](Index index) {
+        if (index.kind == Index::Row)
+          return rowIvs[index.pos];
+        if (index.kind == Index::Column)
+          return columnIvs.empty() ? Value() : columnIvs[index.pos];
+        return zero;
+      });
+    };
+    // The members on the row, reading cached rows from `flats` (one
+    // per entry of `cached`) where given.
+    auto emitMembers = [&](OpBuilder &b, Location loc, ArrayRef<Value> flats) {
+      // Per-row values of one emission do not dominate the other's.
+      known.clear();
+      const ReductionEmitter *emitter = emitters.begin();
+      // Buffers of whole rows members share: vector and element-wise
+      // loops give a thread different elements of the row, so a member
+      // that reads or writes what an earlier one wrote, or writes what an
+      // earlier one read, waits for the block first.
+      llvm::SmallDenseSet<Value> written, readBefore;
+      for (auto [i, member] : llvm::enumerate(group.members)) {
+        linalg::LinalgOp op = member.op;
+        SmallVector<Value> reads, writes;
+        for (OpOperand &operand : op->getOpOperands()) {
+          AffineMap map = op.getMatchingIndexingMap(&operand);
+          bool wholeRow =
+              llvm::any_of(llvm::enumerate(member.loops), [&](auto loop) {
+                return loop.value().kind == Index::Column &&
+                       map.isFunctionOfDim(loop.index());
+              });
+          if (!wholeRow || !isa<MemRefType>(operand.get().getType()))
+            continue;
+          Value root = getRoot(operand.get());
+          if (op.isDpsInit(&operand))
+            writes.push_back(root);
+          if (!op.getMatchingBlockArgument(&operand).use_empty())
+            reads.push_back(root);
         }
-        auto [offsets, total] = getCacheOffsets(b, loc, cached, length);
-        Value fits = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ule, total,
-            arith::ConstantIndexOp::create(b, loc, rowCacheBytes));
-        scf::IfOp::create(
-            b, loc, fits,
-            [&](OpBuilder &then, Location loc) {
-              auto workgroupSpace = gpu::AddressSpaceAttr::get(
-                  then.getContext(), gpu::AddressSpace::Workgroup);
-              Value shared = gpu::DynamicSharedMemoryOp::create(
-                  then, loc,
-                  MemRefType::get({ShapedType::kDynamic}, then.getI8Type(),
-                                  MemRefLayoutAttrInterface(), workgroupSpace));
-              SmallVector<Value> flats;
-              for (auto [row, offset] : llvm::zip_equal(cached, offsets)) {
-                Type element =
-                    getElementTypeOrSelf(row.operand->get().getType());
-                flats.push_back(memref::ViewOp::create(
-                    then, loc,
-                    MemRefType::get({ShapedType::kDynamic}, element,
-                                    MemRefLayoutAttrInterface(),
-                                    workgroupSpace),
-                    shared, offset, ValueRange{length}));
-              }
-              emitMembers(then, loc, flats);
-              scf::YieldOp::create(then, loc);
-            },
-            [&](OpBuilder &otherwise, Location loc) {
-              emitMembers(otherwise, loc, {});
-              scf::YieldOp::create(otherwise, loc);
-            });
-      },
-      sharedBytes);
+        auto wasWritten = [&](Value root) { return written.contains(root); };
+        if (llvm::any_of(reads, wasWritten) ||
+            llvm::any_of(writes, wasWritten) ||
+            llvm::any_of(writes, [&](Value root) {
+              return readBefore.contains(root);
+            })) {
+          barrier(b, loc);
+          written.clear();
+          readBefore.clear();
+        }
+        written.insert(writes.begin(), writes.end());
+        readBefore.insert(reads.begin(), reads.end());
+        // Rows this member reads first are copied in, which every thread
+        // must have finished (and finished reading the block's previous
+        // row) before any reads them.
+        OperandSubstitution substitution;
+        if (!flats.empty()) {
+          bool fills = false;
+          for (auto [row, flat] : llvm::zip_equal(cached, flats)) {
+            if (row.firstReader != i)
+              continue;
+            if (!fills)
+              barrier(b, loc);
+            fills = true;
+            emitFillCache(b, loc, member, *row.operand, flat, columnExtents,
+                          length, tid, threads, getIvs);
+          }
+          if (fills)
+            barrier(b, loc);
+          for (OpOperand &operand : op->getOpOperands()) {
+            if (!isa<MemRefType>(operand.get().getType()))
+              continue;
+            Value root = getRoot(operand.get());
+            for (auto [row, flat] : llvm::zip_equal(cached, flats))
+              if (row.root == root)
+                substitution.replace(operand,
+                                     viewAsOperand(b, loc, flat, member,
+                                                   operand, columnExtents));
+          }
+        }
+        SmallVector<Value> values;
+        if (member.kind == RowMember::PerElement) {
+          emitPerElement(b, loc, member, getIvs, columnExtents, length, tid,
+                         threads, read);
+          continue;
+        }
+        SmallVector<Value> ivs = getIvs(member, {});
+        if (member.kind == RowMember::PerRow) {
+          values = emitLinalgBody(b, loc, op, ivs, read);
+          if (member.loadsOwnRow)
+            barrier(b, loc);
+        } else {
+          const ReductionEmitter &reducer = *emitter++;
+          OpOperand *init = op.getDpsInitOperand(0);
+          Value initial = read(*init);
+          if (!initial)
+            initial = memref::LoadOp::create(
+                b, loc, init->get(),
+                applyMap(b, loc, op.getMatchingIndexingMap(init), ivs));
+          SmallVector<Value> parallelIvs, reductionExtents;
+          for (auto [index, iterator, iv] :
+               llvm::zip_equal(member.loops, op.getIteratorTypesArray(), ivs)) {
+            if (linalg::isParallelIterator(iterator))
+              parallelIvs.push_back(iv);
+            else
+              reductionExtents.push_back(
+                  index.kind == Index::Column ? columnExtents[index.pos] : one);
+          }
+          Value partial =
+              reducer.emitRowPartial(b, loc, parallelIvs, reductionExtents,
+                                     length, tid, threads, read);
+          Value buffer;
+          if (reducer.numWarps > 1)
+            buffer = workgroup[llvm::find(workgroupTypes,
+                                          reducer.getWorkgroupType()) -
+                               workgroupTypes.begin()];
+          Value total = reducer.emitBlockReduce(b, loc, partial, tid, buffer);
+          if (member.loadsOwnRow && reducer.numWarps == 1)
+            barrier(b, loc);
+          values.push_back(reducer.emitCombine(b, initial, total));
+        }
+        SmallVector<std::pair<Value, OpOperand *>> stores;
+        for (auto [value, init] :
+             llvm::zip_equal(values, op.getDpsInitsMutable())) {
+          Value root = getRoot(init.get());
+          known[root] = value;
+          if (lastWriter.lookup(root) == i)
+            stores.push_back({value, &init});
+        }
+        if (stores.empty())
+          continue;
+        Value first =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+        scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location loc) {
+          for (auto [value, init] : stores)
+            memref::StoreOp::create(
+                then, loc, value, init->get(),
+                applyMap(then, loc, op.getMatchingIndexingMap(init), ivs));
+          scf::YieldOp::create(then, loc);
+        });
+      }
+    };
+    if (cached.empty() || warpRows) {
+      emitMembers(b, loc, {});
+      return;
+    }
+    auto [offsets, total] = getCacheOffsets(b, loc, cached, length);
+    Value fits = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ule, total,
+        arith::ConstantIndexOp::create(b, loc, rowCacheBytes));
+    scf::IfOp::create(
+        b, loc, fits,
+        [&](OpBuilder &then, Location loc) {
+          auto workgroupSpace = gpu::AddressSpaceAttr::get(
+              then.getContext(), gpu::AddressSpace::Workgroup);
+          Value shared = gpu::DynamicSharedMemoryOp::create(
+              then, loc,
+              MemRefType::get({ShapedType::kDynamic}, then.getI8Type(),
+                              MemRefLayoutAttrInterface(), workgroupSpace));
+          SmallVector<Value> flats;
+          for (auto [row, offset] : llvm::zip_equal(cached, offsets)) {
+            Type element = getElementTypeOrSelf(row.operand->get().getType());
+            Value view = memref::ViewOp::create(
+                then, loc,
+                MemRefType::get({ShapedType::kDynamic}, element,
+                                MemRefLayoutAttrInterface(), workgroupSpace),
+                shared, offset, ValueRange{length});
+            // Generic pointers from here: convert-vector-to-llvm, which
+            // runs before convert-gpu-to-nvvm, cannot map GPU address
+            // spaces, and NVPTX infers the shared space back.
+            flats.push_back(memref::MemorySpaceCastOp::create(
+                then, loc, MemRefType::get({ShapedType::kDynamic}, element),
+                view));
+          }
+          emitMembers(then, loc, flats);
+          scf::YieldOp::create(then, loc);
+        },
+        [&](OpBuilder &otherwise, Location loc) {
+          emitMembers(otherwise, loc, {});
+          scf::YieldOp::create(otherwise, loc);
+        });
+  };
+
+  auto emitBlockRows = [&](OpBuilder &b) {
+    emitRowKernel(
+        b, loc, rows, blockSize, workgroupTypes,
+        [&](OpBuilder &b, Location loc, gpu::LaunchOp launch,
+            ValueRange workgroup, Value row) {
+          emitRow(b, loc, row, launch.getThreadIds().x, launch.getBlockSize().x,
+                  workgroup, emitters,
+                  /*warpRows=*/false);
+        },
+        sharedBytes);
+  };
+  auto emitWarpRows = [&](OpBuilder &b) {
+    emitWarpRowKernel(b, loc, rows, blockSize,
+                      [&](OpBuilder &b, Location loc, Value row, Value lane) {
+                        Value lanes =
+                            arith::ConstantIndexOp::create(b, loc, kWarpSize);
+                        emitRow(b, loc, row, lane, lanes, {}, warpEmitters,
+                                /*warpRows=*/true);
+                      });
+  };
+  // A block of threads on a row of 64 floats left most of them idle (a
+  // softmax over float32[4194304, 64] ran at 5 % of copy bandwidth).
+  std::optional<int64_t> staticLength = getConstantIntValue(length);
+  if (options.warpRowLength == 0)
+    emitBlockRows(b);
+  else if (staticLength)
+    *staticLength <= options.warpRowLength ? emitWarpRows(b) : emitBlockRows(b);
+  else
+    scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ule, length,
+            arith::ConstantIndexOp::create(b, loc, options.warpRowLength)),
+        [&](OpBuilder &then, Location loc) {
+          emitWarpRows(then);
+          scf::YieldOp::create(then, loc);
+        },
+        [&](OpBuilder &otherwise, Location loc) {
+          emitBlockRows(otherwise);
+          scf::YieldOp::create(otherwise, loc);
+        });
   for (const RowMember &member : group.members)
     member.op->erase();
 }
 
 } // namespace
 
-void dlbridge::fuseRowGroups(Operation *root, int64_t blockSize,
-                             int64_t splitRows, int64_t rowCacheBytes) {
+void dlbridge::fuseRowGroups(Operation *root, const RowGroupOptions &options) {
   SmallVector<RowGroup, 0> groups;
   root->walk([&](Block *block) {
     Operation *parent = block->getParentOp();
     if (!isa<gpu::LaunchOp, gpu::GPUModuleOp>(parent) && !isInKernel(parent))
-      llvm::append_range(groups, findRowGroups(*block, splitRows));
+      llvm::append_range(groups, findRowGroups(*block, options.splitRows));
   });
   for (const RowGroup &group : groups)
-    lowerRowGroup(group, blockSize, rowCacheBytes);
+    lowerRowGroup(group, options);
 }

@@ -299,3 +299,29 @@ def test_cached_row_kernels(dtype: Any) -> None:
     _check(_run(log_softmax, x), torch.log_softmax(xf, dim=-1).to(dtype), rtol, atol)
     want = (xf / torch.sqrt((xf * xf).mean(dim=-1, keepdim=True) + 1e-6) * g.float()).to(dtype)
     _check(_run(rms_norm, x, g), want, rtol, atol)
+
+
+# Rows of at most 512 elements get a warp each, eight per block; longer ones a block each.
+@pytest.mark.parametrize("columns", [1, 5, 64, 511, 512, 513])
+def test_short_rows_a_warp_each(columns: int) -> None:
+    x = _data((4099, columns), torch.float32) * 4
+    g = _data((columns,), torch.float32, seed=1)
+    b = _data((columns,), torch.float32, seed=2)
+    _check(_run(_softmax, x), torch.softmax(x, dim=-1), 1e-4, atol=1e-7)
+    _check(_run(lambda v: v.sum(axis=-1), x), x.sum(dim=-1), 1e-4, atol=1e-4)
+    want = torch.nn.functional.layer_norm(x, (columns,), g, b, eps=1e-5)
+    _check(_run(_layer_norm, x, g, b), want, 1e-4, atol=1e-3)
+
+
+def test_short_row_buffer_shared_between_lanes() -> None:
+    # As test_row_buffer_shared_between_members, with a warp per row: its lanes wait for each
+    # other (a warp barrier) before the sum reads what other lanes wrote.
+    x = _data((3001, 101), torch.float32)
+
+    def exp_and_total(v: Any) -> Any:
+        e = np.exp(v)
+        return e, e.sum(axis=-1)
+
+    e, s = _run_all(exp_and_total, x)
+    _check(e, torch.exp(x), 1e-6)
+    _check(s, torch.exp(x).sum(dim=-1), 1e-4, atol=1e-3)

@@ -18,6 +18,9 @@
 // RUN: not dl-opt %s \
 // RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{row-cache-bytes=300000}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=BIG-CACHE
+// RUN: not dl-opt %s \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{warp-row-length=-1}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=NEGATIVE-WARP-ROWS
 
 // Options that make no CUDA block, no split or more shared memory than a
 // block can have are errors at the
@@ -34,3 +37,4 @@ func.func @f() {
 // TOO-MANY-COLUMN-BLOCKS: error: column-blocks=65536: expected 1 to 65535
 // BAD-FUSE: for the --fuse-rows option: 'maybe' is invalid value for boolean argument
 // BIG-CACHE: error: row-cache-bytes=300000: expected 0 to 232448
+// NEGATIVE-WARP-ROWS: error: warp-row-length=-1: expected 0 or more

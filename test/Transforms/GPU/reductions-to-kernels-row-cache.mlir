@@ -1,8 +1,8 @@
 // RUN: dl-opt %s --split-input-file \
-// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels))' \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{warp-row-length=0}))' \
 // RUN:   | FileCheck %s
 // RUN: dl-opt %s --split-input-file \
-// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{row-cache-bytes=0}))' \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{row-cache-bytes=0 warp-row-length=0}))' \
 // RUN:   | FileCheck %s --check-prefix=NOCACHE
 
 // The row cache of row groups (row-cache-bytes): an input row that several
@@ -10,6 +10,7 @@
 // there.
 
 // Softmax over contiguous rows reads x for its max, its sum and its output.
+// (warp-row-length=0: rows of any length get a block.)
 // The host asks for a row of x in dynamic shared memory (16-byte multiples)
 // when it fits in 96 KiB, none otherwise; the kernel, where it fits, copies
 // the row in before the max, four 16-byte chunks per thread at a time
@@ -28,12 +29,13 @@
 // CHECK: %[[FITS_IN:[^ ,)]*]] = arith.cmpi ule, %{{.*}}, %c98304
 // CHECK: scf.if %[[FITS_IN]] {
 // CHECK: %[[SHARED:[^ ,)]*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// CHECK: %[[ROWX:[^ ,)]*]] = memref.view %[[SHARED]][%{{.*}}][%[[LEN]]] : memref<?xi8, #gpu.address_space<workgroup>> to memref<?xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[VIEW:[^ ,)]*]] = memref.view %[[SHARED]][%{{.*}}][%[[LEN]]] : memref<?xi8, #gpu.address_space<workgroup>> to memref<?xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[ROWX:[^ ,)]*]] = memref.memory_space_cast %[[VIEW]] : memref<?xf32, #gpu.address_space<workgroup>> to memref<?xf32>
 // CHECK: gpu.barrier
 // CHECK: scf.if
 // CHECK: scf.for %[[START:[^ ,)]*]] =
 // CHECK-COUNT-4: vector.load %[[X3]][%[[ROW]], %{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<?x1x?xf32>, vector<4xf32>
-// CHECK-COUNT-4: vector.store %{{.*}}, %[[ROWX]][%{{.*}}] {alignment = 16 : i64} : memref<?xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[ROWX]][%{{.*}}] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
 // CHECK: gpu.barrier
 // CHECK: %[[VIEW3:[^ ,)]*]] = memref.reinterpret_cast %[[ROWX]] to offset: [0], sizes: [%{{.*}}, 1, %{{.*}}], strides: [0, 0, 1]
 // CHECK-NOT: memref.load %[[X3]]

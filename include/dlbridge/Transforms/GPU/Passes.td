@@ -256,6 +256,15 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
     thread at a time, four in flight, where the row is contiguous and
     aligned) before the first member that reads it, and every member reads
     it there. Longer rows run as above, in the same kernel.
+
+    Rows of at most `warp-row-length` elements (a softmax over 64 values)
+    would leave most of a block idle: where the row length allows (known
+    statically, or tested on the host, which then launches one kernel or
+    the other), a group's kernel gives each row a warp instead, blocks of
+    `block-size` threads taking as many rows as they have warps. Its
+    reductions are warp shuffles alone; its members wait at warp barriers
+    (`nvvm.bar.warp.sync`) where the block's would wait at block barriers;
+    it keeps no rows in shared memory.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
@@ -271,6 +280,9 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
     Option<"fuseRows", "fuse-rows", "bool", /*default=*/"true",
            "Run each row reduction and the ops on the same rows around it "
            "in one kernel">,
+    Option<"warpRowLength", "warp-row-length", "int64_t", /*default=*/"512",
+           "Rows of at most this many elements get a warp each, several "
+           "per block (0: a block per row always)">,
     Option<"rowCacheBytes", "row-cache-bytes", "int64_t",
            /*default=*/"98304",
            "Shared memory per block that keeps rows several members read on "
@@ -282,6 +294,7 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",
   ];
