@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -51,11 +52,12 @@ void buildTensorToBuffers(OpPassManager &pm,
 }
 
 /// f32 and f64 matmuls to BLAS calls; the other structured ops to loops
-/// (parallel dimensions to scf.parallel), and vector code to what
-/// convert-vector-to-llvm converts: vector.mask regions (masked transfers
-/// become transfers with a mask operand, before they are unrolled) and n-d
-/// reductions, which it does not lower itself; n-d transfers to 1-d ones,
-/// which become (masked) loads and stores. Fully unrolled: loops would go
+/// (parallel dimensions to scf.parallel, as scf.forall on buffers: scans, a
+/// row walked sequentially per index of the other dimensions), and vector code
+/// to what convert-vector-to-llvm converts: vector.mask regions (masked
+/// transfers become transfers with a mask operand, before they are unrolled)
+/// and n-d reductions, which it does not lower itself; n-d transfers to 1-d
+/// ones, which become (masked) loads and stores. Fully unrolled: loops would go
 /// through a stack buffer of vectors, and one of vectors of i1 is bits to
 /// LLVM but bytes to --dlbridge-bools-as-bytes. The outermost parallel loop
 /// of each nest then runs on OpenMP threads when it is safe to, the other
@@ -64,6 +66,7 @@ void buildLoopsAndVectors(OpPassManager &pm) {
   pm.addPass(dlbridge::createContractionsToBlas());
   pm.addPass(dlbridge::createMatmulLoopOrder());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   VectorTransferToSCFOptions vectorOptions;

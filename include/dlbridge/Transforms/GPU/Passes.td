@@ -241,6 +241,52 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
   ];
 }
 
+def ScansToKernels : Pass<"dlbridge-gpu-scans-to-kernels"> {
+  let summary = "Lower scans along contiguous rows to kernels of a block per row";
+  let description = [{
+    A scan (`cumsum`, `cumprod`) reaches the GPU pipeline as an
+    `scf.parallel` over every index but the scanned one whose body walks the
+    scanned axis with an `scf.for` carrying the running value. Mapped as it
+    is, a thread walks each row: coalesced where the scanned axis is not the
+    innermost one (consecutive threads take consecutive columns), but
+    where it is, the threads of a warp read 32 different rows at once,
+    one element each, and a single long row runs on one thread.
+
+    This pass replaces such a loop whose walk stores along the innermost,
+    unit-stride dimension of its output with a `gpu.launch` of a block of
+    `block-size` threads per row (a grid-stride loop over rows). The block
+    walks its row in chunks of `block-size` elements: each thread computes
+    its element (the walk's body at that index), the block scans the
+    chunk (shuffles up in each warp, the warp totals through workgroup
+    memory), combines the running value carried from the previous chunks
+    in front, stores, and carries the chunk's total on. The order in which
+    values are combined depends only on the row's length, so results do not
+    change from run to run.
+
+    The loop must carry no reductions and hold, besides ops without
+    memory effects, exactly one `scf.for` of step 1 whose results are
+    unused, carrying one integer (up to 64 bits) or `f16`, `bf16`, `f32`,
+    `f64` value that is used once, by `arith.addf`, `mulf`, `maximumf`,
+    `minimumf`, `maxnumf`, `minnumf`, `addi`, `muli`, `andi`, `ori`, `xori`,
+    `maxsi`, `minsi`, `maxui` or `minui`, whose result is yielded and
+    stored once at the walk's index in the innermost dimension; the rest
+    of the walk's body may only load and compute. A load must read a
+    buffer other than the one the walk allocates and stores to, or the
+    element it stores. Anything else (complex values, scans along other
+    dimensions) keeps the thread per row.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"512",
+           "Threads per block: a multiple of 32, at most 1024">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def MapParallelLoops : Pass<"dlbridge-gpu-map-parallel-loops"> {
   let summary = "Map scf.parallel loops to blocks, and threads innermost first";
   let description = [{
