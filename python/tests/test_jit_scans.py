@@ -151,3 +151,24 @@ def test_large_scans_are_at_numpys_speed(axis: int) -> None:
     np.testing.assert_array_equal(np.asarray(f(x)), np.cumsum(x, axis=axis))
     mine, numpy = _best_time(lambda: f(x)), _best_time(lambda: np.cumsum(x, axis=axis))
     assert mine < 4 * numpy + 2e-3, (mine, numpy)
+
+
+def _launches(stage: str) -> list[str]:
+    """The ``gpu.launch_func`` lines of an MLIR stage."""
+    return [line for line in stage.splitlines() if "gpu.launch_func" in line]
+
+
+@pytest.mark.parametrize("axis", [-1, 0, None])
+def test_cuda_scan_is_one_kernel_launched_once(axis: Any) -> None:
+    """On CUDA a scan is one kernel the host launches once, outside any loop (the PTX and the host
+    code, read without a GPU): a block per row along the last axis, a thread per column otherwise.
+    (Flattening a strided 2-d array first copies it, in this general specialisation.)"""
+    x = np.ones((64, 1000) if axis is not None else 64000, np.float32)
+    info = dlbridge.jit(lambda v: np.cumsum(v, axis=axis), target="cuda").inspect(x)
+    assert info["ptx"].count(".entry") == 1
+    assert info["llvm-ir"].count("call void @mgpuLaunchKernel(") == 1
+    (launch,) = _launches(info["loops-to-kernels"])
+    # At the host function's top level: no scf.for around it.
+    assert launch.startswith("    %") or launch.startswith("    gpu."), launch
+    shared = ".shared" in info["ptx"]
+    assert shared == (axis != 0), "a block per row scans through shared memory; columns need none"

@@ -245,12 +245,14 @@ public:
     SmallVector<Value> ivs(scan.loop.getNumLoops());
     for (int64_t d = scan.loop.getNumLoops() - 1; d >= 0; --d) {
       Value lower = scan.loop.getLowerBound()[d];
-      Value count =
-          arith::SubIOp::create(b, loc, scan.loop.getUpperBound()[d], lower);
-      Value index = d == 0 ? row : arith::RemUIOp::create(b, loc, row, count);
-      ivs[d] = arith::AddIOp::create(b, loc, lower, index);
-      if (d != 0)
+      Value index = row;
+      if (d != 0) {
+        Value count =
+            arith::SubIOp::create(b, loc, scan.loop.getUpperBound()[d], lower);
+        index = arith::RemUIOp::create(b, loc, row, count);
         row = arith::DivUIOp::create(b, loc, row, count);
+      }
+      ivs[d] = arith::AddIOp::create(b, loc, lower, index);
     }
     return ivs;
   }

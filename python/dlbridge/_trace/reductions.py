@@ -193,10 +193,6 @@ def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: str) -> T
     ops._no_out(out, f"numpy.{name}")
     x = _array(a, name)
     ctx = x._ctx
-    if axis is None:
-        x = ops.reshape(x, -1) if x.ndim != 1 else x
-        axis = 0
-    (ax,) = ops._norm_axes(axis, x.ndim, name)
     if dtype is not None:
         acc = D.dtype(dtype)
     elif x._dtype.is_bool or x._dtype.is_signed:
@@ -205,11 +201,32 @@ def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: str) -> T
         acc = D.UINT64
     else:
         acc = x._dtype
+    if axis is None and x.ndim >= 2:
+        ctx.begin_op()
+        return ops._collapse_units(ctx, _scan_along(ctx, _one_row(ctx, x), 1, acc, combine), [0])
+    if axis is None:
+        x = ops.reshape(x, -1) if x.ndim != 1 else x
+        axis = 0
+    (ax,) = ops._norm_axes(axis, x.ndim, name)
     ctx.begin_op()
     if x.ndim == 1:
         # A row of one: the forall always has a dimension to run over.
         return ops._collapse_units(ctx, _scan_along(ctx, ops._expand_units(ctx, x, [0]), 1, acc, combine), [0])
     return _scan_along(ctx, x, ax, acc, combine)
+
+
+def _one_row(ctx: Any, x: TracedArray) -> TracedArray:
+    """``x`` flattened in C order into an array of one row (``tensor.collapse_shape``, a view
+    where the layout allows one, a copy where bufferization must make one)."""
+    e = ops._expand_units(ctx, x, [0])
+    n: int | None = 1
+    for d in x._dims:
+        n = None if n is None or d is None else n * d
+    dims = [1, n]
+    ty = tensor_type(dims, x._dtype)
+    groups = ", ".join(str(k) for k in range(1, x.ndim + 1))
+    v = ctx.top.op("flat", f"tensor.collapse_shape {e._value} [[0], [{groups}]] : {e.mlir_type} into {ty}")
+    return TracedArray(ctx, v, x._dtype, dims, alias=x.may_alias_argument)
 
 
 def _scan_along(ctx: Any, x: TracedArray, ax: int, acc: D.DType, combine: str) -> TracedArray:
