@@ -32,9 +32,10 @@ constexpr int64_t kMaxThreadsPerBlock = 1024;
 // Matching
 //===----------------------------------------------------------------------===//
 
-/// A scan: `loop` runs `walk` at every index of its other dimensions; `walk`
-/// combines each element into its carried value with `combiner` (the carried
-/// value its operand `accOperand`) and stores the result with `store`.
+/// A scan: `loop` runs `walk` at every index of its other dimensions (a
+/// single row where there is no `loop`: a 1-d scan); `walk` combines each
+/// element into its carried value with `combiner` (the carried value its
+/// operand `accOperand`) and stores the result with `store`.
 struct Scan {
   scf::ParallelOp loop;
   scf::ForOp walk;
@@ -96,6 +97,8 @@ bool hasUnitInnerStride(MemRefType type) {
   return strides.back() == 1;
 }
 
+std::optional<Scan> matchWalk(scf::ParallelOp loop, scf::ForOp walk);
+
 std::optional<Scan> matchScan(scf::ParallelOp loop) {
   if (!loop.getInitVals().empty() ||
       llvm::any_of(loop.getStep(),
@@ -112,7 +115,13 @@ std::optional<Scan> matchScan(scf::ParallelOp loop) {
     if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
       return std::nullopt;
   }
-  if (!walk || walk.getNumRegionIterArgs() != 1 ||
+  if (!walk)
+    return std::nullopt;
+  return matchWalk(loop, walk);
+}
+
+std::optional<Scan> matchWalk(scf::ParallelOp loop, scf::ForOp walk) {
+  if (walk.getNumRegionIterArgs() != 1 ||
       getConstantIntValue(walk.getStep()) != 1 ||
       !walk.getResult(0).use_empty() ||
       !isShuffleable(walk.getRegionIterArgs()[0].getType()))
@@ -230,6 +239,8 @@ public:
   /// The number of rows: the product of the loop's trip counts.
   Value emitRowCount(OpBuilder &b, Location loc) {
     Value rows = arith::ConstantIndexOp::create(b, loc, 1);
+    if (!scan.loop)
+      return rows;
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     for (auto [lower, upper] :
          llvm::zip(scan.loop.getLowerBound(), scan.loop.getUpperBound())) {
@@ -242,6 +253,8 @@ public:
 
   /// The loop's indices at row `row`, the last dimension varying fastest.
   SmallVector<Value> emitIndices(OpBuilder &b, Location loc, Value row) {
+    if (!scan.loop)
+      return {};
     SmallVector<Value> ivs(scan.loop.getNumLoops());
     for (int64_t d = scan.loop.getNumLoops() - 1; d >= 0; --d) {
       Value lower = scan.loop.getLowerBound()[d];
@@ -260,9 +273,10 @@ public:
   /// The block's work on one row, the loop's indices mapped in `mapping`.
   void emitRow(OpBuilder &b, Location loc, IRMapping &mapping, Value tid,
                Value workgroup) {
-    for (Operation &op : scan.loop.getBody()->without_terminator())
-      if (&op != scan.walk.getOperation())
-        b.clone(op, mapping);
+    if (scan.loop)
+      for (Operation &op : scan.loop.getBody()->without_terminator())
+        if (&op != scan.walk.getOperation())
+          b.clone(op, mapping);
     Value lower = mapping.lookupOrDefault(scan.walk.getLowerBound());
     Value upper = mapping.lookupOrDefault(scan.walk.getUpperBound());
     Value init = mapping.lookupOrDefault(scan.walk.getInitArgs()[0]);
@@ -361,9 +375,10 @@ public:
 
   /// Replaces the scan's loop with a launch of a block per row.
   void emit() {
-    scf::ParallelOp loop = scan.loop;
+    Operation *loop =
+        scan.loop ? scan.loop.getOperation() : scan.walk.getOperation();
     OpBuilder b(loop);
-    Location loc = loop.getLoc();
+    Location loc = loop->getLoc();
     Value rows = emitRowCount(b, loc);
     Value maxBlocks =
         arith::ConstantIndexOp::create(b, loc, dlbridge::kMaxGridBlocks);
@@ -385,7 +400,8 @@ public:
         body, loc, launch.getBlockIds().x, rows, launch.getGridSize().x,
         ValueRange{}, [&](OpBuilder &b, Location loc, Value row, ValueRange) {
           IRMapping mapping;
-          mapping.map(loop.getInductionVars(), emitIndices(b, loc, row));
+          if (scan.loop)
+            mapping.map(scan.loop.getInductionVars(), emitIndices(b, loc, row));
           emitRow(b, loc, mapping, tid, workgroup);
           scf::YieldOp::create(b, loc);
         });
@@ -426,6 +442,16 @@ struct ScansToKernelsPass
           loop->getParentOfType<gpu::GPUModuleOp>())
         return;
       if (std::optional<Scan> scan = matchScan(loop))
+        scans.push_back(*scan);
+    });
+    // A 1-d scan (or one whose other dimensions are static 1s, whose loop
+    // canonicalisation folded away) is a walk in host code.
+    root->walk([&](scf::ForOp walk) {
+      if (walk->getParentOfType<scf::ParallelOp>() ||
+          walk->getParentOfType<gpu::LaunchOp>() ||
+          walk->getParentOfType<gpu::GPUModuleOp>())
+        return;
+      if (std::optional<Scan> scan = matchWalk(nullptr, walk))
         scans.push_back(*scan);
     });
     for (Scan &scan : scans)

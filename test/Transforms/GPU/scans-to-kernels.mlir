@@ -137,6 +137,34 @@ func.func @half(%x: memref<8x?xf16>) -> memref<8x?xf16> {
 
 // -----
 
+// A 1-d scan is a walk in host code: one block.
+// CHECK-LABEL: func.func @one_row(
+//       CHECK:   memref.alloc
+//       CHECK:   %[[ONE:.*]] = arith.constant 1 : index
+//       CHECK:   %[[GRID:.*]] = arith.minui %[[ONE]],
+//       CHECK:   gpu.launch blocks({{.*}}) in ({{.*}} = %[[GRID]], {{.*}}) threads
+//       CHECK:     scf.for %{{.*}} = %{{.*}} to %[[ONE]] step
+//       CHECK:       gpu.shuffle up
+//       CHECK:       arith.ori
+//   CHECK-NOT:   scf.for
+//       CHECK:   return
+func.func @one_row(%x: memref<?xi1>) -> memref<?xi1> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %false = arith.constant false
+  %n = memref.dim %x, %c0 : memref<?xi1>
+  %out = memref.alloc(%n) : memref<?xi1>
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %false) -> (i1) {
+    %v = memref.load %x[%k] : memref<?xi1>
+    %s = arith.ori %acc, %v : i1
+    memref.store %s, %out[%k] : memref<?xi1>
+    scf.yield %s : i1
+  }
+  return %out : memref<?xi1>
+}
+
+// -----
+
 // Down the columns the threads already read consecutive elements: left to
 // the thread per column.
 // CHECK-LABEL: func.func @columns(

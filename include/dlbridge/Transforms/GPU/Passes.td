@@ -263,6 +263,10 @@ def ScansToKernels : Pass<"dlbridge-gpu-scans-to-kernels"> {
     values are combined depends only on the row's length, so results do not
     change from run to run.
 
+    A 1-d scan is such a walk in host code, with no loop around it (the
+    forall of one row that the tracer emits is folded away by then): it
+    becomes a kernel of one block.
+
     The loop must carry no reductions and hold, besides ops without
     memory effects, exactly one `scf.for` of step 1 whose results are
     unused, carrying one integer (up to 64 bits) or `f16`, `bf16`, `f32`,
