@@ -7,12 +7,14 @@
 #include "dlbridge/Transforms/GPU/Passes.h"
 
 #include "GridStride.h"
+#include "VectorAccess.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -22,6 +24,8 @@ namespace dlbridge {
 } // namespace dlbridge
 
 using namespace mlir;
+using dlbridge::emitIsAligned;
+using dlbridge::getVectorElementBytes;
 
 namespace {
 
@@ -184,27 +188,61 @@ public:
   ScanEmitter(Scan scan, int64_t blockSize)
       : scan(scan), type(scan.walk.getRegionIterArgs()[0].getType()),
         blockSize(blockSize), numWarps(blockSize / kWarpSize) {
-    unsigned width = type.getIntOrFloatBitWidth();
-    shuffleType = IntegerType::get(type.getContext(), width <= 32 ? 32 : 64);
-    if (isa<FloatType>(type) && (width == 32 || width == 64))
+    unsigned bits = type.getIntOrFloatBitWidth();
+    shuffleType = IntegerType::get(type.getContext(), bits <= 32 ? 32 : 64);
+    if (isa<FloatType>(type) && (bits == 32 || bits == 64))
       shuffleType = type;
+    findVectorAccesses();
+  }
+
+  /// The loads along the row and the store, and how many consecutive
+  /// elements a thread takes: 16 bytes of the widest of them where each
+  /// reads or writes along a unit-stride innermost dimension, the walk's
+  /// index its last index alone; one otherwise.
+  void findVectorAccesses() {
+    Value iv = scan.walk.getInductionVar();
+    auto inWalk = [&](Value value) {
+      return scan.walk->isAncestor(value.getParentBlock()->getParentOp());
+    };
+    auto alongRow = [&](Value memref, ValueRange indices) {
+      auto memrefType = cast<MemRefType>(memref.getType());
+      return !indices.empty() && indices.back() == iv &&
+             hasUnitInnerStride(memrefType) && !inWalk(memref) &&
+             getVectorElementBytes(memrefType.getElementType()) != 0 &&
+             llvm::none_of(indices.drop_back(), inWalk);
+    };
+    int64_t widest = 0;
+    for (Operation &op : scan.walk.getBody()->without_terminator()) {
+      auto load = dyn_cast<memref::LoadOp>(op);
+      if (!load || llvm::none_of(load.getIndices(), inWalk))
+        continue;
+      if (!alongRow(load.getMemRef(), load.getIndices()))
+        return;
+      vectorAccesses.push_back(load);
+      widest = std::max(widest, getVectorElementBytes(load.getType()));
+    }
+    if (!alongRow(scan.store.getMemRef(), scan.store.getIndices()))
+      return vectorAccesses.clear();
+    vectorAccesses.push_back(scan.store);
+    widest = std::max(widest, getVectorElementBytes(type));
+    width = std::max<int64_t>(dlbridge::kVectorBytes / widest, 1);
   }
 
   /// `type`'s value as `shuffleType`, whose low bits hold its bits.
   Value widen(OpBuilder &b, Location loc, Value value) {
     if (shuffleType == type)
       return value;
-    unsigned width = type.getIntOrFloatBitWidth();
+    unsigned bits = type.getIntOrFloatBitWidth();
     if (isa<FloatType>(type))
-      value = arith::BitcastOp::create(b, loc, b.getIntegerType(width), value);
+      value = arith::BitcastOp::create(b, loc, b.getIntegerType(bits), value);
     return arith::ExtUIOp::create(b, loc, shuffleType, value);
   }
 
   Value narrow(OpBuilder &b, Location loc, Value value) {
     if (shuffleType == type)
       return value;
-    unsigned width = type.getIntOrFloatBitWidth();
-    value = arith::TruncIOp::create(b, loc, b.getIntegerType(width), value);
+    unsigned bits = type.getIntOrFloatBitWidth();
+    value = arith::TruncIOp::create(b, loc, b.getIntegerType(bits), value);
     if (isa<FloatType>(type))
       value = arith::BitcastOp::create(b, loc, type, value);
     return value;
@@ -270,7 +308,33 @@ public:
     return ivs;
   }
 
+  /// The walk's element at `index` (the body's value combined in), where
+  /// `read` gives each load's value; at indices past `upper`, `init`.
+  Value emitElement(OpBuilder &b, Location loc, const IRMapping &mapping,
+                    Value index, function_ref<Value(memref::LoadOp)> read) {
+    IRMapping element = mapping;
+    element.map(scan.walk.getInductionVar(), index);
+    for (Operation &op : scan.walk.getBody()->without_terminator()) {
+      if (&op == scan.combiner || &op == scan.store.getOperation())
+        continue;
+      auto load = dyn_cast<memref::LoadOp>(op);
+      Value value = load && read ? read(load) : Value();
+      if (value)
+        element.map(load.getResult(), value);
+      else
+        b.clone(op, element);
+    }
+    return element.lookupOrDefault(
+        scan.combiner->getOperand(1 - scan.accOperand));
+  }
+
   /// The block's work on one row, the loop's indices mapped in `mapping`.
+  /// Each thread takes `width` consecutive elements of a chunk of
+  /// `blockSize * width`: one vector load per input where they are all in
+  /// the row and aligned, element by element otherwise. It scans them in
+  /// order, the block scans the threads' totals, and each thread combines
+  /// the carry, the totals of the threads before it and its own running
+  /// values, in that order.
   void emitRow(OpBuilder &b, Location loc, IRMapping &mapping, Value tid,
                Value workgroup) {
     if (scan.loop)
@@ -280,33 +344,100 @@ public:
     Value lower = mapping.lookupOrDefault(scan.walk.getLowerBound());
     Value upper = mapping.lookupOrDefault(scan.walk.getUpperBound());
     Value init = mapping.lookupOrDefault(scan.walk.getInitArgs()[0]);
-    Value chunk = arith::ConstantIndexOp::create(b, loc, blockSize);
+    Value chunk = arith::ConstantIndexOp::create(b, loc, blockSize * width);
+    Value widthValue = arith::ConstantIndexOp::create(b, loc, width);
+    SmallVector<Type> types(width, type);
     scf::ForOp::create(
         b, loc, lower, upper, chunk, ValueRange{init},
         [&](OpBuilder &b, Location loc, Value base, ValueRange carried) {
           Value carry = carried[0];
-          Value index = arith::AddIOp::create(b, loc, base, tid);
-          Value inRange = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::slt, index, upper);
-          IRMapping element = mapping;
-          element.map(scan.walk.getInductionVar(), index);
-          auto read = scf::IfOp::create(
-              b, loc, inRange,
-              [&](OpBuilder &then, Location loc) {
-                for (Operation &op : scan.walk.getBody()->without_terminator())
-                  if (&op != scan.combiner && &op != scan.store.getOperation())
-                    then.clone(op, element);
-                Value value = element.lookupOrDefault(
-                    scan.combiner->getOperand(1 - scan.accOperand));
-                scf::YieldOp::create(then, loc, value);
-              },
-              [&](OpBuilder &otherwise, Location loc) {
-                // Past the row's end: never stored, and only ever combined
-                // into values after the row's last.
-                scf::YieldOp::create(otherwise, loc, init);
-              });
-          Value value = emitWarpScan(b, loc, read.getResult(0));
+          Value first = arith::AddIOp::create(
+              b, loc, base, arith::MulIOp::create(b, loc, tid, widthValue));
+          SmallVector<Value> indices, inRange;
+          for (int64_t j = 0; j < width; ++j) {
+            indices.push_back(arith::AddIOp::create(
+                b, loc, first, arith::ConstantIndexOp::create(b, loc, j)));
+            inRange.push_back(arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::slt, indices.back(), upper));
+          }
 
+          // One element at a time, each under its own bound check.
+          auto emitScalar = [&](OpBuilder &b, Location loc) {
+            SmallVector<Value> values;
+            for (int64_t j = 0; j < width; ++j) {
+              auto read = scf::IfOp::create(
+                  b, loc, inRange[j],
+                  [&](OpBuilder &then, Location loc) {
+                    scf::YieldOp::create(
+                        then, loc,
+                        emitElement(then, loc, mapping, indices[j], nullptr));
+                  },
+                  [&](OpBuilder &otherwise, Location loc) {
+                    // Past the row's end: never stored, and only ever
+                    // combined into values after the row's last.
+                    scf::YieldOp::create(otherwise, loc, init);
+                  });
+              values.push_back(read.getResult(0));
+            }
+            return values;
+          };
+
+          SmallVector<Value> values;
+          Value fast;
+          if (width == 1) {
+            values = emitScalar(b, loc);
+          } else {
+            fast = inRange.back();
+            for (Operation *access : vectorAccesses) {
+              auto [memref, mapped] = getVectorAccess(access, mapping, first);
+              int64_t bytes = getVectorElementBytes(
+                  cast<MemRefType>(memref.getType()).getElementType());
+              fast = arith::AndIOp::create(
+                  b, loc, fast,
+                  emitIsAligned(b, loc, memref, mapped, bytes * width));
+            }
+            auto read = scf::IfOp::create(
+                b, loc, fast,
+                [&](OpBuilder &then, Location loc) {
+                  DenseMap<Operation *, Value> vectors;
+                  for (Operation *access : vectorAccesses) {
+                    auto load = dyn_cast<memref::LoadOp>(access);
+                    if (!load)
+                      continue;
+                    auto [memref, mapped] =
+                        getVectorAccess(access, mapping, first);
+                    auto vectorType = VectorType::get({width}, load.getType());
+                    vectors[access] = vector::LoadOp::create(
+                        then, loc, vectorType, memref, mapped,
+                        /*nontemporal=*/false,
+                        llvm::Align(getVectorElementBytes(load.getType()) *
+                                    width));
+                  }
+                  SmallVector<Value> lanes;
+                  for (int64_t j = 0; j < width; ++j)
+                    lanes.push_back(
+                        emitElement(then, loc, mapping, indices[j],
+                                    [&](memref::LoadOp load) -> Value {
+                                      auto it = vectors.find(load);
+                                      if (it == vectors.end())
+                                        return Value();
+                                      return vector::ExtractOp::create(
+                                          then, loc, it->second, j);
+                                    }));
+                  scf::YieldOp::create(then, loc, lanes);
+                },
+                [&](OpBuilder &otherwise, Location loc) {
+                  scf::YieldOp::create(otherwise, loc,
+                                       emitScalar(otherwise, loc));
+                });
+            values.assign(read.getResults().begin(), read.getResults().end());
+          }
+
+          // The thread's running values, then the block's scan of totals.
+          for (int64_t j = 1; j < width; ++j)
+            values[j] = combine(b, values[j - 1], values[j]);
+          Value total = values.back();
+          Value inWarp = emitWarpScan(b, loc, total);
           Value warpSize = arith::ConstantIndexOp::create(b, loc, kWarpSize);
           Value lane = arith::RemUIOp::create(b, loc, tid, warpSize);
           Value warp = arith::DivUIOp::create(b, loc, tid, warpSize);
@@ -317,7 +448,7 @@ public:
               b, loc, arith::CmpIPredicate::eq, lane, lastLane);
           scf::IfOp::create(
               b, loc, isLastLane, [&](OpBuilder &then, Location loc) {
-                memref::StoreOp::create(then, loc, widen(then, loc, value),
+                memref::StoreOp::create(then, loc, widen(then, loc, inWarp),
                                         workgroup, warp);
                 scf::YieldOp::create(then, loc);
               });
@@ -333,10 +464,10 @@ public:
                 Value slot = arith::MinUIOp::create(
                     then, loc, lane,
                     arith::ConstantIndexOp::create(then, loc, numWarps - 1));
-                Value total =
+                Value warpTotal =
                     narrow(then, loc,
                            memref::LoadOp::create(then, loc, workgroup, slot));
-                Value scanned = emitWarpScan(then, loc, total);
+                Value scanned = emitWarpScan(then, loc, warpTotal);
                 scf::IfOp::create(
                     then, loc, hasWarp, [&](OpBuilder &store, Location loc) {
                       memref::StoreOp::create(store, loc,
@@ -348,6 +479,7 @@ public:
               });
           gpu::BarrierOp::create(b, loc);
 
+          // carry, then the warps before, then the lanes before.
           Value one = arith::ConstantIndexOp::create(b, loc, 1);
           Value before = arith::SubIOp::create(
               b, loc, arith::MaxUIOp::create(b, loc, warp, one), one);
@@ -355,14 +487,52 @@ public:
               narrow(b, loc, memref::LoadOp::create(b, loc, workgroup, before));
           Value prefix = arith::SelectOp::create(b, loc, isFirstWarp, carry,
                                                  combine(b, carry, earlier));
-          Value result = combine(b, prefix, value);
-          scf::IfOp::create(b, loc, inRange,
-                            [&](OpBuilder &then, Location loc) {
-                              IRMapping stored = element;
-                              stored.map(scan.combiner->getResult(0), result);
-                              then.clone(*scan.store, stored);
-                              scf::YieldOp::create(then, loc);
-                            });
+          Value shiftBy = arith::ConstantIntOp::create(b, loc, 1, 32);
+          Value warpWidth = arith::ConstantIntOp::create(b, loc, kWarpSize, 32);
+          auto lanesBefore =
+              gpu::ShuffleOp::create(b, loc, widen(b, loc, inWarp), shiftBy,
+                                     warpWidth, gpu::ShuffleMode::UP);
+          prefix = arith::SelectOp::create(
+              b, loc, lanesBefore.getValid(),
+              combine(b, prefix,
+                      narrow(b, loc, lanesBefore.getShuffleResult())),
+              prefix);
+          SmallVector<Value> results;
+          for (int64_t j = 0; j < width; ++j)
+            results.push_back(combine(b, prefix, values[j]));
+
+          auto emitScalarStores = [&](OpBuilder &b, Location loc) {
+            for (int64_t j = 0; j < width; ++j)
+              scf::IfOp::create(
+                  b, loc, inRange[j], [&](OpBuilder &then, Location loc) {
+                    IRMapping stored = mapping;
+                    stored.map(scan.walk.getInductionVar(), indices[j]);
+                    stored.map(scan.combiner->getResult(0), results[j]);
+                    then.clone(*scan.store, stored);
+                    scf::YieldOp::create(then, loc);
+                  });
+          };
+          if (width == 1) {
+            emitScalarStores(b, loc);
+          } else {
+            scf::IfOp::create(
+                b, loc, fast,
+                [&](OpBuilder &then, Location loc) {
+                  auto [memref, mapped] =
+                      getVectorAccess(scan.store, mapping, first);
+                  Value vector = vector::FromElementsOp::create(
+                      then, loc, VectorType::get({width}, type), results);
+                  vector::StoreOp::create(
+                      then, loc, vector, memref, mapped, /*nontemporal=*/false,
+                      llvm::Align(getVectorElementBytes(type) * width));
+                  scf::YieldOp::create(then, loc);
+                },
+                [&](OpBuilder &otherwise, Location loc) {
+                  emitScalarStores(otherwise, loc);
+                  scf::YieldOp::create(otherwise, loc);
+                });
+          }
+
           Value last = arith::ConstantIndexOp::create(b, loc, numWarps - 1);
           Value chunkTotal =
               narrow(b, loc, memref::LoadOp::create(b, loc, workgroup, last));
@@ -371,6 +541,22 @@ public:
           gpu::BarrierOp::create(b, loc);
           scf::YieldOp::create(b, loc, next);
         });
+  }
+
+  /// The memref and indices of `access` (a load or the store) at element
+  /// `first` of the row, its other indices mapped in `mapping`.
+  std::pair<Value, SmallVector<Value>>
+  getVectorAccess(Operation *access, const IRMapping &mapping, Value first) {
+    auto load = dyn_cast<memref::LoadOp>(access);
+    Value memref =
+        load ? load.getMemRef() : cast<memref::StoreOp>(access).getMemRef();
+    ValueRange indices =
+        load ? load.getIndices() : cast<memref::StoreOp>(access).getIndices();
+    SmallVector<Value> mapped;
+    for (Value index : indices.drop_back())
+      mapped.push_back(mapping.lookupOrDefault(index));
+    mapped.push_back(first);
+    return {mapping.lookupOrDefault(memref), mapped};
   }
 
   /// Replaces the scan's loop with a launch of a block per row.
@@ -415,6 +601,10 @@ private:
   Type shuffleType;
   int64_t blockSize;
   int64_t numWarps;
+  /// Consecutive elements a thread takes in each chunk.
+  int64_t width = 1;
+  /// The loads along the row and the store, moved as vectors of `width`.
+  SmallVector<Operation *> vectorAccesses;
 };
 
 //===----------------------------------------------------------------------===//

@@ -20,7 +20,9 @@
 //       CHECK:       %[[I:.*]] = arith.addi %{{.*}}, %[[ROW]] : index
 //       CHECK:       %[[SUB:.*]] = memref.subview %[[OUT]][%[[I]], 0]
 //       CHECK:       scf.for %[[BASE:.*]] = %{{.*}} to %{{.*}} step %c512{{.*}} iter_args(%[[CARRY:.*]] = %[[INIT]]) -> (f32) {
-//       CHECK:         %[[K:.*]] = arith.addi %[[BASE]], %[[TX]] : index
+//       CHECK:         %[[FIRST:.*]] = arith.muli %[[TX]],
+//       CHECK:         %[[BASEK:.*]] = arith.addi %[[BASE]], %[[FIRST]] : index
+//       CHECK:         %[[K:.*]] = arith.addi %[[BASEK]],
 //       CHECK:         %[[IN:.*]] = arith.cmpi slt, %[[K]],
 //       CHECK:         %[[V:.*]] = scf.if %[[IN]] -> (f32) {
 //       CHECK:           %[[L:.*]] = memref.load %[[X]][%[[I]], %[[K]]]
@@ -30,15 +32,21 @@
 //       CHECK:         %[[S1:.*]], %[[OK1:.*]] = gpu.shuffle up %[[V]], %{{.*}}, %{{.*}} : f32
 //       CHECK:         %[[A1:.*]] = arith.addf %[[S1]], %[[V]] : f32
 //       CHECK:         arith.select %[[OK1]], %[[A1]], %[[V]] : f32
-// CHECK-COUNT-4:       gpu.shuffle up
-//       CHECK:         memref.store %{{.*}}, %[[WG]][
+// CHECK-COUNT-3:       gpu.shuffle up
+//       CHECK:         %[[S5:.*]], %[[OK5:.*]] = gpu.shuffle up
+//       CHECK:         %[[A5:.*]] = arith.addf %[[S5]],
+//       CHECK:         %[[INWARP:.*]] = arith.select %[[OK5]], %[[A5]],
+//       CHECK:         memref.store %[[INWARP]], %[[WG]][
 //       CHECK:         gpu.barrier
 // CHECK-COUNT-5:         gpu.shuffle up
 //       CHECK:         gpu.barrier
 //       CHECK:         %[[EARLIER:.*]] = memref.load %[[WG]][
 //       CHECK:         %[[WITH:.*]] = arith.addf %[[CARRY]], %[[EARLIER]] : f32
 //       CHECK:         %[[PREFIX:.*]] = arith.select %{{.*}}, %[[CARRY]], %[[WITH]] : f32
-//       CHECK:         %[[R:.*]] = arith.addf %[[PREFIX]], %{{.*}} : f32
+//       CHECK:         %[[LS:.*]], %[[LOK:.*]] = gpu.shuffle up %[[INWARP]], %{{.*}}, %{{.*}} : f32
+//       CHECK:         %[[LA:.*]] = arith.addf %[[PREFIX]], %[[LS]] : f32
+//       CHECK:         %[[BEFORE:.*]] = arith.select %[[LOK]], %[[LA]], %[[PREFIX]] : f32
+//       CHECK:         %[[R:.*]] = arith.addf %[[BEFORE]], %[[V]] : f32
 //       CHECK:         scf.if %[[IN]] {
 //       CHECK:           memref.store %[[R]], %[[SUB]][%[[K]]]
 //       CHECK:         %[[TOTAL:.*]] = memref.load %[[WG]][
@@ -59,6 +67,49 @@ func.func @rows(%x: memref<?x?xf32, strided<[?, ?], offset: ?>>) -> memref<?x?xf
     %row = memref.subview %out[%i, 0] [1, %n] [1, 1] : memref<?x?xf32> to memref<?xf32, strided<[1], offset: ?>>
     %last = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %init) -> (f32) {
       %v = memref.load %x[%i, %k] : memref<?x?xf32, strided<[?, ?], offset: ?>>
+      %s = arith.addf %acc, %v : f32
+      memref.store %s, %row[%k] : memref<?xf32, strided<[1], offset: ?>>
+      scf.yield %s : f32
+    }
+    scf.reduce
+  }
+  return %out : memref<?x?xf32>
+}
+
+// -----
+
+// Contiguous rows: 4 f32 per thread, one aligned 16-byte load and store
+// where all 4 are in the row and aligned, element by element otherwise;
+// the thread's 4 values scanned in order before the block's scan.
+// CHECK-LABEL: func.func @contiguous_rows(
+//       CHECK:   gpu.launch
+//       CHECK:     %[[CHUNK:.*]] = arith.constant 2048 : index
+//       CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[CHUNK]] iter_args(
+//       CHECK:       memref.extract_aligned_pointer_as_index
+//       CHECK:       memref.extract_aligned_pointer_as_index
+//       CHECK:       %[[VALUES:.*]]:4 = scf.if %{{.*}} -> (f32, f32, f32, f32) {
+//       CHECK:         %[[VEC:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
+//       CHECK:         vector.extract %[[VEC]][0]
+//       CHECK:         vector.extract %[[VEC]][3]
+//       CHECK:       } else {
+// CHECK-COUNT-4:         memref.load
+//       CHECK:       %[[R1:.*]] = arith.addf %[[VALUES]]#0, %[[VALUES]]#1 : f32
+//       CHECK:       %[[R2:.*]] = arith.addf %[[R1]], %[[VALUES]]#2 : f32
+//       CHECK:       %[[R3:.*]] = arith.addf %[[R2]], %[[VALUES]]#3 : f32
+//       CHECK:       gpu.shuffle up %[[R3]]
+//       CHECK:       vector.from_elements
+//       CHECK:       vector.store %{{.*}} {alignment = 16 : i64} : memref<?xf32, strided<[1], offset: ?>>, vector<4xf32>
+func.func @contiguous_rows(%x: memref<?x?xf32>) -> memref<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = arith.constant -0.0 : f32
+  %m = memref.dim %x, %c0 : memref<?x?xf32>
+  %n = memref.dim %x, %c1 : memref<?x?xf32>
+  %out = memref.alloc(%m, %n) : memref<?x?xf32>
+  scf.parallel (%i) = (%c0) to (%m) step (%c1) {
+    %row = memref.subview %out[%i, 0] [1, %n] [1, 1] : memref<?x?xf32> to memref<?xf32, strided<[1], offset: ?>>
+    %last = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %init) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<?x?xf32>
       %s = arith.addf %acc, %v : f32
       memref.store %s, %row[%k] : memref<?xf32, strided<[1], offset: ?>>
       scf.yield %s : f32

@@ -255,11 +255,18 @@ def ScansToKernels : Pass<"dlbridge-gpu-scans-to-kernels"> {
     This pass replaces such a loop whose walk stores along the innermost,
     unit-stride dimension of its output with a `gpu.launch` of a block of
     `block-size` threads per row (a grid-stride loop over rows). The block
-    walks its row in chunks of `block-size` elements: each thread computes
-    its element (the walk's body at that index), the block scans the
-    chunk (shuffles up in each warp, the warp totals through workgroup
-    memory), combines the running value carried from the previous chunks
-    in front, stores, and carries the chunk's total on. The order in which
+    walks its row in chunks: each thread computes its elements (the walk's
+    body at those indices) and scans them in order, the block scans the
+    threads' totals (shuffles up in each warp, the warp totals through
+    workgroup memory), each thread combines the running value carried from
+    the previous chunks and the totals before its own in front of its
+    values, stores, and the chunk's total is carried on. Where every load
+    along the row and the store index the walk's index last, alone, in a
+    unit-stride innermost dimension (the contiguous specialisation), a
+    thread takes 16 bytes of the widest of them at a time (4 `f32`s), in
+    one aligned `vector.load` per input and one `vector.store`, where the
+    run-time addresses are so aligned and the elements all in the row;
+    element by element otherwise; elsewhere a thread takes one element. The order in which
     values are combined depends only on the row's length, so results do not
     change from run to run.
 
@@ -288,6 +295,7 @@ def ScansToKernels : Pass<"dlbridge-gpu-scans-to-kernels"> {
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
