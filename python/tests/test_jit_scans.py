@@ -172,3 +172,61 @@ def test_cuda_scan_is_one_kernel_launched_once(axis: Any) -> None:
     assert launch.startswith("    %") or launch.startswith("    gpu."), launch
     shared = ".shared" in info["ptx"]
     assert shared == (axis != 0), "a block per row scans through shared memory; columns need none"
+
+
+USER_FORALLS = """
+func.func @row_prefix(%x: tensor<?x?xf64>) -> tensor<?x?xf64> attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f64
+  %m = tensor.dim %x, %c0 : tensor<?x?xf64>
+  %n = tensor.dim %x, %c1 : tensor<?x?xf64>
+  %init = tensor.empty(%m, %n) : tensor<?x?xf64>
+  %r = scf.forall (%i) in (%m) shared_outs(%o = %init) -> (tensor<?x?xf64>) {
+    %row = tensor.extract_slice %o[%i, 0] [1, %n] [1, 1] : tensor<?x?xf64> to tensor<?xf64>
+    %w:2 = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero, %t = %row) -> (f64, tensor<?xf64>) {
+      %v = tensor.extract %x[%i, %k] : tensor<?x?xf64>
+      %s = arith.addf %acc, %v : f64
+      %t2 = tensor.insert %s into %t[%k] : tensor<?xf64>
+      scf.yield %s, %t2 : f64, tensor<?xf64>
+    }
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %w#1 into %o[%i, 0] [1, %n] [1, 1] : tensor<?xf64> into tensor<?x?xf64>
+    }
+  }
+  return %r : tensor<?x?xf64>
+}
+
+func.func @scale_rows(%x: memref<?x?xf32>, %y: memref<?x?xf32>) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = memref.dim %x, %c0 : memref<?x?xf32>
+  %n = memref.dim %x, %c1 : memref<?x?xf32>
+  scf.forall (%i, %j) in (%m, %n) {
+    %v = memref.load %x[%i, %j] : memref<?x?xf32>
+    %f = arith.index_cast %i : index to i32
+    %g = arith.sitofp %f : i32 to f32
+    %w = arith.mulf %v, %g : f32
+    memref.store %w, %y[%i, %j] : memref<?x?xf32>
+  }
+  return
+}
+"""
+
+
+def test_users_foralls_run_in_parallel_and_compile_for_cuda() -> None:
+    """Foralls users write, tensor-level (a scan of their own) or on buffers, still compute what they
+    say on the CPU (now on OpenMP threads) and compile for CUDA (now as kernels of many threads)."""
+    x = _data((40, 33), "float64")
+    got = np.asarray(dlbridge.compile(USER_FORALLS, entry="row_prefix")(x))
+    np.testing.assert_allclose(got, np.cumsum(x, axis=1), rtol=1e-12)
+    a = _data((17, 9), "float32")
+    out = np.zeros_like(a)
+    dlbridge.compile(USER_FORALLS, entry="scale_rows")(a, out)
+    np.testing.assert_array_equal(out, a * np.arange(17, dtype=np.float32)[:, None])
+    assert "omp.parallel" in dlbridge.inspect(USER_FORALLS, entry="scale_rows")["loops-and-vectors"]
+    for entry in ("row_prefix", "scale_rows"):
+        ptx = dlbridge.inspect(USER_FORALLS, entry=entry, target="cuda")["ptx"]
+        assert ptx.count(".entry") == 1
+    # A forall mapped to many threads, not a kernel of one thread.
+    assert ".maxntid 1, 1, 1" not in dlbridge.inspect(USER_FORALLS, entry="scale_rows", target="cuda")["ptx"]
