@@ -53,7 +53,8 @@ void buildTensorToBuffers(OpPassManager &pm,
 
 /// f32 and f64 matmuls to BLAS calls; the other structured ops to loops
 /// (parallel dimensions to scf.parallel, as scf.forall on buffers: scans, a
-/// row walked sequentially per index of the other dimensions), and vector code
+/// row walked sequentially per index of the other dimensions, walked a row
+/// of columns at a time where they go down columns), and vector code
 /// to what convert-vector-to-llvm converts: vector.mask regions (masked
 /// transfers become transfers with a mask operand, before they are unrolled)
 /// and n-d reductions, which it does not lower itself; n-d transfers to 1-d
@@ -67,6 +68,7 @@ void buildLoopsAndVectors(OpPassManager &pm) {
   pm.addPass(dlbridge::createMatmulLoopOrder());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  pm.addNestedPass<func::FuncOp>(dlbridge::createInterchangeScans());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   VectorTransferToSCFOptions vectorOptions;
