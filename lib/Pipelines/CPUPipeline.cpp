@@ -52,13 +52,11 @@ void buildTensorToBuffers(OpPassManager &pm,
 }
 
 /// f32 and f64 matmuls to BLAS calls; the other structured ops to loops
-/// (parallel dimensions to scf.parallel, as scf.forall on buffers: scans, a
-/// row walked sequentially per index of the other dimensions, walked a row
-/// of columns at a time where they go down columns), and vector code
-/// to what convert-vector-to-llvm converts: vector.mask regions (masked
-/// transfers become transfers with a mask operand, before they are unrolled)
-/// and n-d reductions, which it does not lower itself; n-d transfers to 1-d
-/// ones, which become (masked) loads and stores. Fully unrolled: loops would go
+/// (parallel dimensions to scf.parallel), and vector code to what
+/// convert-vector-to-llvm converts: vector.mask regions (masked transfers
+/// become transfers with a mask operand, before they are unrolled) and n-d
+/// reductions, which it does not lower itself; n-d transfers to 1-d ones,
+/// which become (masked) loads and stores. Fully unrolled: loops would go
 /// through a stack buffer of vectors, and one of vectors of i1 is bits to
 /// LLVM but bytes to --dlbridge-bools-as-bytes. The outermost parallel loop
 /// of each nest then runs on OpenMP threads when it is safe to, the other
@@ -67,6 +65,8 @@ void buildLoopsAndVectors(OpPassManager &pm) {
   pm.addPass(dlbridge::createContractionsToBlas());
   pm.addPass(dlbridge::createMatmulLoopOrder());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // Foralls on buffers too (scans: a row walked per index of the other
+  // dimensions); scans down columns walk a row of columns at a time.
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(dlbridge::createInterchangeScans());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());

@@ -58,25 +58,26 @@ void buildTensorToBuffers(OpPassManager &pm,
 /// Loops to kernels (docs/Design.md, "Pipelines"): named contractions call
 /// cuBLASLt from host code; reductions become kernels whose threads share
 /// each row, with the ops on the same rows around a row reduction (a softmax,
-/// a layer norm) in the same kernel; scans along contiguous rows kernels of
-/// a block per row (scans along other axes a thread per column); elementwise
-/// ops on contiguous buffers become kernels of 16-byte loads and stores; the
-/// rest of linalg (and the products cuBLASLt declines at run time) and affine
-/// loop nests proven parallel become parallel loops tiled into blocks of
-/// threads and mapped to `gpu.launch`es; host scalars read from buffers that
-/// only kernels use are read in those kernels; what host code still does to
-/// tensor data (other loops, in kernels of one thread) moves into kernels too,
-/// and buffers into device memory. Kernels, generated or written by hand, are
-/// outlined into `gpu.module`s with the constants they read, their calls must
-/// stay on the device, their vector transfers become loads and stores (in
-/// control flow the next stage lowers), and every launch runs on the stream of
-/// the entry's call.
+/// a layer norm) in the same kernel; elementwise ops on contiguous buffers
+/// become kernels of 16-byte loads and stores; the rest of linalg (and the
+/// products cuBLASLt declines at run time) and affine loop nests proven
+/// parallel become parallel loops tiled into blocks of threads and mapped to
+/// `gpu.launch`es; host scalars read from buffers that only kernels use are
+/// read in those kernels; what host code still does to tensor data (other
+/// loops, in kernels of one thread) moves into kernels too, and buffers into
+/// device memory.
+/// Kernels, generated or written by hand, are outlined into `gpu.module`s
+/// with the constants they read, their calls must stay on the device, their
+/// vector transfers become loads and stores (in control flow the next stage
+/// lowers), and every launch runs on the stream of the entry's call.
 void buildLoopsToKernels(OpPassManager &pm) {
   dlbridge::ContractionsToBlasOptions blasOptions;
   blasOptions.target = "cuda";
   pm.addPass(dlbridge::createContractionsToBlas(blasOptions));
   pm.addNestedPass<func::FuncOp>(dlbridge::createReductionsToKernels());
-  // Foralls on buffers (scans, loops users write) are parallel loops too.
+  // Foralls on buffers (scans, loops users write) are parallel loops too;
+  // scans along contiguous rows become kernels of a block per row (along
+  // other axes, a thread per column walks down it).
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(dlbridge::createScansToKernels());
   pm.addNestedPass<func::FuncOp>(dlbridge::createVectorizeElementwise());
