@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -64,6 +65,10 @@ void buildLoopsAndVectors(OpPassManager &pm) {
   pm.addPass(dlbridge::createContractionsToBlas());
   pm.addPass(dlbridge::createMatmulLoopOrder());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // Foralls on buffers too (scans: a row walked per index of the other
+  // dimensions); scans down columns walk a row of columns at a time.
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  pm.addNestedPass<func::FuncOp>(dlbridge::createInterchangeScans());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass());
   VectorTransferToSCFOptions vectorOptions;

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
@@ -74,6 +75,11 @@ void buildLoopsToKernels(OpPassManager &pm) {
   blasOptions.target = "cuda";
   pm.addPass(dlbridge::createContractionsToBlas(blasOptions));
   pm.addNestedPass<func::FuncOp>(dlbridge::createReductionsToKernels());
+  // Foralls on buffers (scans, loops users write) are parallel loops too;
+  // scans along contiguous rows become kernels of a block per row (along
+  // other axes, a thread per column walks down it).
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  pm.addNestedPass<func::FuncOp>(dlbridge::createScansToKernels());
   pm.addNestedPass<func::FuncOp>(dlbridge::createVectorizeElementwise());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(dlbridge::createParallelizeAffineLoops());

@@ -249,6 +249,42 @@ def HoistLoopAllocas : Pass<"dlbridge-hoist-loop-allocas"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def InterchangeScans : Pass<"dlbridge-interchange-scans"> {
+  let summary = "Walk scans down columns a row of columns at a time";
+  let description = [{
+    A scan along a dimension other than the innermost one (`cumsum(x,
+    axis=0)`) is an `scf.parallel` over the other dimensions whose body
+    walks a column with an `scf.for` carrying the running values. On the
+    CPU each thread then walks one column after the other: every step of a
+    walk reads and writes a different row, a cache line and often a page
+    apart, for one element.
+
+    This pass tiles the loop's last dimension by `tile-size` columns and,
+    within a tile, walks the rows in the outer loop and the tile's columns
+    in the inner one, each column's carried values in a stack buffer
+    between its steps: consecutive columns touch consecutive elements. The
+    loop's iterations are independent (`scf.parallel`), and each column
+    computes the same values in the same order as before.
+
+    It takes a parallel loop of unit steps that carries no reductions,
+    whose body holds ops without memory effects and one `scf.for` with
+    bounds defined outside the loop, unused results and integer, index or
+    float iteration arguments, whose body holds ops without regions that
+    load, store or have no memory effects, where every store indexes the
+    walk's index and the loop's last index last, directly or as the last
+    offset of the `memref.subview` in the loop's body it stores to.
+  }];
+  let options = [
+    Option<"tileSize", "tile-size", "int64_t", /*default=*/"256",
+           "Columns walked together">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def ParallelizeOuterLoops : Pass<"dlbridge-parallelize-outer-loops",
                                   "::mlir::ModuleOp"> {
   let summary = "Run the outermost safe parallel loops of host code on OpenMP threads";

@@ -11,7 +11,6 @@ import numpy as np
 from . import dtypes as D
 from . import ops
 from .emitter import Block, affine_map, tensor_type
-from .loops import range_loop
 from .registry import op
 from .tracer import TracedArray, unsupported
 
@@ -173,15 +172,27 @@ def argmin(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False)
     return _arg_reduce(a, axis, keepdims, out, False)
 
 
+def _scan_identity(b: Block, combine: str, dt: D.DType) -> str:
+    """The value a scan starts from: ``-0.0`` for float sums (``-0.0 + x`` is ``x`` for every
+    ``x``, signed zeros included), 0 for other sums, 1 (true) for products."""
+    if combine == "add":
+        if dt.is_float:
+            return b.const(-0.0, dt.mlir)
+        if dt.is_complex:
+            return b.const(complex(-0.0, -0.0), dt.mlir)
+        return ops._py_const(b, 0, dt)
+    return ops._py_const(b, 1, dt)
+
+
 def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: str) -> TracedArray:
-    """``cumsum``/``cumprod``: a loop along ``axis`` adding (multiplying) each slice into the next,
-    in the accumulation dtype NumPy uses (int64 for small integers and bools)."""
+    """``cumsum``/``cumprod`` in the accumulation dtype NumPy uses (int64 for small integers and
+    bools), as one pass over the data: an ``scf.forall`` over every index but ``axis`` whose body
+    walks ``axis`` with an ``scf.for`` carrying the running value, each element converted and
+    combined in the order NumPy uses. The pipelines run the forall in parallel (OpenMP threads on
+    the CPU, GPU threads or a block per row on CUDA)."""
     ops._no_out(out, f"numpy.{name}")
     x = _array(a, name)
-    if axis is None:
-        x = ops.reshape(x, -1) if x.ndim != 1 else x
-        axis = 0
-    (ax,) = ops._norm_axes(axis, x.ndim, name)
+    ctx = x._ctx
     if dtype is not None:
         acc = D.dtype(dtype)
     elif x._dtype.is_bool or x._dtype.is_signed:
@@ -190,16 +201,86 @@ def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: str) -> T
         acc = D.UINT64
     else:
         acc = x._dtype
-    result = ops.astype(x, acc.name)
-    lead = (slice(None),) * ax
+    if axis is None and x.ndim >= 2:
+        ctx.begin_op()
+        return ops._collapse_units(ctx, _scan_along(ctx, _one_row(ctx, x), 1, acc, combine), [0])
+    if axis is None:
+        x = ops.reshape(x, -1) if x.ndim != 1 else x
+        axis = 0
+    (ax,) = ops._norm_axes(axis, x.ndim, name)
+    ctx.begin_op()
+    if x.ndim == 1:
+        # A row of one: the forall always has a dimension to run over.
+        return ops._collapse_units(ctx, _scan_along(ctx, ops._expand_units(ctx, x, [0]), 1, acc, combine), [0])
+    return _scan_along(ctx, x, ax, acc, combine)
 
-    def step(i: Any, state: tuple[Any, ...]) -> tuple[Any, ...]:
-        (r,) = state
-        r[lead + (i,)] = ops.binary(combine, r[lead + (i - 1,)], r[lead + (i,)])
-        return (r,)
 
-    (result,) = range_loop(step, (1, x.shape[ax]), (result,), ("result",))
-    return result  # type: ignore[no-any-return]
+def _one_row(ctx: Any, x: TracedArray) -> TracedArray:
+    """``x`` flattened in C order into an array of one row (``tensor.collapse_shape``, a view
+    where the layout allows one, a copy where bufferization must make one)."""
+    e = ops._expand_units(ctx, x, [0])
+    n: int | None = 1
+    for d in x._dims:
+        n = None if n is None or d is None else n * d
+    dims = [1, n]
+    ty = tensor_type(dims, x._dtype)
+    groups = ", ".join(str(k) for k in range(1, x.ndim + 1))
+    v = ctx.top.op("flat", f"tensor.collapse_shape {e._value} [[0], [{groups}]] : {e.mlir_type} into {ty}")
+    return TracedArray(ctx, v, x._dtype, dims, alias=x.may_alias_argument)
+
+
+def _scan_along(ctx: Any, x: TracedArray, ax: int, acc: D.DType, combine: str) -> TracedArray:
+    """The scan of ``x`` (rank >= 2) along ``ax`` into a new array of ``acc``."""
+    R = x.ndim
+    kept = [k for k in range(R) if k != ax]
+    sizes = [ctx.dim(x, k) if x._dims[k] is None else None for k in range(R)]
+    ty = tensor_type(x._dims, acc)
+    row_ty = tensor_type([x._dims[ax]], acc)
+    top = ctx.top
+    init = ops._empty(ctx, x._dims, acc, sizes)
+    bounds = [ctx.dim(x, k) for k in kept]
+    n = ctx.dim(x, ax)
+    c0, c1 = top.const(0, "index"), top.const(1, "index")
+    ivs = ["%" + ctx.names.fresh("i") for _ in kept]
+    shared, res, k, run, row_arg = ("%" + ctx.names.fresh(h) for h in ("o", _name_of(combine), "k", "run", "row"))
+    where = dict(zip(kept, ivs))
+    offsets = ", ".join(where.get(d, "0") for d in range(R))
+    extents = ", ".join("1" if d != ax else (str(x._dims[ax]) if x._dims[ax] is not None else n)
+                        for d in range(R))
+    unit = ", ".join("1" for _ in range(R))
+    slice_at = f"[{offsets}] [{extents}] [{unit}]"
+    body = Block(ctx.names, indent=top.indent + 1)
+    row = body.op("row", f"tensor.extract_slice {shared}{slice_at} : {ty} to {row_ty}")
+    start = _scan_identity(body, combine, acc)
+    walked = "%" + ctx.names.fresh("walked")
+    step = Block(ctx.names, indent=body.indent + 1)
+    index = ", ".join(where.get(d, k) for d in range(R))
+    v = step.op("x", f"tensor.extract {x._value}[{index}] : {x.mlir_type}")
+    v = ops.convert(step, v, x._dtype, acc)
+    new = (ops._s_add if combine == "add" else ops._s_mul)(step, run, v, acc)
+    row2 = step.op("row", f"tensor.insert {new} into {row_arg}[{k}] : {row_ty}")
+    step.raw(f"scf.yield {new}, {row2} : {acc.mlir}, {row_ty}")
+    body.raw(f"{walked}:2 = scf.for {k} = {c0} to {n} step {c1} "
+             f"iter_args({run} = {start}, {row_arg} = {row}) -> ({acc.mlir}, {row_ty}) {{")
+    body.lines.extend(step.lines)
+    body.raw("}")
+    body.raw("scf.forall.in_parallel {")
+    body.raw(f"  tensor.parallel_insert_slice {walked}#1 into {shared}{slice_at} : {row_ty} into {ty}")
+    body.raw("}")
+    top.raw(f"{res} = scf.forall ({', '.join(ivs)}) in ({', '.join(bounds)}) "
+            f"shared_outs({shared} = {init}) -> ({ty}) {{")
+    top.lines.extend(body.lines)
+    top.raw("}")
+    r = TracedArray(ctx, res, acc, x._dims)
+    for d in range(R):
+        if sizes[d] is not None:
+            r.set_size(d, sizes[d])  # type: ignore[arg-type]
+    return r
+
+
+def _name_of(combine: str) -> str:
+    """The SSA name hint of a scan's result."""
+    return "cumsum" if combine == "add" else "cumprod"
 
 
 @op("cumsum", method="cumsum", dtype_rule="promote")

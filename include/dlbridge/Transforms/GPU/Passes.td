@@ -300,6 +300,64 @@ def ReductionsToKernels : Pass<"dlbridge-gpu-reductions-to-kernels"> {
   ];
 }
 
+def ScansToKernels : Pass<"dlbridge-gpu-scans-to-kernels"> {
+  let summary = "Lower scans along contiguous rows to kernels of a block per row";
+  let description = [{
+    A scan (`cumsum`, `cumprod`) reaches the GPU pipeline as an
+    `scf.parallel` over every index but the scanned one whose body walks the
+    scanned axis with an `scf.for` carrying the running value. Mapped as it
+    is, a thread walks each row: coalesced where the scanned axis is not the
+    innermost one (consecutive threads take consecutive columns), but
+    where it is, the threads of a warp read 32 different rows at once,
+    one element each, and a single long row runs on one thread.
+
+    This pass replaces such a loop whose walk stores along the innermost,
+    unit-stride dimension of its output with a `gpu.launch` of a block of
+    `block-size` threads per row (a grid-stride loop over rows). The block
+    walks its row in chunks: each thread computes its elements (the walk's
+    body at those indices) and scans them in order, the block scans the
+    threads' totals (shuffles up in each warp, the warp totals through
+    workgroup memory), each thread combines the running value carried from
+    the previous chunks and the totals before its own in front of its
+    values, stores, and the chunk's total is carried on. Where every load
+    along the row and the store index the walk's index last, alone, in a
+    unit-stride innermost dimension (the contiguous specialisation), a
+    thread takes 16 bytes of the widest of them at a time (4 `f32`s), in
+    one aligned `vector.load` per input and one `vector.store`, where the
+    run-time addresses are so aligned and the elements all in the row;
+    element by element otherwise; elsewhere a thread takes one element. The order in which
+    values are combined depends only on the row's length, so results do not
+    change from run to run.
+
+    A 1-d scan is such a walk in host code, with no loop around it (the
+    forall of one row that the tracer emits is folded away by then): it
+    becomes a kernel of one block.
+
+    The loop must carry no reductions and hold, besides ops without
+    memory effects, exactly one `scf.for` of step 1 whose results are
+    unused, carrying one integer (up to 64 bits) or `f16`, `bf16`, `f32`,
+    `f64` value that is used once, by `arith.addf`, `mulf`, `maximumf`,
+    `minimumf`, `maxnumf`, `minnumf`, `addi`, `muli`, `andi`, `ori`, `xori`,
+    `maxsi`, `minsi`, `maxui` or `minui`, whose result is yielded and
+    stored once at the walk's index in the innermost dimension; the rest
+    of the walk's body may only load and compute. A load must read a
+    buffer other than the one the walk allocates and stores to, or the
+    element it stores. Anything else (complex values, scans along other
+    dimensions) keeps the thread per row.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"512",
+           "Threads per block: a multiple of 32, at most 1024">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def MapParallelLoops : Pass<"dlbridge-gpu-map-parallel-loops"> {
   let summary = "Map scf.parallel loops to blocks, and threads innermost first";
   let description = [{
