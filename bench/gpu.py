@@ -495,32 +495,42 @@ def main() -> None:
         profile()
         return
     only = set(args.only.split(","))
+    facts = device_facts()
+    command = "python3 bench/gpu.py" + (" --quick" if args.quick else "") + (
+        f" --only {args.only}" if only != set(SECTIONS) else "")
+    args.out.mkdir(parents=True, exist_ok=True)
     rows: list[Row] = []
+
+    def write() -> None:
+        """The results so far: a run cut short still leaves every finished section."""
+        (args.out / "gpu-latest.json").write_text(json.dumps(
+            {"facts": facts, "command": command, "rows": [asdict(r) for r in rows]}, indent=2) + "\n")
+        (args.out / "gpu-latest.md").write_text(render(rows, facts, command))
+
     if "launch" in only:
         rows.append(launch_row(args.quick))
     if only & {"elementwise", "math"}:
         elementwise, copy, x = elementwise_row(args.quick)
         rows.append(elementwise)
+        write()
         if "math" in only:
             rows += math_rows(args.quick, copy, x)
         del x
+    write()
     if "rows" in only:
         rows += row_kernel_rows(args.quick)
+        write()
     if "axes" in only:
         rows += axis_rows(args.quick)
+        write()
     if "matmul" in only:
         rows.append(matmul_row(args.quick))
+        write()
     if "programs" in only:
         from gpu_programs import program_rows
 
         rows += program_rows(args.quick)
-    facts = device_facts()
-    command = "python3 bench/gpu.py" + (" --quick" if args.quick else "") + (
-        f" --only {args.only}" if only != set(SECTIONS) else "")
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "gpu-latest.json").write_text(json.dumps(
-        {"facts": facts, "command": command, "rows": [asdict(r) for r in rows]}, indent=2) + "\n")
-    (args.out / "gpu-latest.md").write_text(render(rows, facts, command))
+        write()
     print(render(rows, facts, command))
 
 

@@ -4,7 +4,8 @@
 # core `make gpu-bundle` built elsewhere, builds only the Python extension
 # against it for this machine's Python, runs the GPU unit tests, the GPU
 # Python tests (PyTorch, CuPy and JAX CUDA arrays) and bench/gpu.py, which
-# writes bench/results/gpu-latest.{md,json}.
+# writes bench/results/gpu-latest.{md,json} (into LOG_DIR when given, section
+# by section, so that a run cut short keeps what it measured).
 #   gpu-check.sh BUNDLE_DIR [LOG_DIR]
 # GPU_BENCH_ARGS=--quick: smaller benchmark sizes. GPU_CHECK_STEPS: the steps
 # to run after building the extension (default: unittests pytest bench).
@@ -74,10 +75,7 @@ steps=" ${GPU_CHECK_STEPS:-unittests pytest bench} "
   step pytest "$python" -m pytest "$root/python/tests/gpu" -q -p no:cacheprovider -rs
 # shellcheck disable=SC2086 # GPU_BENCH_ARGS is a list of options
 [[ $steps == *" bench "* ]] &&
-  step bench "$python" "$root/bench/gpu.py" --out "$root/bench/results" ${GPU_BENCH_ARGS:-}
-if [ -n "$logs" ]; then
-  cp "$root"/bench/results/gpu-latest.* "$logs/" 2>/dev/null
-fi
+  step bench "$python" "$root/bench/gpu.py" --out "${logs:-$root/bench/results}" ${GPU_BENCH_ARGS:-}
 
 if [ "${#failed[@]}" -ne 0 ]; then
   printf 'gpu-check: FAILED: %s\n' "${failed[@]}" >&2
