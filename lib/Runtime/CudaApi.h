@@ -74,6 +74,7 @@ typedef int CUjit_option;
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
 #define CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED 115
+#define CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 #define CU_JIT_INFO_LOG_BUFFER 3
 #define CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES 4
@@ -139,6 +140,8 @@ struct DriverApi {
                            void **params, void **extra);
   CUresult (*FuncSetAttribute)(CUfunction f, CUfunction_attribute attribute,
                                int value);
+  CUresult (*FuncGetAttribute)(int *value, CUfunction_attribute attribute,
+                               CUfunction f);
 };
 
 } // namespace cuda

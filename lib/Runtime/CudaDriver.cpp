@@ -136,6 +136,7 @@ bool resolveAll(void *lib, DriverState &s, const char *path) {
   DLRT_RESOLVE(ModuleGetFunction, "cuModuleGetFunction", true)
   DLRT_RESOLVE(LaunchKernel, "cuLaunchKernel", true)
   DLRT_RESOLVE(FuncSetAttribute, "cuFuncSetAttribute", true)
+  DLRT_RESOLVE(FuncGetAttribute, "cuFuncGetAttribute", true)
 #undef DLRT_RESOLVE
   return true;
 }

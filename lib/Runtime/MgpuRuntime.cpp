@@ -503,8 +503,19 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
     noteFailure(status);
     return;
   }
+  // Without opting in, a block's static and dynamic shared memory together
+  // stay within 48 KiB: a kernel with 32 bytes of its own that asked for
+  // exactly 48 KiB failed to launch (invalid argument).
   constexpr int32_t kDefaultSharedLimit = 48 * 1024;
-  if (smem > kDefaultSharedLimit &&
+  int staticShared = 0;
+  if (smem > 0 &&
+      !check(api->FuncGetAttribute(&staticShared,
+                                   static_cast<CUfunction_attribute>(
+                                       CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
+                                   fn),
+             "cuFuncGetAttribute(SHARED_SIZE_BYTES)"))
+    return;
+  if (static_cast<int64_t>(smem) + staticShared > kDefaultSharedLimit &&
       !check(api->FuncSetAttribute(
                  fn,
                  static_cast<CUfunction_attribute>(

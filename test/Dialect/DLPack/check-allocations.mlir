@@ -1,7 +1,8 @@
 // RUN: dl-opt %s -split-input-file --dlbridge-check-allocations | FileCheck %s
 
 // Dynamic sizes: not negative and a byte size that fits int64, before the
-// allocation; a buffer that is not NULL, after it.
+// allocation; a buffer that is not NULL, after it, unless it has no
+// elements (allocators may answer a request for no bytes with NULL).
 
 // CHECK-LABEL: func.func @dynamic
 // CHECK-SAME: (%[[M:.*]]: index, %[[N:.*]]: index)
@@ -17,8 +18,12 @@
 // CHECK: dlpack.assert %{{.*}}, out_of_memory, "cannot allocate memref<?x3x?xf64> of shape ({0}, 3, {1}) for 'memref.alloc' at {{.*}}: its size in bytes overflows int64" (%[[M]], %[[N]] : index, index)
 // CHECK: %[[BUF:.*]] = memref.alloc(%[[M]], %[[N]])
 // CHECK: %[[PTR:.*]] = memref.extract_aligned_pointer_as_index %[[BUF]]
-// CHECK: %[[NOT_NULL:.*]] = arith.cmpi ne, %[[PTR]], %{{.*}} : index
-// CHECK: dlpack.assert %[[NOT_NULL]], out_of_memory, "cannot allocate memref<?x3x?xf64> of shape ({0}, 3, {1}) for 'memref.alloc' at {{.*}}: out of memory" (%[[M]], %[[N]] : index, index)
+// CHECK: %[[NOT_NULL:.*]] = arith.cmpi ne, %[[PTR]], %[[NULL:.*]] : index
+// CHECK: %[[M_EMPTY:.*]] = arith.cmpi eq, %[[M]], %[[NULL]] : index
+// CHECK: %[[OK_M:.*]] = arith.ori %[[NOT_NULL]], %[[M_EMPTY]] : i1
+// CHECK: %[[N_EMPTY:.*]] = arith.cmpi eq, %[[N]], %[[NULL]] : index
+// CHECK: %[[OK:.*]] = arith.ori %[[OK_M]], %[[N_EMPTY]] : i1
+// CHECK: dlpack.assert %[[OK]], out_of_memory, "cannot allocate memref<?x3x?xf64> of shape ({0}, 3, {1}) for 'memref.alloc' at {{.*}}: out of memory" (%[[M]], %[[N]] : index, index)
 func.func @dynamic(%m: index, %n: index) -> memref<?x3x?xf64> {
   %buf = memref.alloc(%m, %n) : memref<?x3x?xf64>
   return %buf : memref<?x3x?xf64>
@@ -35,6 +40,17 @@ func.func @dynamic(%m: index, %n: index) -> memref<?x3x?xf64> {
 func.func @static() -> memref<4x4xf32> {
   %buf = memref.alloc() : memref<4x4xf32>
   return %buf : memref<4x4xf32>
+}
+
+// -----
+
+// A static shape of no elements: nothing to check, NULL or not.
+
+// CHECK-LABEL: func.func @static_empty
+// CHECK-NOT: dlpack.assert
+func.func @static_empty() -> memref<0x4xf32> {
+  %buf = memref.alloc() : memref<0x4xf32>
+  return %buf : memref<0x4xf32>
 }
 
 // -----

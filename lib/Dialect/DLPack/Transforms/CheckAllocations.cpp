@@ -112,9 +112,14 @@ void checkSizes(OpBuilder &builder, Operation *op, Value buffer,
   emitAssert(builder, loc, fits, FailureStatus::OutOfMemory, overflow);
 }
 
-/// Checks, after `op`, that `buffer` is not NULL.
+/// Checks, after `op`, that `buffer` is not NULL unless it has no elements:
+/// allocators may answer a request for no bytes with NULL (the CUDA
+/// runtime's mgpuMemAlloc always does).
 void checkNotNull(OpBuilder &builder, Operation *op, Value buffer,
                   ValueRange dynamicSizes) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (llvm::is_contained(type.getShape(), 0))
+    return;
   Location loc = op->getLoc();
   builder.setInsertionPointAfter(op);
   Value pointer =
@@ -122,8 +127,12 @@ void checkNotNull(OpBuilder &builder, Operation *op, Value buffer,
   Value null = arith::ConstantIndexOp::create(builder, loc, 0);
   Value ok = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
                                    pointer, null);
-  CheckMessage message =
-      describeAllocation(op, cast<MemRefType>(buffer.getType()), dynamicSizes);
+  for (Value size : dynamicSizes)
+    ok = arith::OrIOp::create(
+        builder, loc, ok,
+        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, size,
+                              null));
+  CheckMessage message = describeAllocation(op, type, dynamicSizes);
   message << "out of memory";
   emitAssert(builder, loc, ok, FailureStatus::OutOfMemory, message);
 }
