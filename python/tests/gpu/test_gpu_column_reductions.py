@@ -112,20 +112,22 @@ def test_empty_extremes_raise() -> None:
         _run("max", 0, x)
 
 
-@pytest.mark.parametrize("op", ["sum", "max", "prod"])
-@pytest.mark.parametrize("shape", [(4097, 333), (64, 3, 4096)], ids=str)
+# Reductions of bfloat16 accumulate in bfloat16, as NumPy's accumulate in the array's type (PyTorch
+# accumulates in float32): a product of 4097 factors near 1 drifts far from the exact one at 8
+# bits per step, so products are checked over a short axis only.
+@pytest.mark.parametrize("op, shape", [("sum", (4097, 333)), ("max", (4097, 333)), ("sum", (64, 3, 4096)),
+                                       ("max", (64, 3, 4096)), ("prod", (64, 3, 4096))], ids=str)
 def test_bfloat16(op: str, shape: tuple[int, ...]) -> None:
     values = _values(shape, np.float32, op, seed=2)
     x = torch.from_numpy(values).cuda().to(torch.bfloat16)
     exact = x.float().cpu().numpy()
     axis = len(shape) - 2
-    got = _to_numpy(dlbridge.jit(lambda v: OPS[op](v, axis))(x))
+    got = _to_numpy(dlbridge.jit(lambda v: OPS[op](v, axis))(x)).astype(np.float64)
     want = OPS[op](exact.astype(np.float64), axis)
-    # Sums accumulate in bfloat16, as NumPy's reductions accumulate in the
-    # array's type: each of the ~30 additions a thread makes in a row rounds
-    # to 8 bits, which bounds the error by a fraction of the sum of magnitudes.
-    atol = 2**-8 * np.abs(exact).sum(axis=axis) if op == "sum" else 2e-2 * shape[axis] ** 0.5
-    np.testing.assert_allclose(got, want, rtol=2e-2, atol=atol)
+    # A sum's error is bounded by a fraction of the sum of magnitudes: each of the ~30 additions
+    # a thread makes in a row rounds to 8 bits.
+    atol = 2**-9 * np.abs(exact).sum(axis=axis) if op == "sum" else 2e-2 * shape[axis] ** 0.5
+    assert np.all(np.abs(got - want) <= atol + 2e-2 * np.abs(want)), np.abs(got - want).max()
 
 
 @pytest.mark.parametrize("op", ["max", "min", "sum"])
