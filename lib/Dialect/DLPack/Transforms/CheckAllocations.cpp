@@ -128,10 +128,10 @@ void checkNotNull(OpBuilder &builder, Operation *op, Value buffer,
   Value ok = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
                                    pointer, null);
   for (Value size : dynamicSizes)
-    ok = arith::OrIOp::create(
-        builder, loc, ok,
-        arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq, size,
-                              null));
+    ok = arith::OrIOp::create(builder, loc, ok,
+                              arith::CmpIOp::create(builder, loc,
+                                                    arith::CmpIPredicate::eq,
+                                                    size, null));
   CheckMessage message = describeAllocation(op, type, dynamicSizes);
   message << "out of memory";
   emitAssert(builder, loc, ok, FailureStatus::OutOfMemory, message);
