@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dlbridge/Transforms/Passes.h"
+#include "dlbridge/Transforms/ScanLoops.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -33,21 +34,7 @@ bool isDefinedOutside(Value value, Operation *op) {
 }
 
 std::optional<ColumnWalk> matchColumnWalk(scf::ParallelOp loop) {
-  if (!loop.getInitVals().empty() ||
-      llvm::any_of(loop.getStep(),
-                   [](Value step) { return getConstantIntValue(step) != 1; }))
-    return std::nullopt;
-  scf::ForOp walk;
-  for (Operation &op : loop.getBody()->without_terminator()) {
-    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-      if (walk)
-        return std::nullopt;
-      walk = forOp;
-      continue;
-    }
-    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
-      return std::nullopt;
-  }
+  scf::ForOp walk = dlbridge::getSoleWalk(loop);
   if (!walk || walk.getNumRegionIterArgs() == 0 ||
       !walk->getResults().use_empty() ||
       !isDefinedOutside(walk.getLowerBound(), loop) ||

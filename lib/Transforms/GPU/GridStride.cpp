@@ -12,6 +12,16 @@
 
 using namespace mlir;
 
+LogicalResult dlbridge::checkBlockSize(Operation *root, int64_t blockSize) {
+  if (blockSize >= kWarpSize && blockSize <= kMaxThreadsPerBlock &&
+      blockSize % kWarpSize == 0)
+    return success();
+  return root->emitError() << "block-size=" << blockSize
+                           << ": expected a multiple of " << kWarpSize
+                           << " from " << kWarpSize << " to "
+                           << kMaxThreadsPerBlock;
+}
+
 void dlbridge::emitGridStrideLoop(
     OpBuilder &b, Location loc, Value count, int64_t blockSize,
     function_ref<void(OpBuilder &, Location, Value)> build) {

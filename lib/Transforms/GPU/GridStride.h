@@ -8,8 +8,18 @@
 #define DLBRIDGE_LIB_TRANSFORMS_GPU_GRIDSTRIDE_H
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Operation.h"
 
 namespace dlbridge {
+
+/// Threads of a warp, and the most a block may have, on every CUDA GPU.
+inline constexpr int64_t kWarpSize = 32;
+inline constexpr int64_t kMaxThreadsPerBlock = 1024;
+
+/// Fails with an error at `root` naming the option unless `blockSize` is a
+/// block CUDA can launch whose warps are full: the check of every GPU pass
+/// with a `block-size` option.
+mlir::LogicalResult checkBlockSize(mlir::Operation *root, int64_t blockSize);
 
 /// Blocks a grid-stride kernel launches at most; more work loops.
 inline constexpr int64_t kMaxGridBlocks = int64_t(1) << 20;

@@ -6,6 +6,8 @@
 
 #include "dlbridge/Transforms/GPU/Passes.h"
 
+#include "GridStride.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -20,14 +22,14 @@ using namespace mlir;
 
 namespace {
 
+using dlbridge::kMaxThreadsPerBlock;
+using dlbridge::kWarpSize;
 using gpu::Processor;
 
-constexpr int64_t kMaxThreadsPerBlock = 1024;
 constexpr int64_t kMaxBlockDimZ = 64;
 /// Threads per block of a loop numbered in one sequence, and the warp size,
 /// the granule of a smaller block.
 constexpr int64_t kBlockSize = 256;
-constexpr int64_t kWarpSize = 32;
 
 /// Blocks in order (dimension 0 to x, whose grid size is largest), threads
 /// from the innermost dimension (to x, along which warps are formed);

@@ -14,6 +14,7 @@
 #ifndef DLBRIDGE_LIB_TRANSFORMS_GPU_REDUCTIONEMITTER_H
 #define DLBRIDGE_LIB_TRANSFORMS_GPU_REDUCTIONEMITTER_H
 
+#include "GridStride.h"
 #include "ReductionMatch.h"
 #include "VectorAccess.h"
 
@@ -26,8 +27,6 @@
 
 namespace dlbridge {
 
-constexpr int64_t kWarpSize = 32;
-constexpr int64_t kMaxThreadsPerBlock = 1024;
 /// The most shared memory a block can ask for on any CUDA GPU (Hopper's
 /// 227 KiB).
 constexpr int64_t kMaxRowCacheBytes = 232448;

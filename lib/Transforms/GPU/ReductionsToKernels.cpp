@@ -36,13 +36,8 @@ struct ReductionsToKernelsPass
 
   void runOnOperation() override {
     Operation *root = getOperation();
-    if (blockSize < kWarpSize || blockSize > kMaxThreadsPerBlock ||
-        blockSize % kWarpSize != 0) {
-      root->emitError() << "block-size=" << static_cast<int64_t>(blockSize)
-                        << ": expected a multiple of " << kWarpSize << " from "
-                        << kWarpSize << " to " << kMaxThreadsPerBlock;
+    if (failed(dlbridge::checkBlockSize(root, blockSize)))
       return signalPassFailure();
-    }
     if (warpRowLength < 0) {
       root->emitError() << "warp-row-length="
                         << static_cast<int64_t>(warpRowLength)

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dlbridge/Transforms/GPU/Passes.h"
+#include "dlbridge/Transforms/ScanLoops.h"
 
 #include "GridStride.h"
 #include "VectorAccess.h"
@@ -26,11 +27,9 @@ namespace dlbridge {
 using namespace mlir;
 using dlbridge::emitIsAligned;
 using dlbridge::getVectorElementBytes;
+using dlbridge::kWarpSize;
 
 namespace {
-
-constexpr int64_t kWarpSize = 32;
-constexpr int64_t kMaxThreadsPerBlock = 1024;
 
 //===----------------------------------------------------------------------===//
 // Matching
@@ -104,21 +103,7 @@ bool hasUnitInnerStride(MemRefType type) {
 std::optional<Scan> matchWalk(scf::ParallelOp loop, scf::ForOp walk);
 
 std::optional<Scan> matchScan(scf::ParallelOp loop) {
-  if (!loop.getInitVals().empty() ||
-      llvm::any_of(loop.getStep(),
-                   [](Value step) { return getConstantIntValue(step) != 1; }))
-    return std::nullopt;
-  scf::ForOp walk;
-  for (Operation &op : loop.getBody()->without_terminator()) {
-    if (auto loopOp = dyn_cast<scf::ForOp>(op)) {
-      if (walk)
-        return std::nullopt;
-      walk = loopOp;
-      continue;
-    }
-    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
-      return std::nullopt;
-  }
+  scf::ForOp walk = dlbridge::getSoleWalk(loop);
   if (!walk)
     return std::nullopt;
   return matchWalk(loop, walk);
@@ -617,13 +602,8 @@ struct ScansToKernelsPass
 
   void runOnOperation() override {
     Operation *root = getOperation();
-    if (blockSize < kWarpSize || blockSize > kMaxThreadsPerBlock ||
-        blockSize % kWarpSize != 0) {
-      root->emitError() << "block-size=" << static_cast<int64_t>(blockSize)
-                        << ": expected a multiple of " << kWarpSize << " from "
-                        << kWarpSize << " to " << kMaxThreadsPerBlock;
+    if (failed(dlbridge::checkBlockSize(root, blockSize)))
       return signalPassFailure();
-    }
     SmallVector<Scan> scans;
     root->walk([&](scf::ParallelOp loop) {
       // Inside another parallel loop or a kernel, threads have their work.

@@ -6,6 +6,8 @@
 
 #include "dlbridge/Transforms/GPU/Passes.h"
 
+#include "GridStride.h"
+
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/Support/MathExtras.h"
@@ -17,10 +19,11 @@ namespace dlbridge {
 
 using namespace mlir;
 
+using dlbridge::kMaxThreadsPerBlock;
+
 namespace {
 
 /// CUDA's limits on the shape of a block.
-constexpr int64_t kMaxThreadsPerBlock = 1024;
 constexpr int64_t kMaxBlockDimZ = 64;
 
 /// `sizes`, or `defaults` when empty; an error naming `option` when they do

@@ -289,11 +289,8 @@ struct VectorizeElementwisePass
 
   void runOnOperation() override {
     Operation *root = getOperation();
-    if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
-      root->emitError() << "block-size=" << static_cast<int64_t>(blockSize)
-                        << ": expected a multiple of 32 from 32 to 1024";
+    if (failed(dlbridge::checkBlockSize(root, blockSize)))
       return signalPassFailure();
-    }
     if (chunksPerThread < 1 || chunksPerThread > 16) {
       root->emitError() << "chunks-per-thread="
                         << static_cast<int64_t>(chunksPerThread)
