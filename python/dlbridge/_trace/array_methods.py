@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import core, indexing, inplace, numpy_dispatch, registry  # noqa: F401 - core declares the operators' ufuncs
+from . import core, elementwise, indexing, inplace, numpy_dispatch, registry  # noqa: F401 - declare what is installed
 from .tracer import TracedArray, unsupported
 
 __all__: list[str] = []
@@ -79,6 +79,9 @@ def _install() -> None:
     TracedArray.__hash__ = lambda self: id(self)  # type: ignore[method-assign]
     TracedArray.__getitem__ = indexing.getitem  # type: ignore[method-assign]
     TracedArray.__setitem__ = inplace.setitem  # type: ignore[method-assign]
+    TracedArray.real = property(lambda self: _impl("real")(self), doc="The real part.")  # type: ignore[attr-defined]
+    TracedArray.imag = property(lambda self: _impl("imag")(self), doc="The imaginary part.")  # type: ignore[attr-defined]
+    TracedArray.conj = TracedArray.conjugate = _unary("conjugate")  # type: ignore[attr-defined]
     TracedArray.reshape = _reshape  # type: ignore[attr-defined]
     TracedArray.transpose = _transpose  # type: ignore[attr-defined]
     TracedArray.__array_ufunc__ = (  # type: ignore[attr-defined]

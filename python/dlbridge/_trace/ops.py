@@ -804,6 +804,8 @@ def binary(name: str, x: Any, y: Any) -> TracedArray:
         cdt = dt if dt.is_inexact else D.FLOAT64
         w = weak if weak is None else _kind_of(cdt)
         return _ewise(ctx, "div", [(x, cdt), (y, cdt)], cdt, lambda b, v: _s_div(b, v[0], v[1], cdt), w)
+    if name == "power" and dt.is_complex:
+        return _complex_power(ctx, x, y, dt, weak)
     if name in ("floor_divide", "remainder", "power"):
         if dt.is_complex:
             raise bad_dtype()
@@ -838,6 +840,61 @@ def binary(name: str, x: Any, y: Any) -> TracedArray:
             lambda b, v: _arith(b, op, v[0], v[1], D.BOOL, op[:-1]), w,
         )
     raise unsupported(f"numpy.{name}")
+
+
+def _complex_power(ctx: TraceContext, x: Any, y: Any, dt: DType, weak: str | None) -> TracedArray:
+    """``x ** y`` in complex ``dt`` as NumPy's ``npy_cpow``: ``1`` for a zero exponent, ``0`` for
+    a zero base and a positive real exponent (NaN for other exponents of zero), products by
+    repeated squaring for a real integer exponent known while tracing with ``|n| < 100``, else
+    ``exp(y * log(x))`` (``complex.pow``)."""
+    ty = dt.mlir
+    comp = dt.component
+    known = y if not isinstance(y, TracedArray) else None
+    n: int | None = None
+    if known is not None:
+        c = complex(known)
+        if c.imag == 0 and c.real == int(c.real) and -100 < c.real < 100:
+            n = int(c.real)
+
+    def cmul(b: Block, u: str, v: str) -> str:
+        return b.op("mul", f"complex.mul {u}, {v} : {ty}")
+
+    def body(b: Block, v: list[str]) -> str:
+        base, exp = v
+        one = b.const(complex(1.0, 0.0), ty)
+        if n is not None:
+            if n == 0:
+                return one
+            acc: str | None = None
+            p = base
+            k = abs(n)
+            while True:
+                if k & 1:
+                    acc = p if acc is None else cmul(b, acc, p)
+                k >>= 1
+                if not k:
+                    break
+                p = cmul(b, p, p)
+            r = acc if n > 0 else b.op("div", f"complex.div {one}, {acc} : {ty}")
+        else:
+            r = b.op("pow", f"complex.pow {base}, {exp} : {ty}")
+        zero = b.const(0.0, comp.mlir)
+        czero = b.const(complex(0.0, 0.0), ty)
+        nan = b.const(complex(float("nan"), float("nan")), ty)
+        br = b.op("re", f"complex.re {exp} : {ty}")
+        bi = b.op("im", f"complex.im {exp} : {ty}")
+        ar = b.op("re", f"complex.re {base} : {ty}")
+        ai = b.op("im", f"complex.im {base} : {ty}")
+        b_re0 = _cmp(b, "eq", br, zero, comp)
+        b_im0 = _cmp(b, "eq", bi, zero, comp)
+        exp_zero = b.op("z", f"arith.andi {b_re0}, {b_im0} : i1")
+        base_zero = b.op("z", f"arith.andi {_cmp(b, 'eq', ar, zero, comp)}, {_cmp(b, 'eq', ai, zero, comp)} : i1")
+        positive = b.op("pos", f"arith.andi {_cmp(b, 'gt', br, zero, comp)}, {b_im0} : i1")
+        at_zero = b.op("sel", f"arith.select {positive}, {czero}, {nan} : {ty}")
+        r = b.op("sel", f"arith.select {base_zero}, {at_zero}, {r} : {ty}")
+        return b.op("sel", f"arith.select {exp_zero}, {one}, {r} : {ty}")
+
+    return _ewise(ctx, "pow", [(x, dt), (y, dt)], dt, body, weak)
 
 
 _FLOAT_UNARY = {"exp", "log", "sqrt", "tanh", "sin", "cos", "erf", "sigmoid"}

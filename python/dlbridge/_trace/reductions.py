@@ -4,7 +4,7 @@ table (NumPy function and ``ndarray`` method) with NumPy's dtypes, NaN rules and
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -184,7 +184,7 @@ def _scan_identity(b: Block, combine: str, dt: D.DType) -> str:
     return ops._py_const(b, 1, dt)
 
 
-def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: str) -> TracedArray:
+def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: Combine, acc: D.DType | None = None) -> TracedArray:
     """``cumsum``/``cumprod`` in the accumulation dtype NumPy uses (int64 for small integers and
     bools), as one pass over the data: an ``scf.forall`` over every index but ``axis`` whose body
     walks ``axis`` with an ``scf.for`` carrying the running value, each element converted and
@@ -193,7 +193,9 @@ def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: str) -> T
     ops._no_out(out, f"numpy.{name}")
     x = _array(a, name)
     ctx = x._ctx
-    if dtype is not None:
+    if acc is not None:
+        pass
+    elif dtype is not None:
         acc = D.dtype(dtype)
     elif x._dtype.is_bool or x._dtype.is_signed:
         acc = D.INT64
@@ -229,7 +231,13 @@ def _one_row(ctx: Any, x: TracedArray) -> TracedArray:
     return TracedArray(ctx, v, x._dtype, dims, alias=x.may_alias_argument)
 
 
-def _scan_along(ctx: Any, x: TracedArray, ax: int, acc: D.DType, combine: str) -> TracedArray:
+#: How a scan combines its running value with the next element: ``"add"``, ``"multiply"``, or
+#: ``step(block, running, element)`` giving the next running value (a ufunc's ``accumulate``),
+#: where the first element starts the run.
+Combine = str | Callable[[Block, str, str], str]
+
+
+def _scan_along(ctx: Any, x: TracedArray, ax: int, acc: D.DType, combine: Combine) -> TracedArray:
     """The scan of ``x`` (rank >= 2) along ``ax`` into a new array of ``acc``."""
     R = x.ndim
     kept = [k for k in range(R) if k != ax]
@@ -251,13 +259,17 @@ def _scan_along(ctx: Any, x: TracedArray, ax: int, acc: D.DType, combine: str) -
     slice_at = f"[{offsets}] [{extents}] [{unit}]"
     body = Block(ctx.names, indent=top.indent + 1)
     row = body.op("row", f"tensor.extract_slice {shared}{slice_at} : {ty} to {row_ty}")
-    start = _scan_identity(body, combine, acc)
+    start = _scan_identity(body, combine, acc) if isinstance(combine, str) else ops._py_const(body, 0, acc)
     walked = "%" + ctx.names.fresh("walked")
     step = Block(ctx.names, indent=body.indent + 1)
     index = ", ".join(where.get(d, k) for d in range(R))
     v = step.op("x", f"tensor.extract {x._value}[{index}] : {x.mlir_type}")
     v = ops.convert(step, v, x._dtype, acc)
-    new = (ops._s_add if combine == "add" else ops._s_mul)(step, run, v, acc)
+    if isinstance(combine, str):
+        new = (ops._s_add if combine == "add" else ops._s_mul)(step, run, v, acc)
+    else:
+        first = step.op("first", f"arith.cmpi eq, {k}, {c0} : index")
+        new = ops._select(step, first, v, combine(step, run, v), acc)
     row2 = step.op("row", f"tensor.insert {new} into {row_arg}[{k}] : {row_ty}")
     step.raw(f"scf.yield {new}, {row2} : {acc.mlir}, {row_ty}")
     body.raw(f"{walked}:2 = scf.for {k} = {c0} to {n} step {c1} "
@@ -278,9 +290,9 @@ def _scan_along(ctx: Any, x: TracedArray, ax: int, acc: D.DType, combine: str) -
     return r
 
 
-def _name_of(combine: str) -> str:
+def _name_of(combine: Combine) -> str:
     """The SSA name hint of a scan's result."""
-    return "cumsum" if combine == "add" else "cumprod"
+    return "cumsum" if combine == "add" else "cumprod" if combine == "multiply" else "accumulate"
 
 
 @op("cumsum", method="cumsum", dtype_rule="promote")
