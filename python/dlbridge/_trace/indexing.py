@@ -24,6 +24,7 @@ import numpy as np
 from . import dtypes as D
 from . import ops
 from .emitter import affine_map, tensor_type
+from .registry import op
 from .tracer import (
     SymbolicDim,
     TraceContext,
@@ -34,7 +35,10 @@ from .tracer import (
     unsupported,
 )
 
-__all__ = ["Region", "basic_region", "getitem", "is_basic_key", "normalize_key"]
+__all__ = [
+    "Region", "basic_region", "flip", "fliplr", "flipud", "getitem", "is_basic_key", "normalize_axes",
+    "normalize_key",
+]
 
 #: A size, offset or stride: a Python int when known while tracing, else an ``index`` SSA value.
 Idx = int | str
@@ -522,3 +526,61 @@ def compose(ctx: TraceContext, outer: Region, inner: Region) -> Region | None:
 
 region_hooks["compose"] = compose
 region_hooks["extract"] = extract
+
+
+# --------------------------------------------------------------------------------------------------
+# reversing: views with negative steps
+
+
+def normalize_axes(axis: Any, ndim: int, name: str, *, allow_none: bool = True) -> tuple[int, ...]:
+    """``axis`` (None: every axis, an int or a sequence of ints) as sorted non-negative axes of
+    an array of ``ndim`` dims; NumPy's AxisError when one is out of range, ValueError for a
+    repeated one and TypeError for one that is not an int."""
+    if axis is None:
+        if not allow_none:
+            raise trace_error(f"{name}: axis must be an integer, not None", TypeError)
+        return tuple(range(ndim))
+    items = list(axis) if isinstance(axis, (tuple, list)) else [axis]
+    out: list[int] = []
+    for a in items:
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            raise trace_error(f"{name}: axis must be an integer or a tuple of integers, not {a!r}", TypeError)
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise trace_error(f"{name}: axis {a} is out of bounds for array of dimension {ndim}",
+                              np.exceptions.AxisError)
+        if a % ndim in out:
+            raise trace_error(f"{name}: repeated axis", ValueError)
+        out.append(a % ndim)
+    return tuple(sorted(out))
+
+
+def _traced(m: Any, name: str) -> TracedArray:
+    ctx = ops._ctx_of(m)
+    return ops._to_tensor(ctx, ops._lift(ctx, m, name))
+
+
+@op("flip", dtype_rule="same")
+def flip(m: Any, axis: Any = None) -> TracedArray:
+    """``m`` reversed along ``axis`` (None: every axis): a view with negative steps."""
+    x = _traced(m, "numpy.flip")
+    axes = normalize_axes(axis, x.ndim, "numpy.flip")
+    return getitem(x, tuple(slice(None, None, -1) if k in axes else slice(None) for k in range(x.ndim)))
+
+
+@op("fliplr", dtype_rule="same")
+def fliplr(m: Any) -> TracedArray:
+    """``m`` reversed along axis 1 (columns); ``m`` must have at least 2 dims."""
+    x = _traced(m, "numpy.fliplr")
+    if x.ndim < 2:
+        raise trace_error("fliplr: Input must be >= 2-d.", ValueError)
+    return flip(x, 1)
+
+
+@op("flipud", dtype_rule="same")
+def flipud(m: Any) -> TracedArray:
+    """``m`` reversed along axis 0 (rows); ``m`` must have at least 1 dim."""
+    x = _traced(m, "numpy.flipud")
+    if x.ndim < 1:
+        raise trace_error("flipud: Input must be >= 1-d.", ValueError)
+    return flip(x, 0)

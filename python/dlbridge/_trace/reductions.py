@@ -8,11 +8,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import creation, indexing, ops, registry
 from . import dtypes as D
-from . import ops
 from .emitter import Block, affine_map, tensor_type
 from .registry import op
-from .tracer import TracedArray, unsupported
+from .tracer import SymbolicDim, TracedArray, trace_error, unsupported
 
 __all__ = ["argmax", "argmin", "cumprod", "cumsum", "std", "var"]
 
@@ -184,7 +184,8 @@ def _scan_identity(b: Block, combine: str, dt: D.DType) -> str:
     return ops._py_const(b, 1, dt)
 
 
-def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: Combine, acc: D.DType | None = None) -> TracedArray:
+def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: Combine,
+          acc: D.DType | None = None) -> TracedArray:
     """``cumsum``/``cumprod`` in the accumulation dtype NumPy uses (int64 for small integers and
     bools), as one pass over the data: an ``scf.forall`` over every index but ``axis`` whose body
     walks ``axis`` with an ``scf.for`` carrying the running value, each element converted and
@@ -332,3 +333,189 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     p = float(ord)
     total = ops.reduce("sum", ops.binary("power", mag, p), axis=axis, keepdims=keepdims)
     return ops.binary("power", total, 1.0 / p)
+
+
+# --------------------------------------------------------------------------------------------------
+# differences and statistics
+
+
+class _NotGiven:
+    """An argument left out (NumPy's ``np._NoValue``)."""
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+def _along(x: TracedArray, axis: int, part: slice) -> TracedArray:
+    return indexing.getitem(x, tuple(part if k == axis else slice(None) for k in range(x.ndim)))
+
+
+def _edge(ctx: Any, x: TracedArray, value: Any, axis: int, name: str) -> TracedArray:
+    """``prepend``/``append`` of ``diff``: an array of ``x``'s shape with ``axis`` of size 1 when
+    ``value`` is a scalar (NumPy's ``broadcast_to``), else ``value`` itself."""
+    v = creation.array_operand(ctx, value, name)
+    if v.ndim == 0:
+        dims = [1 if k == axis else d for k, d in enumerate(x._dims)]
+        sizes = [ctx.dim(x, k) if d is None else None for k, d in enumerate(dims)]
+        v = creation.broadcast_to(ops._expand_units(ctx, v, list(range(x.ndim))), dims, sizes)
+    return v
+
+
+@op("diff", dtype_rule="same")
+def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = _NOT_GIVEN, append: Any = _NOT_GIVEN) -> TracedArray:
+    """The ``n``-th differences along ``axis`` (``a[1:] - a[:-1]``; ``!=`` for bools), with
+    ``prepend``/``append`` joined to ``a`` first."""
+    x = _array(a, "diff")
+    ctx = x._ctx
+    if isinstance(n, (TracedArray, SymbolicDim)):
+        raise unsupported("numpy.diff", "an order n that is not known while tracing")
+    n = int(n)
+    if n < 0:
+        raise trace_error(f"order must be non-negative but got {n}", ValueError)
+    if x.ndim == 0:
+        raise trace_error("diff requires input that is at least one dimensional", ValueError)
+    (ax,) = indexing.normalize_axes(axis, x.ndim, "numpy.diff", allow_none=False)
+    if n == 0:
+        return x
+    parts = []
+    if prepend is not _NOT_GIVEN:
+        parts.append(_edge(ctx, x, prepend, ax, "numpy.diff prepend"))
+    parts.append(x)
+    if append is not _NOT_GIVEN:
+        parts.append(_edge(ctx, x, append, ax, "numpy.diff append"))
+    if len(parts) > 1:
+        x = creation.concatenate(parts, axis=ax)
+    for _ in range(n):
+        later, earlier = _along(x, ax, slice(1, None)), _along(x, ax, slice(None, -1))
+        x = ops.binary("not_equal" if x._dtype.is_bool else "subtract", later, earlier)
+    return x
+
+
+def _weights_dtype(x: TracedArray, w: TracedArray) -> D.DType:
+    """NumPy's ``average`` dtype: the promotion of the data and the weights, at least float64
+    for integer and bool data."""
+    dt = D.result_type(x._dtype, w._dtype)
+    return D.result_type(dt, D.FLOAT64) if not x._dtype.is_inexact else dt
+
+
+@op("average", dtype_rule="float")
+def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
+            keepdims: Any = _NOT_GIVEN) -> Any:
+    """The (weighted) mean over ``axis``; with ``returned`` also the sum of the weights (the
+    count without weights), broadcast to the result's shape."""
+    x = _array(a, "average")
+    ctx = x._ctx
+    keep = False if keepdims is _NOT_GIVEN else bool(keepdims)
+    axes = indexing.normalize_axes(axis, x.ndim, "numpy.average")
+    if weights is None:
+        avg = ops.reduce("mean", x, axis=axes, keepdims=keep)
+        if not returned:
+            return avg
+        count = _count(x, axes)
+        scale = creation.full([d for d in avg.shape], count, dtype=avg._dtype)
+        return avg, scale
+    w = creation.array_operand(ctx, weights, "numpy.average weights")
+    dt = _weights_dtype(x, w)
+    if w.ndim != x.ndim or any((d == 1) != (e == 1) for d, e in zip(w._dims, x._dims)):
+        if axis is None:
+            raise trace_error("Axis must be specified when shapes of a and weights differ.", TypeError)
+        given = [int(k) % x.ndim for k in (axis if isinstance(axis, (tuple, list)) else [axis])]
+        if w.ndim != len(given) or any((w._dims[i] == 1) != (x._dims[k] == 1) or (
+                w._dims[i] is not None and x._dims[k] is not None and w._dims[i] != x._dims[k])
+                for i, k in enumerate(given)):
+            raise trace_error("Shape of weights must be consistent with shape of a along specified axis.",
+                              ValueError)
+        order = sorted(range(len(given)), key=given.__getitem__)
+        w = ops.transpose(w, tuple(order)) if order != list(range(len(order))) else w
+        w = ops._expand_units(ctx, w, [k for k in range(x.ndim) if k not in given])
+    scl = ops.reduce("sum", ops.astype(w, dt), axis=axes, keepdims=keep, dtype=dt)
+    nonzero = ops.reduce("all", ops.binary("not_equal", scl, 0), axis=None)
+    ctx.begin_op()
+    ok = ctx.top.op("weights_ok", f"tensor.extract {nonzero._value}[] : {nonzero.mlir_type}") \
+        if not nonzero._is_scalar else nonzero._value
+    ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "Weights sum to zero, can\'t be normalized"')
+    product = ops.binary("multiply", ops.astype(x, dt), ops.astype(w, dt))
+    avg = ops.binary("divide", ops.reduce("sum", product, axis=axes, keepdims=keep, dtype=dt), scl)
+    if not returned:
+        return avg
+    if scl.ndim != avg.ndim or scl._dims != avg._dims:
+        scl = ops.binary("add", creation.zeros([d for d in avg.shape], dtype=scl._dtype), scl)
+    return avg, scl
+
+
+def _as_rows(ctx: Any, m: Any, rowvar: bool, dt: D.DType, name: str) -> TracedArray:
+    """``np.array(m, ndmin=2, dtype=dt)``, transposed when ``rowvar`` is false (variables in
+    columns) and it has more than one row."""
+    x = creation.array_operand(ctx, m, name)
+    if x.ndim > 2:
+        raise trace_error(f"{name}: m has more than 2 dimensions", ValueError)
+    x = ops.astype(x, dt) if x._dtype != dt else x
+    if x.ndim < 2:
+        x = ops._expand_units(ctx, x, list(range(2 - x.ndim)))
+    if not rowvar and x._dims[0] != 1:
+        x = ops.transpose(x, (1, 0))
+    return x
+
+
+@op("cov", dtype_rule="float")
+def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
+        fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> TracedArray:
+    """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m`` (and
+    ``y``), normalised by ``N - ddof`` (``ddof`` 1, or 0 with ``bias``)."""
+    if fweights is not None or aweights is not None:
+        raise unsupported("numpy.cov", "fweights= and aweights=")
+    ctx = ops._ctx_of(*(v for v in (m, y) if isinstance(v, TracedArray)))
+    xm = creation.array_operand(ctx, m, "numpy.cov")
+    ys = creation.array_operand(ctx, y, "numpy.cov") if y is not None else None
+    if dtype is not None:
+        dt = D.dtype(dtype)
+    else:
+        dt = D.result_type(xm._dtype, D.FLOAT64)
+        if ys is not None:
+            dt = D.result_type(dt, ys._dtype)
+    if xm.ndim > 2 or (ys is not None and ys.ndim > 2):
+        raise trace_error(f"{'m' if xm.ndim > 2 else 'y'} has more than 2 dimensions", ValueError)
+    x = _as_rows(ctx, xm, rowvar or xm.ndim == 1, dt, "numpy.cov")
+    if ys is not None:
+        x = creation.concatenate([x, _as_rows(ctx, ys, rowvar, dt, "numpy.cov")], axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    if isinstance(ddof, (TracedArray, SymbolicDim)):
+        raise unsupported("numpy.cov", "a ddof that is not known while tracing")
+    if dt.is_complex:
+        mean = ops.binary("divide", ops.reduce("sum", x, axis=1, keepdims=True), x.shape[1])
+    else:
+        mean = ops.reduce("mean", x, axis=1, keepdims=True)
+    centred = ops.binary("subtract", x, mean)
+    product = ops.matmul(centred, ops.transpose(_conj(centred), (1, 0)))
+    fact = x.shape[1] - int(ddof)
+    # NumPy divides by 0 (infinities and NaNs, with a warning) when there are no more samples than ddof
+    fact_v = ops.binary("maximum", fact.as_array() if isinstance(fact, SymbolicDim) else fact, 0)
+    c = ops.binary("multiply", product, ops.binary("divide", 1, ops.astype(fact_v, dt.component.name)))
+    units = [k for k in range(2) if c._dims[k] == 1]
+    return ops._collapse_units(ctx, c, units)
+
+
+def _conj(x: TracedArray) -> TracedArray:
+    return registry.lookup("conjugate").impl(x) if x._dtype.is_complex else x  # type: ignore[union-attr, no-any-return]
+
+
+@op("corrcoef", dtype_rule="float")
+def corrcoef(x: Any, y: Any = None, rowvar: bool = True, bias: Any = _NOT_GIVEN, ddof: Any = _NOT_GIVEN, *,
+             dtype: Any = None) -> TracedArray:
+    """The correlation coefficients ``cov[i, j] / sqrt(cov[i, i] * cov[j, j])``, clipped to
+    [-1, 1] (their real and imaginary parts for complex data)."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    ctx = c._ctx
+    if c.ndim == 0:
+        return ops.binary("divide", c, c)
+    index = creation.arange(c.shape[0])
+    d = indexing.getitem(c, (index, index))
+    std = ops.unary("sqrt", registry.lookup("real").impl(d))  # type: ignore[union-attr]
+    c = ops.binary("divide", c, ops._expand_units(ctx, std, [1]))
+    c = ops.binary("divide", c, ops._expand_units(ctx, std, [0]))
+    if not c._dtype.is_complex:
+        return ops.binary("minimum", ops.binary("maximum", c, -1), 1)
+    re = ops.binary("minimum", ops.binary("maximum", registry.lookup("real").impl(c), -1), 1)  # type: ignore[union-attr]
+    im = ops.binary("minimum", ops.binary("maximum", registry.lookup("imag").impl(c), -1), 1)  # type: ignore[union-attr]
+    return ops.binary("add", re, ops.binary("multiply", im, 1j))
