@@ -82,6 +82,10 @@ def _install() -> None:
     TracedArray.real = property(lambda self: _impl("real")(self), doc="The real part.")  # type: ignore[attr-defined]
     TracedArray.imag = property(lambda self: _impl("imag")(self), doc="The imaginary part.")  # type: ignore[attr-defined]
     TracedArray.conj = TracedArray.conjugate = _unary("conjugate")  # type: ignore[attr-defined]
+    TracedArray.__divmod__ = lambda self, other: (_impl("floor_divide")(self, other),  # type: ignore[attr-defined]
+                                                  _impl("remainder")(self, other))
+    TracedArray.__rdivmod__ = lambda self, other: (_impl("floor_divide")(other, self),  # type: ignore[attr-defined]
+                                                   _impl("remainder")(other, self))
     TracedArray.reshape = _reshape  # type: ignore[attr-defined]
     TracedArray.transpose = _transpose  # type: ignore[attr-defined]
     TracedArray.__array_ufunc__ = (  # type: ignore[attr-defined]

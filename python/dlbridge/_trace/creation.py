@@ -58,7 +58,7 @@ def _shape(ctx: TraceContext, shape: Any, what: str) -> tuple[list[int | None], 
     for part in parts:
         if isinstance(part, float) or (isinstance(part, np.ndarray) and part.dtype.kind == "f"):
             raise trace_error(f"{what}: 'float' object cannot be interpreted as an integer", TypeError)
-        v = index_value(ctx, part, what)
+        v = index_value(ctx, part, what, "integer")
         if isinstance(v, int):
             if v < 0:
                 raise trace_error(f"{what}: negative dimensions are not allowed", ValueError)
@@ -257,8 +257,8 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
             raise unsupported("numpy.arange", "a step that is not known while tracing")
         if step == 0:
             raise trace_error("arange: Maximum allowed size exceeded", ValueError)
-        lo = index_value(ctx, start, "arange start")
-        hi = index_value(ctx, stop, "arange stop")
+        lo = index_value(ctx, start, "arange start", "integer")
+        hi = index_value(ctx, stop, "arange stop", "integer")
         if isinstance(lo, int) and isinstance(hi, int):
             length: int | str = max(0, -(-(hi - lo) // int(step)))
         else:
@@ -314,7 +314,7 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retste
     ctx.begin_op()
     if axis != 0:
         raise unsupported("numpy.linspace", "axis")
-    n = index_value(ctx, num, "linspace num")
+    n = index_value(ctx, num, "linspace num", "integer")
     if isinstance(n, int) and n < 0:
         raise trace_error(f"Number of samples, {n}, must be non-negative.", ValueError)
     lo = _f64(ctx, start, "start")
@@ -656,7 +656,9 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> TracedArray:
 
 def _shift_mod(ctx: TraceContext, shift: Any, n: Any) -> Any:
     """``shift % n`` (0 for an empty dim), an int when both are known, else a SymbolicDim."""
-    s = index_value(ctx, shift, "numpy.roll shift")
+    if isinstance(shift, (float, np.floating)):
+        raise unsupported("numpy.roll", "a float shift (NumPy's result for one follows from float slicing)")
+    s = index_value(ctx, shift, "numpy.roll shift", "integer")
     if isinstance(s, int) and isinstance(n, int):
         return s % n if n else 0
     top = ctx.top
@@ -722,7 +724,7 @@ def _triangle(m: Any, k: Any, upper: bool) -> TracedArray:
     x = array_operand(ctx, m, name)
     if x.ndim == 0:
         raise trace_error(f"{name}: the array must have at least one dimension", ValueError)
-    offset = index_value(ctx, k, f"{name} k")
+    offset = index_value(ctx, k, f"{name} k", "integer")
     ctx.begin_op()
     if x.ndim == 1:
         dims: list[int | None] = [x._dims[0], x._dims[0]]

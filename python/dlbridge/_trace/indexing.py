@@ -30,6 +30,7 @@ from .tracer import (
     TraceContext,
     TracedArray,
     make_view,
+    public_type,
     region_hooks,
     trace_error,
     unsupported,
@@ -87,9 +88,12 @@ def _select_negative(ctx: TraceContext, v: Idx, if_negative: Idx, otherwise: Idx
     )
 
 
-def index_value(ctx: TraceContext, v: Any, what: str) -> Idx:
-    """``v`` as an index: a Python int, or the SSA value of a dynamic size or traced integer."""
-    if isinstance(v, (bool, np.bool_)):
+def index_value(ctx: TraceContext, v: Any, what: str, kind: str = "index") -> Idx:
+    """``v`` as an index: a Python int, or the SSA value of a dynamic size or traced integer.
+
+    Anything else is NumPy's error for ``kind``: an IndexError for an ``"index"``, a TypeError
+    for a ``"slice"`` bound or an ``"integer"`` argument (a size, a count, a shift)."""
+    if isinstance(v, (bool, np.bool_)) and kind == "index":
         raise trace_error(f"{what}: a boolean is not an integer index", IndexError)
     if isinstance(v, (int, np.integer)):
         return int(v)
@@ -104,9 +108,14 @@ def index_value(ctx: TraceContext, v: Any, what: str) -> Idx:
             scalar = ctx.top.op("elem", f"tensor.extract {v._value}[] : {v.mlir_type}")
         cast = "index_castui" if v._dtype.is_unsigned else "index_cast"
         return ctx.top.op("i", f"arith.{cast} {scalar} : {v._dtype.mlir} to index")
+    if kind == "slice":
+        raise trace_error(f"{what}: slice indices must be integers or None or have an __index__ method, "
+                          f"not {public_type(v)}", TypeError)
+    if kind == "integer":
+        raise trace_error(f"{what}: '{public_type(v)}' object cannot be interpreted as an integer", TypeError)
     raise trace_error(
         f"{what}: only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
-        f"integer or boolean arrays are valid indices, not {type(v).__name__}",
+        f"integer or boolean arrays are valid indices, not {public_type(v)}",
         IndexError,
     )
 
@@ -141,6 +150,7 @@ def normalize_key(key: Any, ndim: int) -> list[Any]:
     """The parts of ``key`` with the ellipsis expanded into full slices; IndexError for two
     ellipses or more indices than dims, as NumPy."""
     parts = list(key) if isinstance(key, tuple) else [key]
+    parts = [list(p) if isinstance(p, tuple) else p for p in parts]  # NumPy: a sequence of indices
     if sum(p is Ellipsis for p in parts) > 1:
         raise trace_error("an index can only have a single ellipsis ('...')", IndexError)
     used = sum(
@@ -183,14 +193,14 @@ def _slice_bounds(ctx: TraceContext, s: slice, n: Idx, axis: int) -> tuple[Idx, 
     if s.step is None:
         step = 1
     else:
-        step_v = index_value(ctx, s.step, "slice step")
+        step_v = index_value(ctx, s.step, "slice step", "slice")
         if not isinstance(step_v, int):
             raise unsupported("slicing", "a slice step must be known while tracing (a Python int)")
         step = step_v
     if step == 0:
         raise trace_error("slice step cannot be zero", ValueError)
-    start = None if s.start is None else index_value(ctx, s.start, "slice start")
-    stop = None if s.stop is None else index_value(ctx, s.stop, "slice stop")
+    start = None if s.start is None else index_value(ctx, s.start, "slice start", "slice")
+    stop = None if s.stop is None else index_value(ctx, s.stop, "slice stop", "slice")
     if start is None and stop is None and step == 1:
         return 0, n, 1
     if isinstance(n, int) and isinstance(start, (int, type(None))) and isinstance(stop, (int, type(None))):

@@ -26,6 +26,7 @@ from .tracer import (
     TraceError,
     current_context,
     make_view,
+    public_type,
     sync_view,
     trace_error,
     unsupported,
@@ -76,7 +77,7 @@ def _lift(ctx: TraceContext, x: Any, opname: str = "operand") -> Any:
     explain = getattr(x, "__dlbridge_trace_error__", None)
     if explain is not None:
         raise explain()
-    raise unsupported(opname, f"an operand of type {type(x).__name__}")
+    raise unsupported(opname, f"an operand of type {public_type(x)}")
 
 
 #: Larger NumPy arrays used by a traced function are refused as constants: they belong in the

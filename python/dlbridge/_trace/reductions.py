@@ -369,6 +369,8 @@ def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = _NOT_GIVEN, append: 
     ctx = x._ctx
     if isinstance(n, (TracedArray, SymbolicDim)):
         raise unsupported("numpy.diff", "an order n that is not known while tracing")
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise trace_error(f"numpy.diff: '{type(n).__name__}' object cannot be interpreted as an integer", TypeError)
     n = int(n)
     if n < 0:
         raise trace_error(f"order must be non-negative but got {n}", ValueError)
