@@ -81,7 +81,7 @@ def _install() -> None:
     TracedArray.__setitem__ = inplace.setitem  # type: ignore[method-assign]
     TracedArray.real = property(lambda self: _impl("real")(self), doc="The real part.")  # type: ignore[attr-defined]
     TracedArray.imag = property(lambda self: _impl("imag")(self), doc="The imaginary part.")  # type: ignore[attr-defined]
-    TracedArray.conj = TracedArray.conjugate = _unary("conjugate")  # type: ignore[attr-defined]
+    TracedArray.conj = TracedArray.conjugate = elementwise.conjugate_method  # type: ignore[attr-defined]
     TracedArray.__divmod__ = lambda self, other: (_impl("floor_divide")(self, other),  # type: ignore[attr-defined]
                                                   _impl("remainder")(self, other))
     TracedArray.__rdivmod__ = lambda self, other: (_impl("floor_divide")(other, self),  # type: ignore[attr-defined]

@@ -644,9 +644,9 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> TracedArray:
     if isinstance(repeats, (list, tuple)) or (isinstance(repeats, (np.ndarray, TracedArray)) and repeats.ndim):
         raise unsupported("numpy.repeat", "repeats per element (the result's size depends on their values)")
     count = _count(repeats, "numpy.repeat", "repeats")
-    if axis is None:
+    if axis is None or x.ndim == 0:  # NumPy takes a 0-d array as 1-D for any axis
         x = ops.reshape(x, -1)
-        axis = 0
+        axis = 0 if axis is None else axis
     (ax,) = normalize_axes(axis, x.ndim, "numpy.repeat", allow_none=False)
     counts = [count if k == ax else 1 for k in range(x.ndim)]
     if count == 1:
@@ -723,7 +723,7 @@ def _triangle(m: Any, k: Any, upper: bool) -> TracedArray:
     ctx = _context(m, k)
     x = array_operand(ctx, m, name)
     if x.ndim == 0:
-        raise trace_error(f"{name}: the array must have at least one dimension", ValueError)
+        raise trace_error(f"{name}: the array must have at least one dimension", TypeError)
     offset = index_value(ctx, k, f"{name} k", "integer")
     ctx.begin_op()
     if x.ndim == 1:

@@ -288,4 +288,11 @@ def conjugate(x: Any) -> TracedArray:
     if dt.is_complex:
         return ops._ewise(ctx, "conj", [(x, dt)], dt, lambda b, v: b.op("conj", f"complex.conj {v[0]} : {dt.mlir}"),
                           weak)
-    return ops._ewise(ctx, "conj", [(x, dt)], dt, lambda b, v: v[0], weak)
+    out_dt = D.DTYPES["int8"] if dt.is_bool else dt  # NumPy's conjugate has no bool loop: int8's runs
+    return ops._ewise(ctx, "conj", [(x, out_dt)], out_dt, lambda b, v: v[0], weak)
+
+
+def conjugate_method(x: TracedArray) -> TracedArray:
+    """``x.conj()``/``x.conjugate()``: the conjugate of a complex array, ``x`` itself otherwise
+    (as NumPy's method returns the array)."""
+    return conjugate(x) if x._dtype.is_complex else x

@@ -208,7 +208,7 @@ def _reduce(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, An
     np_dt = _numpy_dtype(x, name)
     stand_in = np.zeros((1,) * x.ndim, np_dt)
     acc = D.dtype(_as_numpy_would(name, lambda: np.asarray(ufunc.reduce(stand_in, axis=axis, dtype=dtype))).dtype)
-    axes = ops._norm_axes(axis, x.ndim, name)
+    axes = ops._norm_axes(axis, x.ndim, name) if x.ndim else ()  # NumPy reduces a 0-d array to itself
     ident = _identity(ufunc, acc)
     if ident is None:
         if any(x._dims[k] == 0 for k in axes):

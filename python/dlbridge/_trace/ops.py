@@ -823,9 +823,12 @@ def binary(name: str, x: Any, y: Any) -> TracedArray:
         f = _s_max if name == "maximum" else _s_min
         return _ewise(ctx, name[:3], ops2, dt, lambda b, v: f(b, v[0], v[1], dt), weak)
     if name in _CMP:
-        if dt.is_complex:
-            raise bad_dtype()
         pred = _CMP[name]
+        if dt.is_complex:
+            if pred not in ("eq", "ne"):
+                raise bad_dtype()
+            w = None if weak is None else "bool"
+            return _ewise(ctx, pred, ops2, D.BOOL, lambda b, v: _complex_equal(b, pred, v[0], v[1], dt), w)
         w = None if weak is None else "bool"
         return _ewise(ctx, pred, ops2, D.BOOL, lambda b, v: _cmp(b, pred, v[0], v[1], dt), w)
     if name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
@@ -841,6 +844,14 @@ def binary(name: str, x: Any, y: Any) -> TracedArray:
             lambda b, v: _arith(b, op, v[0], v[1], D.BOOL, op[:-1]), w,
         )
     raise unsupported(f"numpy.{name}")
+
+
+def _complex_equal(b: Block, pred: str, x: str, y: str, dt: DType) -> str:
+    """``x == y`` (``pred`` ``"eq"``) or ``x != y`` of complex scalars: both parts compared."""
+    comp = dt.component
+    parts = [_cmp(b, pred, b.op(h, f"complex.{h} {x} : {dt.mlir}"), b.op(h, f"complex.{h} {y} : {dt.mlir}"), comp)
+             for h in ("re", "im")]
+    return b.op(pred, f"arith.{'andi' if pred == 'eq' else 'ori'} {parts[0]}, {parts[1]} : i1")
 
 
 def _complex_power(ctx: TraceContext, x: Any, y: Any, dt: DType, weak: str | None) -> TracedArray:
@@ -1067,10 +1078,8 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
             acc = in_dt
         res_dt = acc
     elif kind == "mean":
-        if in_dt.is_complex:
-            raise unsupported("mean", "not supported for complex")
         res_dt = want or (in_dt if in_dt.is_inexact else D.FLOAT64)
-        if res_dt.is_complex or not res_dt.is_float:
+        if not res_dt.is_inexact:
             raise unsupported("mean", f"dtype {res_dt.name}")
         acc = D.FLOAT32 if res_dt.bits == 16 else res_dt
     elif kind in ("max", "min"):
@@ -1130,7 +1139,7 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
         for i in axes:
             n = ctx.top.op("count", f"arith.muli {n}, {ctx.dim(x, i)} : index") if x.dims[i] != 1 else n
         n64 = ctx.top.op("count", f"arith.index_cast {n} : index to i64")
-        nf = ctx.top.op("count", f"arith.sitofp {n64} : i64 to {acc.mlir}")
+        nf = convert(ctx.top, n64, D.INT64, acc)
         cnt = TracedArray(ctx, nf, acc, (), is_scalar=True)
         out = _ewise(ctx, "mean", [(out, acc), (cnt, acc)], res_dt,
                      lambda b, v: convert(b, _s_div(b, v[0], v[1], acc), acc, res_dt))

@@ -1,0 +1,212 @@
+"""The everyday NumPy functions of issue 26 under ``@dlbridge.jit``, against NumPy on the CPU.
+
+Each construct runs on every dtype class (float64, float32, signed and unsigned integers,
+bool, complex) in C order, as a strided view, reversed (negative strides), empty (a dim of 0)
+and 0-d, and must give NumPy's values, dtype and shape, leave its input untouched, or, where
+NumPy raises, raise too (NumPy's error type, or a TraceError naming the operation). One jitted
+function per construct serves every parametrisation, so kernels compile once per dtype and rank.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+import dlbridge
+import numpy as np
+import pytest
+
+DTYPES = ["float64", "float32", "int64", "int8", "uint8", "bool", "complex128"]
+LAYOUTS = ["C", "strided", "reversed", "empty", "0-d"]
+
+
+def _values(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype.startswith("uint"):
+        return rng.integers(0, 6, shape).astype(dtype)
+    if dtype.startswith("int"):
+        return rng.integers(-4, 5, shape).astype(dtype)
+    if dtype.startswith("complex"):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def make(dtype: str, layout: str) -> np.ndarray:
+    """A 3 x 5 input of ``dtype`` in ``layout`` (or an empty or 0-d one)."""
+    if layout == "C":
+        return _values(dtype, (3, 5))
+    if layout == "strided":
+        return _values(dtype, (6, 10))[::2, ::2]
+    if layout == "reversed":
+        return _values(dtype, (3, 5))[::-1, ::-1]
+    if layout == "empty":
+        return _values(dtype, (0, 5))
+    return _values(dtype, ())
+
+
+#: name → the NumPy user's function of one array
+CONSTRUCTS: dict[str, Callable[[Any], Any]] = {
+    "flip": lambda a: np.flip(a),
+    "flip_last": lambda a: np.flip(a, -1),
+    "flip_axes": lambda a: np.flip(a, (0, 1)),
+    "fliplr": lambda a: np.fliplr(a),
+    "flipud": lambda a: np.flipud(a),
+    "roll": lambda a: np.roll(a, 2),
+    "roll_axis": lambda a: np.roll(a, -7, axis=-1),
+    "roll_tuple": lambda a: np.roll(a, (1, 3), axis=(0, 1)),
+    "diff": lambda a: np.diff(a),
+    "diff_2_axis0": lambda a: np.diff(a, 2, axis=0),
+    "diff_edges": lambda a: np.diff(a, prepend=0, append=a[:, -1:]),
+    "tile": lambda a: np.tile(a, 2),
+    "tile_ranks": lambda a: np.tile(a, (2, 1, 3)),
+    "repeat": lambda a: np.repeat(a, 2),
+    "repeat_axis": lambda a: a.repeat(3, axis=-1),
+    "average": lambda a: np.average(a),
+    "average_axis": lambda a: np.average(a, axis=0, returned=True),
+    "average_weights": lambda a: np.average(a, axis=1, weights=np.arange(a.shape[1]) + 1.0),
+    "real_imag": lambda a: (a.real, a.imag, np.real(a), np.imag(a)),
+    "conj": lambda a: (np.conj(a), a.conj(), np.conjugate(a)),
+    "complex_power": lambda a: ((a + 1j) ** 2, (a - 0.5j) ** -3, (a + 2j) ** 0.5),
+    "outer": lambda a: np.add.outer(a, a[0]),
+    "outer_multiply": lambda a: np.multiply.outer(a[:, 0], a[0]),
+    "accumulate": lambda a: np.add.accumulate(a, axis=-1),
+    "accumulate_max": lambda a: np.maximum.accumulate(a, axis=0),
+    "accumulate_subtract": lambda a: np.subtract.accumulate(a, 1),
+    "reduce_logical": lambda a: (np.logical_or.reduce(a, axis=-1), np.logical_and.reduce(a, axis=0)),
+    "reduce_bitwise": lambda a: np.bitwise_xor.reduce(a, axis=1, keepdims=True),
+    "cov": lambda a: np.cov(a),
+    "cov_columns": lambda a: np.cov(a, rowvar=False, bias=True),
+    "corrcoef": lambda a: np.corrcoef(a),
+    "triu": lambda a: np.triu(a, 1),
+    "tril": lambda a: np.tril(a, -1),
+    "ndarray": lambda a: _filled(np.ndarray(a.shape, a.dtype), a),
+    "casts": lambda a: (np.float32(a), np.int64(a.real), np.complex64(a), np.float64(a.sum())),
+    "concatenate_list": lambda a: np.concatenate([[0, 1], a.reshape(-1), [7]]),
+}
+
+#: (construct, dtype) pairs NumPy runs that the tracer refuses with a TraceError.
+REFUSED = {
+    ("accumulate_max", "complex128"),  # maximum of complex numbers (NumPy orders them lexicographically)
+}
+
+
+#: Results whose dtype NumPy picks from the size of the data, known only when the kernel runs:
+#: the covariance of no variables is float64 in NumPy whatever the data's dtype.
+EMPTY_DTYPE = {("cov", "complex128", "empty"), ("cov_columns", "complex128", "empty"),
+               ("corrcoef", "complex128", "empty")}
+
+
+def _filled(r: Any, a: Any) -> Any:
+    r[...] = a
+    return r
+
+
+JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}
+
+
+def _compare(got: Any, want: Any, single: bool) -> None:
+    """``got`` has NumPy's dtype, shape and values (to the precision of single-precision inputs
+    when ``single``)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _compare(g, w, single)
+        return
+    want = np.asarray(want)
+    got = np.asarray(got)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if want.dtype.kind in "fc":
+        rtol = 1e-5 if single or want.dtype in (np.float32, np.complex64) else 1e-11
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def _numpy(fn: Callable[[Any], Any], a: np.ndarray) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return fn(a.copy())
+        except Exception as error:  # NumPy refuses: dlbridge must refuse too
+            return error
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", list(CONSTRUCTS))
+def test_construct_matches_numpy(name: str, dtype: str, layout: str) -> None:
+    if layout == "0-d" and dtype not in ("float64", "int64"):
+        pytest.skip("0-d inputs: one float and one integer dtype")
+    a = make(dtype, layout)
+    before = a.copy()
+    want = _numpy(CONSTRUCTS[name], a)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if (name, dtype) in REFUSED and not isinstance(want, Exception):
+            with pytest.raises(dlbridge.TraceError):
+                JITTED[name](a)
+            return
+        if isinstance(want, Exception):
+            with pytest.raises((type(want), dlbridge.TraceError)):
+                JITTED[name](a)
+            return
+        got = JITTED[name](a)
+    if (name, dtype, layout) in EMPTY_DTYPE:
+        want = want.astype(got.dtype)
+    _compare(got, want, dtype == "float32")
+    np.testing.assert_array_equal(a, before)
+
+
+def test_integer_exponents_multiply_as_numpy() -> None:
+    """Complex powers by small integers are repeated products, exact where NumPy's are."""
+    z = np.array([1 + 1j, 2 - 1j, -3j, 0j])
+    got = dlbridge.jit(lambda v: (v**2, v**3, v**0))(z)
+    for g, w in zip(got, (z**2, z**3, z**0)):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_zero_to_complex_powers() -> None:
+    z = np.zeros(3, complex)
+    e = np.array([2.0, -1.0, 1j])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(dlbridge.jit(lambda v, w: v**w)(z, e), z**e)
+
+
+def test_weights_that_sum_to_zero_are_refused() -> None:
+    with pytest.raises(ValueError, match="Weights sum to zero"):
+        dlbridge.jit(lambda a, w: np.average(a, weights=w))(np.ones(3), np.array([1.0, -1.0, 0.0]))
+
+
+def test_accumulate_dtype_argument() -> None:
+    x = np.array([100, 100, 100], np.int8)
+    f = dlbridge.jit(lambda v: (np.add.accumulate(v, dtype=np.int8), np.add.accumulate(v)))
+    for g, w in zip(f(x), (np.add.accumulate(x, dtype=np.int8), np.add.accumulate(x))):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def test_scalar_types_keep_working_as_numpy_types() -> None:
+    """``np.float32`` inside a traced function is a cast on traced values and NumPy's type
+    everywhere else: a dtype, an isinstance check, a scalar."""
+
+    @dlbridge.jit
+    def f(a):
+        b = np.zeros(a.shape, dtype=np.float32) + np.float32(1.5)
+        same = isinstance(a, np.ndarray) and a.dtype == np.float64 and not isinstance(1.0, np.float32)
+        return b * np.float32(a) if same else b
+
+    x = np.arange(4.0)
+    got = f(x)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, np.float32(1.5) * x.astype(np.float32))
+
+
+def test_roll_of_a_dynamic_size_by_more_than_it() -> None:
+    f = dlbridge.jit(lambda v, s: np.roll(v, 13) + s)
+    for n in (0, 1, 4, 5, 13, 30):
+        x = np.arange(float(n))
+        np.testing.assert_array_equal(f(x, 0.0), np.roll(x, 13))
