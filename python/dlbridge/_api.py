@@ -370,8 +370,9 @@ def jit(
     static_argnames=("axis",))``. The function may use operators, NumPy
     functions and methods, indexing, ``for ... in range(...)`` loops and the
     ``dlbridge`` functions; results come back in the framework of the first
-    array argument (NumPy in, NumPy out), sharing dlbridge's buffer, in the
-    structure the function returns them (tuples, lists, None). Without
+    array argument (NumPy in, NumPy out; NumPy arrays when no argument is an
+    array), sharing dlbridge's buffer, in the structure the function returns
+    them (tuples, lists, None). Without
     ``target`` the device of the arguments decides.
 
     Static arguments (``static_argnums``/``static_argnames``, as in
