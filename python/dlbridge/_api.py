@@ -298,7 +298,8 @@ class JitFunction(_dlbridge.Dispatcher):
         key = tuple(("static", _dlbridge.static_key(s[1])) if s[0] == "static" else s for s in specs)
         traced = self._traces.get(key)
         if traced is None:
-            traced = trace(self.__wrapped__, _to_arg_specs(specs), name=self.__name__)
+            traced = trace(self.__wrapped__, _to_arg_specs(specs), name=self.__name__,
+                           target=_target_of(specs, self._target))
             self._traces[key] = traced
             while len(self._traces) > _RECENT_TRACES:
                 self._traces.popitem(last=False)

@@ -440,6 +440,16 @@ def item_assignment_on_a_float(a, s):
 CASES["item_assignment_on_a_float"] = (item_assignment_on_a_float, (X, 2.0), TypeError)
 
 
+@case(ValueError)
+def unknown_sort_kind(a):
+    return np.sort(a, kind="bogus")  # <-
+
+
+@case(TraceError)
+def sorting_complex_numbers(a):
+    return np.sort(a + 1j)  # <-
+
+
 @case(TraceError)
 def complex_comparison(a):
     return (a + 1j) < 0  # <-

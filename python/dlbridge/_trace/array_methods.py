@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import core, elementwise, indexing, inplace, numpy_dispatch, registry  # noqa: F401 - declare what is installed
+from . import core, elementwise, indexing, inplace, numpy_dispatch, reductions, registry  # noqa: F401 - declare what is installed
 from .tracer import TracedArray, unsupported
 
 __all__: list[str] = []
@@ -68,6 +68,11 @@ def _transpose(self: TracedArray, *axes: Any) -> Any:
     return _impl("transpose")(self, tuple(axes) if axes else None)
 
 
+def _sort(self: TracedArray, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> None:
+    """``x.sort()``: ``x`` sorted in place (NumPy's method returns None)."""
+    inplace.assign(self, _impl("sort")(self, axis, kind, order), op="ndarray.sort", casting="unsafe")
+
+
 def _install() -> None:
     for op, name in {**_BINARY, **_COMPARISONS}.items():
         setattr(TracedArray, f"__{op}__", _binary(name, False))
@@ -86,6 +91,7 @@ def _install() -> None:
                                                   _impl("remainder")(self, other))
     TracedArray.__rdivmod__ = lambda self, other: (_impl("floor_divide")(other, self),  # type: ignore[attr-defined]
                                                    _impl("remainder")(other, self))
+    TracedArray.sort = _sort  # type: ignore[attr-defined]
     TracedArray.reshape = _reshape  # type: ignore[attr-defined]
     TracedArray.transpose = _transpose  # type: ignore[attr-defined]
     TracedArray.__array_ufunc__ = (  # type: ignore[attr-defined]

@@ -521,3 +521,238 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, bias: Any = _NOT_GIVEN,
     re = ops.binary("minimum", ops.binary("maximum", registry.lookup("real").impl(c), -1), 1)  # type: ignore[union-attr]
     im = ops.binary("minimum", ops.binary("maximum", registry.lookup("imag").impl(c), -1), 1)  # type: ignore[union-attr]
     return ops.binary("add", re, ops.binary("multiply", im, 1j))
+
+
+# --------------------------------------------------------------------------------------------------
+# sorting and searching
+
+
+def _greater(b: Block, x: str, y: str, dt: D.DType) -> str:
+    """``x > y`` in NumPy's sort order, where NaN is above every number."""
+    gt = ops._cmp(b, "gt", x, y, dt)
+    if not dt.is_float:
+        return gt
+    x_nan = b.op("nan", f"arith.cmpf uno, {x}, {x} : {dt.mlir}")
+    y_num = b.op("num", f"arith.cmpf ord, {y}, {y} : {dt.mlir}")
+    return b.op("gt", f"arith.ori {gt}, {b.op('nan_gt', f'arith.andi {x_nan}, {y_num} : i1')} : i1")
+
+
+def _sortable(x: TracedArray, name: str) -> None:
+    if x._ctx.target != "cpu":
+        raise unsupported(f"numpy.{name}", f"on {x._ctx.target} (sorting has a CPU path only; sort on the host)")
+    if x._dtype.is_complex:
+        raise unsupported(f"numpy.{name}", f"not supported for {x._dtype.name}")
+
+
+def _last_axis(x: TracedArray, axis: Any, name: str) -> tuple[TracedArray, int | None]:
+    """``x`` with ``axis`` moved last (flattened for None), and the axis to move it back to."""
+    if axis is None:
+        return ops.reshape(x, -1), None
+    (ax,) = indexing.normalize_axes(axis, x.ndim, f"numpy.{name}", allow_none=False)
+    if ax == x.ndim - 1:
+        return x, ax
+    perm = [k for k in range(x.ndim) if k != ax] + [ax]
+    return ops.transpose(x, tuple(perm)), ax
+
+
+def _moved_back(r: TracedArray, ax: int | None) -> TracedArray:
+    if ax is None or ax == r.ndim - 1:
+        return r
+    perm = list(range(r.ndim - 1))
+    perm.insert(ax, r.ndim - 1)
+    return ops.transpose(r, tuple(perm))
+
+
+def _sort_rows(x: TracedArray, indices: bool) -> TracedArray:
+    """Each row (the last axis) of ``x`` (rank >= 1) sorted, or (``indices``) the int64 indices
+    that sort it: an ``scf.forall`` over the rows whose body copies its row and sorts it by
+    insertion (``scf.for`` over the elements, ``scf.while`` moving the larger ones up), stable as
+    NumPy's ``kind="stable"``."""
+    ctx = x._ctx
+    if x.ndim == 1:
+        return ops._collapse_units(ctx, _sort_rows(ops._expand_units(ctx, x, [0]), indices), [0])
+    ctx.begin_op()
+    R = x.ndim
+    dt = x._dtype
+    out_dt = D.INT64 if indices else dt
+    sizes = [ctx.dim(x, k) if x._dims[k] is None else None for k in range(R)]
+    ty, out_ty = tensor_type(x._dims, dt), tensor_type(x._dims, out_dt)
+    row_ty, idx_ty = tensor_type([x._dims[-1]], dt), tensor_type([x._dims[-1]], D.INT64)
+    top = ctx.top
+    init = ops._empty(ctx, x._dims, out_dt, sizes)
+    n = ctx.dim(x, R - 1)
+    c1 = top.const(1, "index")
+    fresh = ctx.names.fresh
+    ivs = ["%" + fresh("i") for _ in range(R - 1)]
+    shared, res = "%" + fresh("o"), "%" + fresh("argsort" if indices else "sort")
+    extents = ", ".join(["1"] * (R - 1) + [str(x._dims[-1]) if x._dims[-1] is not None else n])
+    slice_at = f"[{', '.join([*ivs, '0'])}] [{extents}] [{', '.join(['1'] * R)}]"
+    body = Block(ctx.names, indent=top.indent + 1)
+    row = body.op("row", f"tensor.extract_slice {x._value}{slice_at} : {ty} to {row_ty}")
+    carried = [(row, row_ty)]
+    if indices:
+        empty = body.op("idx", f"tensor.empty({'' if x._dims[-1] is not None else n}) : {idx_ty}")
+        iota = "%" + fresh("iota")
+        body.raw(f"{iota} = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>], "
+                 f"iterator_types = [\"parallel\"]}} outs({empty} : {idx_ty}) {{")
+        body.raw(f"^bb0(%{fresh('unused')}: i64):")
+        k_i = "%" + fresh("k")
+        body.raw(f"  {k_i} = linalg.index 0 : index")
+        k64 = "%" + fresh("k")
+        body.raw(f"  {k64} = arith.index_cast {k_i} : index to i64")
+        body.raw(f"  linalg.yield {k64} : i64")
+        body.raw(f"}} -> {idx_ty}")
+        carried.append((iota, idx_ty))
+    types = ", ".join(t for _, t in carried)
+    i, j, j2 = "%" + fresh("i"), "%" + fresh("j"), "%" + fresh("j")
+    rows = ["%" + fresh("r") for _ in carried]
+    rows2 = ["%" + fresh("r") for _ in carried]
+    rows3 = ["%" + fresh("r") for _ in carried]
+    sorted_ = "%" + fresh("sorted")
+    step = Block(ctx.names, indent=body.indent + 1)
+    key = step.op("key", f"tensor.extract {rows[0]}[{i}] : {row_ty}")
+    key_i = step.op("key_i", f"tensor.extract {rows[1]}[{i}] : {idx_ty}") if indices else None
+    start = step.op("j", f"arith.subi {i}, {c1} : index")
+    moved = "%" + fresh("moved")
+    before = Block(ctx.names, indent=step.indent + 1)
+    in_range = before.op("in", f"arith.cmpi sge, {j}, {before.const(0, 'index')} : index")
+    safe = before.op("j", f"arith.maxsi {j}, {before.const(0, 'index')} : index")
+    v = before.op("v", f"tensor.extract {rows2[0]}[{safe}] : {row_ty}")
+    more = before.op("more", f"arith.andi {in_range}, {_greater(before, v, key, dt)} : i1")
+    before.raw(f"scf.condition({more}) {j}, {', '.join(rows2)} : index, {types}")
+    after = Block(ctx.names, indent=step.indent + 1)
+    up = after.op("up", f"arith.addi {j2}, {after.const(1, 'index')} : index")
+    shifted = []
+    for r, (_, t) in zip(rows3, carried):
+        elem = "f" if t == row_ty else "i"
+        e = after.op(elem, f"tensor.extract {r}[{j2}] : {t}")
+        shifted.append(after.op("r", f"tensor.insert {e} into {r}[{up}] : {t}"))
+    down = after.op("down", f"arith.subi {j2}, {after.const(1, 'index')} : index")
+    after.raw(f"scf.yield {down}, {', '.join(shifted)} : index, {types}")
+    step.raw(f"{moved}:{1 + len(carried)} = scf.while ({j} = {start}, "
+             f"{', '.join(f'{r} = {r0}' for r, r0 in zip(rows2, rows))}) : (index, {types}) -> (index, {types}) {{")
+    step.lines.extend(before.lines)
+    step.raw("} do {")
+    step.raw(f"^bb0({j2}: index, {', '.join(f'{r}: {t}' for r, (_, t) in zip(rows3, carried))}):")
+    step.lines.extend(after.lines)
+    step.raw("}")
+    slot = step.op("slot", f"arith.addi {moved}#0, {c1} : index")
+    placed = [step.op("r", f"tensor.insert {key} into {moved}#1[{slot}] : {row_ty}")]
+    if indices:
+        placed.append(step.op("r", f"tensor.insert {key_i} into {moved}#2[{slot}] : {idx_ty}"))
+    step.raw(f"scf.yield {', '.join(placed)} : {types}")
+    body.raw(f"{sorted_}:{len(carried)} = scf.for {i} = {c1} to {n} step {c1} "
+             f"iter_args({', '.join(f'{r} = {r0}' for r, (r0, _) in zip(rows, carried))}) -> ({types}) {{")
+    body.lines.extend(step.lines)
+    body.raw("}")
+    result_row = f"{sorted_}#{1 if indices else 0}"
+    body.raw("scf.forall.in_parallel {")
+    body.raw(f"  tensor.parallel_insert_slice {result_row} into {shared}{slice_at} : "
+             f"{idx_ty if indices else row_ty} into {out_ty}")
+    body.raw("}")
+    bounds = [ctx.dim(x, k) for k in range(R - 1)]
+    top.raw(f"{res} = scf.forall ({', '.join(ivs)}) in ({', '.join(bounds)}) shared_outs({shared} = {init}) "
+            f"-> ({out_ty}) {{")
+    top.lines.extend(body.lines)
+    top.raw("}")
+    return TracedArray(ctx, res, out_dt, x._dims, sizes=sizes)
+
+
+def _sort_kind(kind: Any, order: Any, name: str) -> None:
+    if order is not None:
+        raise unsupported(f"numpy.{name}", "order= (structured arrays)")
+    if kind not in (None, "quicksort", "mergesort", "heapsort", "stable"):
+        raise trace_error(f"{name}: sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})",
+                          ValueError)
+
+
+@op("sort", dtype_rule="same")
+def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> TracedArray:
+    """A sorted copy of ``a`` along ``axis`` (None: flattened), NaNs last (CPU only)."""
+    _sort_kind(kind, order, "sort")
+    x = _array(a, "sort")
+    _sortable(x, "sort")
+    if x.ndim == 0 and axis is not None:
+        raise trace_error(f"numpy.sort: axis {axis} is out of bounds for array of dimension 0",
+                          np.exceptions.AxisError)
+    rows, ax = _last_axis(x, axis, "sort")
+    return _moved_back(_sort_rows(rows, False), ax)
+
+
+@op("argsort", method="argsort", dtype_rule="explicit")
+def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> TracedArray:
+    """The int64 indices that sort ``a`` along ``axis`` (None: flattened), ties in their order
+    (NumPy's ``kind="stable"``), NaNs last (CPU only)."""
+    _sort_kind(kind, order, "argsort")
+    x = _array(a, "argsort")
+    _sortable(x, "argsort")
+    if x.ndim == 0:  # NumPy takes a 0-d array as 1-D for any axis
+        x = ops.reshape(x, -1)
+        axis = 0 if axis is None else axis
+    rows, ax = _last_axis(x, axis, "argsort")
+    return _moved_back(_sort_rows(rows, True), ax)
+
+
+@op("searchsorted", method="searchsorted", dtype_rule="explicit")
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> TracedArray:
+    """Where the values ``v`` go in the sorted 1-D ``a`` (int64 indices, NumPy's order with
+    NaNs last): a binary search (``scf.while``) per value."""
+    if sorter is not None:
+        raise unsupported("numpy.searchsorted", "sorter=")
+    if side not in ("left", "right"):
+        raise trace_error(f"searchsorted: side must be 'left' or 'right' (got {side!r})", ValueError)
+    ctx = ops._ctx_of(a, v)
+    sorted_ = creation.array_operand(ctx, a, "numpy.searchsorted")
+    if sorted_.ndim != 1:
+        raise trace_error("searchsorted: object too deep for desired array" if sorted_.ndim > 1
+                          else "searchsorted: object of too small depth for desired array", ValueError)
+    _sortable(sorted_, "searchsorted")
+    values = creation.array_operand(ctx, v, "numpy.searchsorted") if isinstance(v, (list, tuple)) else \
+        ops._lift(ctx, v, "numpy.searchsorted")
+    dt, _ = ops._promote([sorted_, values])
+    if dt.is_complex:
+        raise unsupported("numpy.searchsorted", f"not supported for {dt.name}")
+    sorted_ = ops.astype(sorted_, dt)
+    values = ops._to_tensor(ctx, values)
+    ctx.begin_op()
+    R = values.ndim
+    sizes = [ctx.dim(values, k) if values._dims[k] is None else None for k in range(R)]
+    init = ops._empty(ctx, values._dims, D.INT64, sizes)
+    n = ctx.dim(sorted_, 0)
+    table, table_ty = sorted_._value, sorted_.mlir_type
+
+    def body(b: Block, ins: list[str], _out: str) -> str:
+        key = ops.convert(b, ins[0], values._dtype, dt)
+        fresh = ctx.names.fresh
+        lo, hi, lo2, hi2, found = ("%" + fresh(h) for h in ("lo", "hi", "lo", "hi", "found"))
+        before = Block(ctx.names, indent=b.indent + 1)
+        more = before.op("more", f"arith.cmpi slt, {lo}, {hi} : index")
+        before.raw(f"scf.condition({more}) {lo}, {hi} : index, index")
+        after = Block(ctx.names, indent=b.indent + 1)
+        mid = after.op("mid", f"arith.divui {after.op('sum', f'arith.addi {lo2}, {hi2} : index')}, "
+                              f"{after.const(2, 'index')} : index")
+        at = after.op("at", f"tensor.extract {table}[{mid}] : {table_ty}")
+        # left: a[mid] < key; right: a[mid] <= key, i.e. not key < a[mid]
+        if side == "left":
+            go_up = _greater(after, key, at, dt)
+        else:
+            below = _greater(after, at, key, dt)
+            go_up = after.op("up", f"arith.xori {below}, {after.const(True, 'i1')} : i1")
+        up = after.op("lo", f"arith.addi {mid}, {after.const(1, 'index')} : index")
+        new_lo = after.op("lo", f"arith.select {go_up}, {up}, {lo2} : index")
+        new_hi = after.op("hi", f"arith.select {go_up}, {hi2}, {mid} : index")
+        after.raw(f"scf.yield {new_lo}, {new_hi} : index, index")
+        zero = b.const(0, "index")
+        b.raw(f"{found}:2 = scf.while ({lo} = {zero}, {hi} = {n}) : (index, index) -> (index, index) {{")
+        b.lines.extend(before.lines)
+        b.raw("} do {")
+        b.raw(f"^bb0({lo2}: index, {hi2}: index):")
+        b.lines.extend(after.lines)
+        b.raw("}")
+        return b.op("pos", f"arith.index_cast {found}#0 : index to i64")
+
+    res = ops._emit_generic(
+        ctx, "searchsorted", [values], [affine_map(R, [f"d{k}" for k in range(R)])], init,
+        tensor_type(values._dims, D.INT64), D.INT64, affine_map(R, [f"d{k}" for k in range(R)]),
+        ["parallel"] * R, body)
+    return TracedArray(ctx, res, D.INT64, values._dims, sizes=sizes)

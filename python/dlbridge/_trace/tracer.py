@@ -360,7 +360,10 @@ _current: contextvars.ContextVar[TraceContext | None] = contextvars.ContextVar(
 class TraceContext:
     """State of one trace: names, the function body, location comments."""
 
-    def __init__(self) -> None:
+    def __init__(self, target: str = "cpu") -> None:
+        #: the target the trace is compiled for (``"cpu"``, ``"cuda"``): operations without a path
+        #: on one of them refuse it while tracing
+        self.target = target
         self.names = NameTable()
         self.names.dead_error = _dead_value_error
         self.top = Block(self.names, indent=2)

@@ -200,8 +200,10 @@ def trace(
     arg_specs: Sequence[ArraySpec | ScalarSpec | StaticSpec],
     *,
     name: str,
+    target: str = "cpu",
 ) -> TraceResult:
-    """Trace ``fn`` called on symbolic arguments described by ``arg_specs`` into an MLIR module.
+    """Trace ``fn`` called on symbolic arguments described by ``arg_specs`` into an MLIR module
+    compiled for ``target``.
 
     Returns a :class:`TraceResult` whose ``mlir`` holds one ``func.func @<name>`` marked
     ``dlpack.entry`` (linalg on tensors).
@@ -210,7 +212,7 @@ def trace(
         TraceError: (a ``TypeError``) for an operation that cannot be traced, naming the user's line.
         ValueError: for shapes that cannot broadcast, bad axes...
     """
-    ctx = TraceContext()
+    ctx = TraceContext(target)
     pnames = _param_names(fn, len(arg_specs))
     params: list[str | ArgSlot] = []
     call_args: list[Any] = []
