@@ -593,7 +593,6 @@ def _repeated(x: TracedArray, counts: Sequence[int], inner: bool) -> TracedArray
     """``x`` with dim ``k`` repeated ``counts[k]`` times: each element ``counts[k]`` times in a
     row when ``inner`` (``repeat``), else the whole dim (``tile``)."""
     ctx = x._ctx
-    shape = list(x.shape)
     expanded_at: list[int] = []
     for k in range(x.ndim):
         if counts[k] != 1:
@@ -609,8 +608,22 @@ def _repeated(x: TracedArray, counts: Sequence[int], inner: bool) -> TracedArray
             dims.append(wide._dims[k])
             sizes.append(ctx.dim(wide, k) if wide._dims[k] is None else None)
     full = broadcast_to(wide, dims, sizes)
-    target = [shape[k] * counts[k] if counts[k] != 1 else shape[k] for k in range(x.ndim)]
-    return ops.reshape(full, target)
+    # each inserted dim merges with its neighbour: a collapse_shape, which needs no shape operand
+    groups: list[list[int]] = []
+    merged: list[int | None] = []
+    k = 0
+    while k < full.ndim:
+        group = [k, k + 1] if k in expanded_at or (inner and k + 1 in expanded_at) else [k]
+        groups.append(group)
+        size: int | None = 1
+        for j in group:
+            size = None if size is None or dims[j] is None else size * dims[j]  # type: ignore[operator]
+        merged.append(size)
+        k += len(group)
+    text = "[" + ", ".join("[" + ", ".join(str(j) for j in g) + "]" for g in groups) + "]"
+    value = ctx.top.op("repeated", f"tensor.collapse_shape {full._value} {text} : {full.mlir_type} into "
+                                   f"{tensor_type(merged, x._dtype)}")
+    return TracedArray(ctx, value, x._dtype, merged)
 
 
 def _source_dim(position: int, expanded_at: Sequence[int], inner: bool) -> int:
@@ -644,6 +657,12 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> TracedArray:
     if isinstance(repeats, (list, tuple)) or (isinstance(repeats, (np.ndarray, TracedArray)) and repeats.ndim):
         raise unsupported("numpy.repeat", "repeats per element (the result's size depends on their values)")
     count = _count(repeats, "numpy.repeat", "repeats")
+    if axis is None and x.ndim > 1:
+        r = ctx.top.const(count, "index")
+        length: Any = x.size * count
+        dims = [length if isinstance(length, int) else None]
+        return _flat_gather(x, "repeat", dims, [None if dims[0] is not None else length._value],
+                            lambda b, i: b.op("src", f"arith.divui {i}, {r} : index"))
     if axis is None or x.ndim == 0:  # NumPy takes a 0-d array as 1-D for any axis
         x = ops.reshape(x, -1)
         axis = 0 if axis is None else axis
@@ -674,6 +693,56 @@ def _shift_mod(ctx: TraceContext, shift: Any, n: Any) -> Any:
     return SymbolicDim(ctx, r, "roll shift")
 
 
+def _flat_gather(x: TracedArray, hint: str, dims: Sequence[int | None], sizes: Sequence[str | None],
+                 source: Any) -> TracedArray:
+    """A new array of ``dims`` (the SSA sizes of the dynamic ones in ``sizes``) whose element at
+    flat position ``i`` (C order) is the element at flat position ``source(block, i)`` of ``x``:
+    one ``linalg.generic`` reading ``x`` at the unravelled index, without a reshape (whose shape
+    operand CUDA kernels could not read)."""
+    ctx = x._ctx
+    ctx.begin_op()
+    dt = x._dtype
+    in_sizes = [ctx.dim(x, k) for k in range(x.ndim)]
+    out_sizes = [ctx.top.const(d, "index") if d is not None else z for d, z in zip(dims, sizes)]
+    init = ops._empty(ctx, dims, dt, sizes)
+
+    def body(b: Block, _ins: list[str], _out: str) -> str:
+        flat = b.const(0, "index")
+        for k, n in enumerate(out_sizes):
+            i = b.op("i", f"linalg.index {k} : index")
+            flat = b.op("flat", f"arith.addi {b.op('flat', f'arith.muli {flat}, {n} : index')}, {i} : index")
+        src = source(b, flat)
+        at: list[str] = []
+        for n in reversed(in_sizes):
+            at.append(b.op("at", f"arith.remui {src}, {n} : index"))
+            src = b.op("src", f"arith.divui {src}, {n} : index")
+        return b.op("v", f"tensor.extract {x._value}[{', '.join(reversed(at))}] : {x.mlir_type}")
+
+    R = len(dims)
+    value = ops._emit_generic(ctx, hint, [], [], init, tensor_type(dims, dt), dt,
+                              affine_map(R, [f"d{k}" for k in range(R)]), ["parallel"] * R, body)
+    return TracedArray(ctx, value, dt, dims, sizes=sizes)
+
+
+def _roll_flat(x: TracedArray, shift: Any) -> TracedArray:
+    """``np.roll(x, shift)`` of an array of 2 dims or more: element ``i`` (in C order) of the
+    result is element ``(i - shift) % x.size`` of ``x``."""
+    ctx = x._ctx
+    total: Any = x.size
+    s = _shift_mod(ctx, shift, total)
+    n_v = ctx.top.const(total, "index") if isinstance(total, int) else total._value
+    s_v = ctx.top.const(s, "index") if isinstance(s, int) else s._value
+
+    def source(b: Block, i: str) -> str:
+        src = b.op("src", f"arith.subi {i}, {s_v} : index")
+        wrapped = b.op("src", f"arith.addi {src}, {n_v} : index")
+        negative = b.op("neg", f"arith.cmpi slt, {src}, {b.const(0, 'index')} : index")
+        return b.op("src", f"arith.select {negative}, {wrapped}, {src} : index")
+
+    sizes = [ctx.dim(x, k) if d is None else None for k, d in enumerate(x._dims)]
+    return _flat_gather(x, "roll", x._dims, sizes, source)
+
+
 @op("roll", dtype_rule="same")
 def roll(a: Any, shift: Any, axis: Any = None) -> TracedArray:
     """``a`` rolled by ``shift`` along ``axis`` (None: the flattened array, reshaped back);
@@ -681,8 +750,11 @@ def roll(a: Any, shift: Any, axis: Any = None) -> TracedArray:
     ctx = _context(a, shift)
     x = array_operand(ctx, a, "numpy.roll")
     if axis is None:
-        flat = ops.reshape(x, -1) if x.ndim != 1 else x
-        return ops.reshape(roll(flat, shift, 0), x.shape) if x.ndim != 1 else roll(flat, shift, 0)
+        if isinstance(shift, (tuple, list)):
+            shift = sum(shift)  # rolls of the flattened array add up
+        if x.ndim == 0:
+            return ops._copy(x)
+        return roll(x, shift, 0) if x.ndim == 1 else _roll_flat(x, shift)
     shifts = list(shift) if isinstance(shift, (tuple, list)) else [shift]
     axes = list(axis) if isinstance(axis, (tuple, list)) else [axis]
     if len(shifts) != len(axes):

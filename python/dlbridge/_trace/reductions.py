@@ -431,11 +431,13 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
         w = ops.transpose(w, tuple(order)) if order != list(range(len(order))) else w
         w = ops._expand_units(ctx, w, [k for k in range(x.ndim) if k not in given])
     scl = ops.reduce("sum", ops.astype(w, dt), axis=axes, keepdims=keep, dtype=dt)
-    nonzero = ops.reduce("all", ops.binary("not_equal", scl, 0), axis=None)
-    ctx.begin_op()
-    ok = ctx.top.op("weights_ok", f"tensor.extract {nonzero._value}[] : {nonzero.mlir_type}") \
-        if not nonzero._is_scalar else nonzero._value
-    ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "Weights sum to zero, can\'t be normalized"')
+    if ctx.target == "cpu":
+        # The check reads the sums on the host: CUDA kernels divide by zero instead (inf, NaN).
+        nonzero = ops.reduce("all", ops.binary("not_equal", scl, 0), axis=None)
+        ctx.begin_op()
+        ok = ctx.top.op("weights_ok", f"tensor.extract {nonzero._value}[] : {nonzero.mlir_type}") \
+            if not nonzero._is_scalar else nonzero._value
+        ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "Weights sum to zero, can\'t be normalized"')
     product = ops.binary("multiply", ops.astype(x, dt), ops.astype(w, dt))
     avg = ops.binary("divide", ops.reduce("sum", product, axis=axes, keepdims=keep, dtype=dt), scl)
     if not returned:
@@ -502,6 +504,19 @@ def _conj(x: TracedArray) -> TracedArray:
     return registry.lookup("conjugate").impl(x) if x._dtype.is_complex else x  # type: ignore[union-attr, no-any-return]
 
 
+def _diagonal(c: TracedArray) -> TracedArray:
+    """The diagonal of the square matrix ``c``: one ``linalg.generic`` reading ``c[i, i]``."""
+    ctx = c._ctx
+    ctx.begin_op()
+    dims = [c._dims[0]]
+    sizes = [ctx.dim(c, 0) if c._dims[0] is None else None]
+    init = ops._empty(ctx, dims, c._dtype, sizes)
+    value = ops._emit_generic(ctx, "diagonal", [c], [affine_map(1, ["d0", "d0"])], init,
+                              tensor_type(dims, c._dtype), c._dtype, affine_map(1, ["d0"]), ["parallel"],
+                              lambda b, ins, out: ins[0])
+    return TracedArray(ctx, value, c._dtype, dims, sizes=sizes)
+
+
 @op("corrcoef", dtype_rule="float")
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True, bias: Any = _NOT_GIVEN, ddof: Any = _NOT_GIVEN, *,
              dtype: Any = None) -> TracedArray:
@@ -511,8 +526,7 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, bias: Any = _NOT_GIVEN,
     ctx = c._ctx
     if c.ndim == 0:
         return ops.binary("divide", c, c)
-    index = creation.arange(c.shape[0])
-    d = indexing.getitem(c, (index, index))
+    d = _diagonal(c)
     std = ops.unary("sqrt", registry.lookup("real").impl(d))  # type: ignore[union-attr]
     c = ops.binary("divide", c, ops._expand_units(ctx, std, [1]))
     c = ops.binary("divide", c, ops._expand_units(ctx, std, [0]))
@@ -696,7 +710,7 @@ def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stab
 @op("searchsorted", method="searchsorted", dtype_rule="explicit")
 def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> TracedArray:
     """Where the values ``v`` go in the sorted 1-D ``a`` (int64 indices, NumPy's order with
-    NaNs last): a binary search (``scf.while``) per value."""
+    NaNs last): a binary search (``scf.while``) per value, on the CPU and on CUDA."""
     if sorter is not None:
         raise unsupported("numpy.searchsorted", "sorter=")
     if side not in ("left", "right"):
@@ -706,7 +720,8 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Trac
     if sorted_.ndim != 1:
         raise trace_error("searchsorted: object too deep for desired array" if sorted_.ndim > 1
                           else "searchsorted: object of too small depth for desired array", ValueError)
-    _sortable(sorted_, "searchsorted")
+    if sorted_._dtype.is_complex:
+        raise unsupported("numpy.searchsorted", f"not supported for {sorted_._dtype.name}")
     values = creation.array_operand(ctx, v, "numpy.searchsorted") if isinstance(v, (list, tuple)) else \
         ops._lift(ctx, v, "numpy.searchsorted")
     dt, _ = ops._promote([sorted_, values])
