@@ -226,3 +226,25 @@ def test_sort_puts_nans_last_and_argsort_is_stable() -> None:
     got = dlbridge.jit(lambda v: (np.sort(v), np.argsort(v)))(x)
     np.testing.assert_array_equal(got[0], np.sort(x))
     np.testing.assert_array_equal(got[1], np.argsort(x, kind="stable"))
+
+
+def test_int_arguments_as_shifts_and_diagonals_stay_dynamic() -> None:
+    """A shift, a diagonal offset or a prepended scale passed as a Python int is a run-time
+    value: one kernel serves every value, negative and larger than the array included."""
+    f = dlbridge.jit(lambda a, n: (np.roll(a, n), np.roll(a, n, axis=1), np.triu(a, n), np.tril(a, -n)))
+    x = np.arange(12.0).reshape(3, 4)
+    for n in (-5, 0, 2, 7, 13):
+        for g, w in zip(f(x, n), (np.roll(x, n), np.roll(x, n, axis=1), np.triu(x, n), np.tril(x, -n))):
+            np.testing.assert_array_equal(g, w)
+    assert f.num_specialisations == 1
+
+
+def test_python_lists_among_the_arrays() -> None:
+    f = dlbridge.jit(lambda a: (np.concatenate([[0.5], a, [[9.0]][0]]), np.concatenate([[a[0], a[-1]], a]),
+                                np.stack([a, [1.0, 2.0, 3.0]])))
+    x = np.array([1.0, 2.0, 4.0])
+    got = f(x)
+    want = (np.concatenate([[0.5], x, [9.0]]), np.concatenate([[x[0], x[-1]], x]), np.stack([x, [1.0, 2.0, 3.0]]))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
