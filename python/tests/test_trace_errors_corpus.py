@@ -465,6 +465,47 @@ def shift_of_a_float_array(a):
     return a << 1  # <-
 
 
+# ---------------------------------------------------------------- inside loops traced as scf.for
+
+
+def unsupported_in_a_loop(a, n):
+    for _ in range(n):
+        a = np.fft.fft(a)  # <-
+    return a
+
+
+def unsupported_in_a_nested_loop(a, n):
+    for i in range(n):
+        for j in range(n):
+            a[i, j] = np.unique(a)  # <-
+    return a
+
+
+def list_grown_in_a_loop(a, n):
+    parts = []
+    for i in range(n):  # <-
+        parts.append(a[i])
+    return parts[0]
+
+
+def tile_by_the_loop_index(a, n):
+    for i in range(n):
+        a = np.tile(a, i)  # <-
+    return a
+
+
+def sort_kind_from_the_loop_index(a, n):
+    for i in range(n):
+        a = np.sort(a, kind=i)  # <-
+    return a
+
+
+for _fn, _expected in ((unsupported_in_a_loop, TraceError), (unsupported_in_a_nested_loop, TraceError),
+                       (list_grown_in_a_loop, TraceError), (tile_by_the_loop_index, TraceError),
+                       (sort_kind_from_the_loop_index, TypeError)):
+    CASES[_fn.__name__] = (_fn, (X, 3), _expected)
+
+
 # ---------------------------------------------------------------- the checks
 
 INTERNAL = ("TracedArray", "SymbolicDim", "_arg", "_value", "internal error", "OpDef", "TraceContext")

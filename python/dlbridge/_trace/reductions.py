@@ -12,7 +12,7 @@ from . import creation, indexing, ops, registry
 from . import dtypes as D
 from .emitter import Block, affine_map, tensor_type
 from .registry import op
-from .tracer import SymbolicDim, TracedArray, trace_error, unsupported
+from .tracer import SymbolicDim, TracedArray, public_type, trace_error, unsupported
 
 __all__ = ["argmax", "argmin", "cumprod", "cumsum", "std", "var"]
 
@@ -675,6 +675,8 @@ def _sort_rows(x: TracedArray, indices: bool) -> TracedArray:
 def _sort_kind(kind: Any, order: Any, name: str) -> None:
     if order is not None:
         raise unsupported(f"numpy.{name}", "order= (structured arrays)")
+    if kind is not None and not isinstance(kind, str):
+        raise trace_error(f"{name}: sort kind must be str, not {public_type(kind)}", TypeError)
     if kind not in (None, "quicksort", "mergesort", "heapsort", "stable"):
         raise trace_error(f"{name}: sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})",
                           ValueError)
