@@ -5,8 +5,11 @@ reach ``__array_function__``, and dynamic sizes cannot become the Python ints Nu
 :func:`with_numpy_proxy` calls the user's function with :data:`numpy_proxy` in place of the
 ``numpy`` module in its globals and closure, NumPy functions it imported by name replaced by
 their traced implementations, and ``len`` answering for traced arrays; helper functions it calls
-from its globals are treated the same way.  Everything else is NumPy's own object, so
-``np.float32``, ``np.pi``, ``np.newaxis`` and ``isinstance(v, np.ndarray)`` keep working.
+from its globals are treated the same way.  NumPy's scalar types and ``np.ndarray`` are
+stand-ins: called on a traced value ``np.float32(x)`` is a cast and ``np.ndarray(shape, dtype)``
+is ``np.empty``; as dtypes, in ``==`` and in ``isinstance`` checks they are NumPy's types (only
+``is`` tells them apart), and ``isinstance(x, np.ndarray)`` holds for traced arrays as for NumPy's.
+Everything else is NumPy's own object (``np.pi``, ``np.newaxis``, the ufuncs).
 """
 
 from __future__ import annotations
