@@ -580,8 +580,7 @@ def _moved_back(r: TracedArray, ax: int | None) -> TracedArray:
 def _sort_rows(x: TracedArray, indices: bool) -> TracedArray:
     """Each row (the last axis) of ``x`` (rank >= 1) sorted, or (``indices``) the int64 indices
     that sort it: an ``scf.forall`` over the rows whose body copies its row and sorts it by
-    insertion (``scf.for`` over the elements, ``scf.while`` moving the larger ones up), stable as
-    NumPy's ``kind="stable"``."""
+    :func:`_merge_sort`, stable as NumPy's ``kind="stable"``."""
     ctx = x._ctx
     if x.ndim == 1:
         return ops._collapse_units(ctx, _sort_rows(ops._expand_units(ctx, x, [0]), indices), [0])
@@ -595,7 +594,6 @@ def _sort_rows(x: TracedArray, indices: bool) -> TracedArray:
     top = ctx.top
     init = ops._empty(ctx, x._dims, out_dt, sizes)
     n = ctx.dim(x, R - 1)
-    c1 = top.const(1, "index")
     fresh = ctx.names.fresh
     ivs = ["%" + fresh("i") for _ in range(R - 1)]
     shared, res = "%" + fresh("o"), "%" + fresh("argsort" if indices else "sort")
@@ -617,49 +615,8 @@ def _sort_rows(x: TracedArray, indices: bool) -> TracedArray:
         body.raw(f"  linalg.yield {k64} : i64")
         body.raw(f"}} -> {idx_ty}")
         carried.append((iota, idx_ty))
-    types = ", ".join(t for _, t in carried)
-    i, j, j2 = "%" + fresh("i"), "%" + fresh("j"), "%" + fresh("j")
-    rows = ["%" + fresh("r") for _ in carried]
-    rows2 = ["%" + fresh("r") for _ in carried]
-    rows3 = ["%" + fresh("r") for _ in carried]
-    sorted_ = "%" + fresh("sorted")
-    step = Block(ctx.names, indent=body.indent + 1)
-    key = step.op("key", f"tensor.extract {rows[0]}[{i}] : {row_ty}")
-    key_i = step.op("key_i", f"tensor.extract {rows[1]}[{i}] : {idx_ty}") if indices else None
-    start = step.op("j", f"arith.subi {i}, {c1} : index")
-    moved = "%" + fresh("moved")
-    before = Block(ctx.names, indent=step.indent + 1)
-    in_range = before.op("in", f"arith.cmpi sge, {j}, {before.const(0, 'index')} : index")
-    safe = before.op("j", f"arith.maxsi {j}, {before.const(0, 'index')} : index")
-    v = before.op("v", f"tensor.extract {rows2[0]}[{safe}] : {row_ty}")
-    more = before.op("more", f"arith.andi {in_range}, {_greater(before, v, key, dt)} : i1")
-    before.raw(f"scf.condition({more}) {j}, {', '.join(rows2)} : index, {types}")
-    after = Block(ctx.names, indent=step.indent + 1)
-    up = after.op("up", f"arith.addi {j2}, {after.const(1, 'index')} : index")
-    shifted = []
-    for r, (_, t) in zip(rows3, carried):
-        elem = "f" if t == row_ty else "i"
-        e = after.op(elem, f"tensor.extract {r}[{j2}] : {t}")
-        shifted.append(after.op("r", f"tensor.insert {e} into {r}[{up}] : {t}"))
-    down = after.op("down", f"arith.subi {j2}, {after.const(1, 'index')} : index")
-    after.raw(f"scf.yield {down}, {', '.join(shifted)} : index, {types}")
-    step.raw(f"{moved}:{1 + len(carried)} = scf.while ({j} = {start}, "
-             f"{', '.join(f'{r} = {r0}' for r, r0 in zip(rows2, rows))}) : (index, {types}) -> (index, {types}) {{")
-    step.lines.extend(before.lines)
-    step.raw("} do {")
-    step.raw(f"^bb0({j2}: index, {', '.join(f'{r}: {t}' for r, (_, t) in zip(rows3, carried))}):")
-    step.lines.extend(after.lines)
-    step.raw("}")
-    slot = step.op("slot", f"arith.addi {moved}#0, {c1} : index")
-    placed = [step.op("r", f"tensor.insert {key} into {moved}#1[{slot}] : {row_ty}")]
-    if indices:
-        placed.append(step.op("r", f"tensor.insert {key_i} into {moved}#2[{slot}] : {idx_ty}"))
-    step.raw(f"scf.yield {', '.join(placed)} : {types}")
-    body.raw(f"{sorted_}:{len(carried)} = scf.for {i} = {c1} to {n} step {c1} "
-             f"iter_args({', '.join(f'{r} = {r0}' for r, (r0, _) in zip(rows, carried))}) -> ({types}) {{")
-    body.lines.extend(step.lines)
-    body.raw("}")
-    result_row = f"{sorted_}#{1 if indices else 0}"
+    sorted_rows = _merge_sort(ctx, body, carried, n, "" if x._dims[-1] is not None else n, dt)
+    result_row = sorted_rows[1 if indices else 0]
     body.raw("scf.forall.in_parallel {")
     body.raw(f"  tensor.parallel_insert_slice {result_row} into {shared}{slice_at} : "
              f"{idx_ty if indices else row_ty} into {out_ty}")
@@ -670,6 +627,81 @@ def _sort_rows(x: TracedArray, indices: bool) -> TracedArray:
     top.lines.extend(body.lines)
     top.raw("}")
     return TracedArray(ctx, res, out_dt, x._dims, sizes=sizes)
+
+
+def _merge_sort(ctx: Any, body: Block, rows: list[tuple[str, str]], n: str, dynamic: str, dt: D.DType) -> list[str]:
+    """Emits into ``body`` a bottom-up merge sort of the 1-D tensors ``rows`` (values, then
+    optionally their indices, moved along) of length ``n`` by the values, stable, NaNs last.
+
+    An ``scf.while`` doubles the run width while it is below ``n``; each pass merges pairs of
+    runs from one buffer into the other (an ``scf.for`` over the pairs, an ``scf.for`` over the
+    merged elements carrying both read positions) and the buffers swap roles. ``dynamic`` is the
+    size operand of ``tensor.empty`` for the scratch buffers ("" for a static length). Returns
+    the sorted tensors."""
+    fresh = ctx.names.fresh
+    types = [t for _, t in rows]
+    all_types = ", ".join(["index", *types, *types])
+    scratch = [body.op("scratch", f"tensor.empty({dynamic}) : {t}") for t in types]
+    width, width2 = "%" + fresh("width"), "%" + fresh("width")
+    src = ["%" + fresh("src") for _ in rows]
+    dst = ["%" + fresh("dst") for _ in rows]
+    src2 = ["%" + fresh("src") for _ in rows]
+    dst2 = ["%" + fresh("dst") for _ in rows]
+    passes = "%" + fresh("passes")
+    before = Block(ctx.names, indent=body.indent + 1)
+    more = before.op("more", f"arith.cmpi ult, {width}, {n} : index")
+    before.raw(f"scf.condition({more}) {', '.join([width, *src, *dst])} : {all_types}")
+    after = Block(ctx.names, indent=body.indent + 1)
+    pair = after.op("pair", f"arith.muli {width2}, {after.const(2, 'index')} : index")
+    last = after.op("last", f"arith.subi {n}, {after.const(1, 'index')} : index")
+    lo, out, out2 = "%" + fresh("lo"), ["%" + fresh("out") for _ in rows], ["%" + fresh("out") for _ in rows]
+    k, i, j = "%" + fresh("k"), "%" + fresh("i"), "%" + fresh("j")
+    merged, passed = "%" + fresh("merged"), "%" + fresh("passed")
+    runs = Block(ctx.names, indent=after.indent + 1)
+    mid = runs.op("mid", f"arith.minui {runs.op('mid', f'arith.addi {lo}, {width2} : index')}, {n} : index")
+    hi = runs.op("hi", f"arith.minui {runs.op('hi', f'arith.addi {lo}, {pair} : index')}, {n} : index")
+    step = Block(ctx.names, indent=runs.indent + 1)
+    at_i = step.op("at", f"arith.minui {i}, {last} : index")
+    at_j = step.op("at", f"arith.minui {j}, {last} : index")
+    left = step.op("left", f"tensor.extract {src2[0]}[{at_i}] : {types[0]}")
+    right = step.op("right", f"tensor.extract {src2[0]}[{at_j}] : {types[0]}")
+    has_left = step.op("has_left", f"arith.cmpi ult, {i}, {mid} : index")
+    no_right = step.op("no_right", f"arith.cmpi uge, {j}, {hi} : index")
+    # stable: the left element goes first unless the right one is smaller
+    right_first = _greater(step, left, right, dt)
+    left_first = step.op("left_first", f"arith.xori {right_first}, {step.const(True, 'i1')} : i1")
+    take = step.op("take", f"arith.andi {has_left}, {step.op('take', f'arith.ori {no_right}, {left_first} : i1')} : i1")
+    placed = [step.op("out", f"tensor.insert {ops._select(step, take, left, right, dt)} into {out2[0]}[{k}] : "
+                             f"{types[0]}")]
+    for r in range(1, len(rows)):
+        li = step.op("left", f"tensor.extract {src2[r]}[{at_i}] : {types[r]}")
+        ri = step.op("right", f"tensor.extract {src2[r]}[{at_j}] : {types[r]}")
+        moved = step.op("moved", f"arith.select {take}, {li}, {ri} : i64")
+        placed.append(step.op("out", f"tensor.insert {moved} into {out2[r]}[{k}] : {types[r]}"))
+    one = step.const(1, "index")
+    next_i = step.op("i", f"arith.select {take}, {step.op('i', f'arith.addi {i}, {one} : index')}, {i} : index")
+    next_j = step.op("j", f"arith.select {take}, {j}, {step.op('j', f'arith.addi {j}, {one} : index')} : index")
+    step.raw(f"scf.yield {', '.join([next_i, next_j, *placed])} : {', '.join(['index', 'index', *types])}")
+    runs.raw(f"{merged}:{2 + len(rows)} = scf.for {k} = {lo} to {hi} step {runs.const(1, 'index')} "
+             f"iter_args({i} = {lo}, {j} = {mid}, {', '.join(f'{o} = {o0}' for o, o0 in zip(out2, out))}) -> "
+             f"({', '.join(['index', 'index', *types])}) {{")
+    runs.lines.extend(step.lines)
+    runs.raw("}")
+    runs.raw(f"scf.yield {', '.join(f'{merged}#{2 + r}' for r in range(len(rows)))} : {', '.join(types)}")
+    after.raw(f"{passed}:{len(rows)} = scf.for {lo} = {after.const(0, 'index')} to {n} step {pair} "
+              f"iter_args({', '.join(f'{o} = {d}' for o, d in zip(out, dst2))}) -> ({', '.join(types)}) {{")
+    after.lines.extend(runs.lines)
+    after.raw("}")
+    after.raw(f"scf.yield {', '.join([pair, *(f'{passed}#{r}' for r in range(len(rows))), *src2])} : {all_types}")
+    body.raw(f"{passes}:{1 + 2 * len(rows)} = scf.while ({width} = {body.const(1, 'index')}, "
+             f"{', '.join(f'{a} = {v}' for a, v in zip(src + dst, [r for r, _ in rows] + scratch))}) : "
+             f"({all_types}) -> ({all_types}) {{")
+    body.lines.extend(before.lines)
+    body.raw("} do {")
+    body.raw(f"^bb0({', '.join(f'{a}: {t}' for a, t in zip([width2, *src2, *dst2], ['index', *types, *types]))}):")
+    body.lines.extend(after.lines)
+    body.raw("}")
+    return [f"{passes}#{1 + r}" for r in range(len(rows))]
 
 
 def _sort_kind(kind: Any, order: Any, name: str) -> None:
