@@ -248,3 +248,19 @@ def test_python_lists_among_the_arrays() -> None:
     for g, w in zip(got, want):
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 17, 64, 1000])
+def test_sort_and_argsort_rows_of_any_length(n: int) -> None:
+    """Merge passes over rows of odd and power-of-two lengths, with ties and NaNs; one kernel
+    serves every length."""
+    rng = np.random.default_rng(n)
+    x = rng.integers(-5, 5, (3, n)).astype(np.float64)
+    x[rng.random((3, n)) < 0.1] = np.nan
+    got = SORTS(x)
+    np.testing.assert_array_equal(got[0], np.sort(x))
+    np.testing.assert_array_equal(got[1], np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(got[2], np.argsort(x[:, ::-1], axis=1, kind="stable"))
+
+
+SORTS = dlbridge.jit(lambda v: (np.sort(v), np.argsort(v), v[:, ::-1].argsort(axis=1)))
