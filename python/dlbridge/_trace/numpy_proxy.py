@@ -12,29 +12,60 @@ from its globals are treated the same way.  Everything else is NumPy's own objec
 from __future__ import annotations
 
 import builtins
+import functools
 import types
 from typing import Any, Callable
 
 import numpy as np
 
 from . import registry
+from .masked import MaskedSelection
 from .tracer import TracedArray
 
 __all__ = ["numpy_proxy", "traced_len", "with_numpy_proxy"]
+
+
+def _taking_selections(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
+    """``impl``, except that a call with an ``x[mask]`` selection among its arguments goes to
+    the selection (``np.mean(x[m])``), as NumPy's own function would send it there."""
+
+    @functools.wraps(impl)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        selection = next((a for a in args if isinstance(a, MaskedSelection)), None)
+        if selection is not None:
+            return selection.__array_function__(getattr(np, name), (), args, kwargs)
+        return impl(*args, **kwargs)
+
+    return call
 
 
 class _NumpyProxy(types.ModuleType):
     """The ``numpy`` module as a traced function sees it."""
 
     def __getattr__(self, name: str) -> Any:
-        entry = registry.lookup_numpy(name)
-        if entry is not None and entry.kind == "function":
-            return entry.impl
+        traced = _traced_function(name)
+        if traced is not None:
+            return traced
         return getattr(np, name)  # ufuncs included: they reach the table through __array_ufunc__
 
     def __dir__(self) -> list[str]:
         return dir(np)
 
+
+#: NumPy name -> (the op table's implementation, the function the proxy gives for it).
+_WRAPPED: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
+
+
+def _traced_function(name: str) -> Callable[..., Any] | None:
+    """What the traced function calls for ``numpy.<name>``: the op table's function, or None
+    when the table has none."""
+    entry = registry.lookup_numpy(name)
+    if entry is None or entry.kind != "function":
+        return None
+    wrapped = _WRAPPED.get(name)
+    if wrapped is None or wrapped[0] is not entry.impl:
+        wrapped = _WRAPPED[name] = (entry.impl, _taking_selections(name, entry.impl))
+    return wrapped[1]
 
 numpy_proxy = _NumpyProxy("numpy", np.__doc__)
 
@@ -56,9 +87,9 @@ def _replacement(value: Any, seen: dict[int, Any]) -> Any:
         name = getattr(value, "__name__", None)
         module = getattr(value, "__module__", "") or ""
         if name and (module == "numpy" or module.startswith("numpy.")) and getattr(np, name, None) is value:
-            entry = registry.lookup_numpy(name)
-            if entry is not None and entry.kind == "function":
-                return entry.impl
+            traced = _traced_function(name)
+            if traced is not None:
+                return traced
     if isinstance(value, types.FunctionType) and not _is_library(value):
         return with_numpy_proxy(value, seen)
     return value

@@ -717,7 +717,7 @@ class TracedArray:
     __slots__ = (
         "_ctx", "_ssa", "_guard", "_dtype", "_dims", "_weak", "_is_scalar", "_dim_ssa", "_alias",
         "_base", "_base_version", "_view_op", "_perm", "_region", "_version", "_updated_at",
-        "_arg", "_serial", "_sources",
+        "_arg", "_serial", "_sources", "_recipe",
     )
     __array_priority__ = 1000.0
 
@@ -758,6 +758,9 @@ class TracedArray:
         self._arg: ArgSlot | None = None
         # where a scalar's value comes from, when it is a size or an int argument (Sources)
         self._sources: Any = None
+        # how a comparison computed the array from immutable operands (equal recipes, equal
+        # values), or None
+        self._recipe: Any = None
         self._serial = ctx.fresh_serial()  # creation order: arrays made inside a loop body are its own
 
     # ---- what the emitters read (ops.py and the other implementation modules)
