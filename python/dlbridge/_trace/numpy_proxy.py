@@ -20,7 +20,7 @@ import numpy as np
 
 from . import registry
 from .masked import MaskedSelection
-from .tracer import TracedArray
+from .tracer import SymbolicDim, TracedArray
 
 __all__ = ["numpy_proxy", "traced_len", "with_numpy_proxy"]
 
@@ -67,7 +67,44 @@ def _traced_function(name: str) -> Callable[..., Any] | None:
         wrapped = _WRAPPED[name] = (entry.impl, _taking_selections(name, entry.impl))
     return wrapped[1]
 
+
 numpy_proxy = _NumpyProxy("numpy", np.__doc__)
+
+
+def _traced_extreme(builtin: Callable[..., Any], beats: Callable[[Any, Any], Any],
+                    index_op: str) -> Callable[..., Any]:
+    """The built-in ``max`` or ``min`` for traced scalars: Python's choice (the first argument
+    no later one beats, so ``max(1.0, nan)`` is 1.0) made in the kernel, and for sizes the
+    size itself; anything else goes to the built-in."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        traced = (TracedArray, SymbolicDim)
+        if kwargs or len(args) < 2 or not any(isinstance(a, traced) for a in args):
+            return builtin(*args, **kwargs)
+        if any(isinstance(a, TracedArray) and a.ndim > 0 for a in args):
+            return builtin(*args)  # NumPy's: the truth value of an array is ambiguous
+        if all(isinstance(a, SymbolicDim) or type(a) is int for a in args):
+            result = args[0]
+            for a in args[1:]:
+                result = (a._binary(index_op, builtin.__name__, result, True) if isinstance(a, SymbolicDim)
+                          else result._binary(index_op, builtin.__name__, a, False)
+                          if isinstance(result, SymbolicDim) else builtin(result, a))
+            return result
+        result = args[0]
+        for a in args[1:]:
+            result = np.where(beats(a, result), a, result)
+        return result
+
+    call.__name__ = builtin.__name__
+    call.__doc__ = builtin.__doc__
+    return call
+
+
+#: Built-ins that answer for traced values, in the traced function's globals.
+_BUILTINS: dict[str, Callable[..., Any]] = {
+    "max": _traced_extreme(builtins.max, lambda a, b: a > b, "maxsi"),
+    "min": _traced_extreme(builtins.min, lambda a, b: a < b, "minsi"),
+}
 
 
 def traced_len(obj: Any) -> Any:
@@ -118,6 +155,9 @@ def with_numpy_proxy(fn: Callable[..., Any], seen: dict[int, Any] | None = None)
             glb[name] = _replacement(glb[name], seen)
     if "len" in names and "len" not in fn.__globals__:
         glb["len"] = traced_len
+    for name, replacement in _BUILTINS.items():
+        if name in names and name not in fn.__globals__:
+            glb[name] = replacement
     if fn.__closure__:
         cells = []
         for cell in fn.__closure__:
