@@ -1,0 +1,405 @@
+"""JAX's front door: dlbridge kernels as XLA FFI targets.
+
+``ffi_op(f)`` turns a ``@dlbridge.jit`` function or a :func:`dlbridge.compile`\\ d kernel into a
+function of JAX arrays that XLA calls through its FFI (``jax.ffi.ffi_call``), so the kernel runs
+inside ``jax.jit``, under ``jax.vmap`` and inside ``jax.shard_map``: XLA hands its handler (in the
+extension, ``XlaFfi.cpp``) the operand and result buffers, and on the GPU its stream; the handler
+views them as DLTensors without copying, runs the kernel there and copies its results into XLA's
+result buffers. Result shapes come from the kernel's shape rule (:mod:`dlbridge._shape_rules`)
+when JAX traces the call. A plain ``@dlbridge.jit`` function called with tracers comes here by
+itself (:func:`route`). This module is imported only when used; it needs JAX and an extension
+built where jaxlib was installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect as pyinspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ModuleNotFoundError as _exc:  # pragma: no cover - depends on the environment
+    raise ImportError("dlbridge.jax needs JAX: pip install jax") from _exc
+
+from . import _dlbridge
+from ._api import JitFunction
+from ._shape_rules import shape_rule
+from ._trace.dtypes import DTYPES
+
+__all__ = ["ffi_op", "route"]
+
+#: The FFI target every dlbridge kernel is called through; the ``kernel`` attribute picks one.
+TARGET = "dlbridge_kernel"
+
+# DLPack device types of the platforms XLA runs the handlers on.
+_DLPACK_DEVICES = {"cpu": 1, "cuda": 2}
+_registered = False
+
+
+def _register_target() -> None:
+    """Registers the handlers with XLA (platforms ``cpu`` and ``CUDA``), once per process.
+
+    Raises:
+        RuntimeError: the extension was built without XLA's FFI headers.
+    """
+    global _registered
+    if _registered:
+        return
+    handlers = getattr(_dlbridge, "_xla_ffi_handlers", None)
+    if handlers is None:
+        raise RuntimeError(
+            "dlbridge.jax: this dlbridge was built without XLA FFI support (the Python that built "
+            "it had no jaxlib); install jax and rebuild dlbridge to call kernels from JAX")
+    for platform, capsule in handlers().items():
+        jax.ffi.register_ffi_target(TARGET, capsule, platform=platform)
+    _registered = True
+
+
+def _is_array(value: Any) -> bool:
+    """Whether ``value`` is an operand: a JAX array or tracer, or a NumPy array."""
+    return isinstance(value, (jax.Array, np.ndarray))
+
+
+def _platform(values: Sequence[Any]) -> str:
+    """The platform XLA will run the call on: that of the first concrete JAX array, else JAX's
+    default device's (which ``jax.jit`` uses for tracers).
+
+    Raises:
+        ValueError: a platform dlbridge does not compile for (TPU...).
+    """
+    platform = None
+    for value in values:
+        if isinstance(value, jax.Array) and not isinstance(value, jax.core.Tracer):
+            platform = next(iter(value.devices())).platform
+            break
+    if platform is None:
+        device = jax.config.jax_default_device
+        platform = getattr(device, "platform", None) or device or jax.default_backend()
+    platform = {"gpu": "cuda"}.get(str(platform), str(platform))
+    if platform not in _DLPACK_DEVICES:
+        raise ValueError(f"dlbridge.jax: dlbridge kernels run on cpu and cuda, not on JAX's {platform!r}")
+    return platform
+
+
+def _dtype_name(value: Any) -> str:
+    return np.dtype(value.dtype).name
+
+
+@dataclass
+class _Entry:
+    """One compiled specialisation: the kernel's registry key and what a call needs."""
+
+    key: int
+    name: str
+    signature: dict[str, Any]
+    rule: Any
+    builder: Callable[[Any], Any] | None
+    written: list[int]
+
+
+def _bind(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    """The values of ``fn``'s parameters in order, defaults included, as its dispatcher binds
+    them (positional only for functions with ``*args`` or keyword-only parameters)."""
+    try:
+        signature = pyinspect.signature(fn.__wrapped__)
+        plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                    for p in signature.parameters.values())
+    except (TypeError, ValueError):
+        plain = False
+    if not plain:
+        if kwargs:
+            raise TypeError(f"{fn.__name__}() takes its arguments by position only")
+        return list(args)
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return list(bound.arguments.values())
+
+
+def _placeholder(value: Any) -> Any:
+    """A NumPy array with nothing in it that has ``value``'s specs (dtype, rank, size-1 dims),
+    for the dispatcher's ``specs``, which cannot import tracers."""
+    if not _is_array(value):
+        return value
+    return np.empty(tuple(1 if d == 1 else 0 for d in value.shape), dtype=value.dtype)
+
+
+class _Op:
+    """The FFI call of one function or kernel, compiled once per kind of arguments."""
+
+    def __init__(self, source: JitFunction | _dlbridge.Kernel) -> None:
+        if not isinstance(source, (JitFunction, _dlbridge.Kernel)):
+            raise TypeError(f"dlbridge.jax.ffi_op(): expected a @dlbridge.jit function or a "
+                            f"dlbridge.compile()d Kernel, got {type(source).__name__}")
+        self.source = source
+        self.name = source.__name__ if isinstance(source, JitFunction) else source.signature["name"]
+        self._entries: dict[Any, _Entry] = {}
+
+    def _entry(self, key: Any, compile_kernel: Callable[[], Any]) -> _Entry:
+        """The specialisation cached under ``key``, compiled (and registered with the handlers)
+        by ``compile_kernel`` on a miss: a Kernel, or a Kernel and its result builder."""
+        entry = self._entries.get(key)
+        if entry is None:
+            compiled = compile_kernel()
+            kernel, builder = compiled if isinstance(compiled, tuple) else (compiled, None)
+            signature = kernel.signature
+            try:
+                rule = shape_rule(kernel.mlir["input"], signature["name"])
+            except ValueError as exc:
+                raise ValueError(f"{self.name}(): JAX needs every result's shape before the kernel "
+                                 f"runs: {exc}") from None
+            written = [i for i, a in enumerate(signature["args"])
+                       if a["kind"] == "tensor" and "write" in a["access"]]
+            entry = _Entry(_dlbridge._xla_register_kernel(kernel), self.name, signature, rule,
+                           builder, written)
+            self._entries[key] = entry
+        return entry
+
+    def prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[_Entry, list[Any]]:
+        """The specialisation for these arguments and the kernel's arguments (statics left out).
+
+        Raises:
+            TypeError, ValueError: arguments the kernel cannot take, named.
+        """
+        _register_target()
+        if isinstance(self.source, _dlbridge.Kernel):
+            if kwargs:
+                raise TypeError(f"{self.name}() takes its arguments by position only")
+            values = list(args)
+            platform = _platform(values)
+            device = self.source.signature["device"]
+            if device != platform:
+                first = next((i for i, v in enumerate(values) if _is_array(v)), None)
+                where = "" if first is None else f" (argument {first} is)"
+                raise ValueError(f"{self.name}(): the kernel was compiled for {device}, but XLA runs "
+                                 f"this call on {platform}{where}: compile it with "
+                                 f"target={platform!r}")
+            return self._entry("kernel", lambda: self.source), values
+        fn = self.source
+        values = _bind(fn, args, kwargs)
+        platform = _platform(values)
+        for i, value in enumerate(values):
+            if _is_array(value) and _dtype_name(value) not in DTYPES:
+                raise TypeError(f"{self.name}(): argument {i}: dlbridge has no {_dtype_name(value)} "
+                                f"dtype (it takes {', '.join(DTYPES)})")
+        specs = fn.specs(*(_placeholder(a) for a in args),
+                         **{k: _placeholder(v) for k, v in kwargs.items()})
+        if platform != "cpu":
+            specs = tuple((*s[:4], (_DLPACK_DEVICES[platform], 0)) if s[0] == "array" else s
+                          for s in specs)
+        # static values by type and value at every level, as the dispatcher keys them
+        key = tuple(("static", _dlbridge.static_key(s[1])) if s[0] == "static" else s for s in specs)
+        dynamic = [v for v, s in zip(values, specs) if s[0] != "static"]
+        return self._entry(key, lambda: fn._compile_specs(specs)), dynamic
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        entry, values = self.prepare(args, kwargs)
+        return self.call(entry, values)
+
+    def call(self, entry: _Entry, values: list[Any]) -> Any:
+        """Calls the FFI target with the kernel's arguments ``values``; returns the function's
+        result structure, followed by the new values of the arguments it writes."""
+        params = entry.signature["args"]
+        if len(values) != len(params):
+            names = ", ".join(p["name"] for p in params)
+            raise TypeError(f"{self.name}() takes {len(params)} arguments ({names}), got {len(values)}")
+        operands: list[Any] = []
+        scalars: list[int] = []
+        for i, (value, param) in enumerate(zip(values, params)):
+            where = f"{self.name}(): argument {i} '{param['name']}'"
+            if param["kind"] == "scalar":
+                if _is_array(value):
+                    raise TypeError(f"{where}: expected a Python scalar, got an array (the kernel "
+                                    f"takes a {param['dtype']} scalar)")
+                scalars.append(_scalar_bits(value, param["dtype"], where))
+                continue
+            if not _is_array(value):
+                raise TypeError(f"{where}: expected an array, got {type(value).__name__}")
+            _check_operand(value, param, where)
+            operands.append(value)
+        try:
+            shapes = entry.rule(values)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{self.name}(): the result shapes cannot be computed: {exc}") from None
+        results = []
+        for j, (shape, result) in enumerate(zip(shapes, entry.signature["results"])):
+            dtype = np.dtype(result["dtype"])
+            if jax.dtypes.canonicalize_dtype(dtype) != dtype:
+                raise TypeError(f"{self.name}(): result {j} is {dtype.name}, which JAX represents "
+                                f"only with jax_enable_x64 on; enable it or cast in the function")
+            results.append(jax.ShapeDtypeStruct(tuple(int(d) for d in shape), dtype))
+        operand_of = {i: k for k, i in enumerate(i for i, p in enumerate(params) if p["kind"] == "tensor")}
+        aliases = {}
+        for n, i in enumerate(entry.written):
+            aliases[operand_of[i]] = len(results) + n
+            results.append(jax.ShapeDtypeStruct(values[i].shape, values[i].dtype))
+        if not results:
+            raise ValueError(f"{self.name}(): the kernel returns nothing and writes no argument: "
+                             f"there is nothing for JAX to compute")
+        call = jax.ffi.ffi_call(TARGET, results, vmap_method="sequential",
+                                input_output_aliases=aliases or None)
+        outputs = call(*operands, kernel=np.int64(entry.key), scalars=np.array(scalars, dtype=np.int64))
+        count = len(entry.signature["results"])
+        flat = outputs[:count]
+        returned: Any = None if count == 0 else flat[0] if count == 1 else tuple(flat)
+        if entry.builder is not None:
+            returned = entry.builder(returned)
+        updated = list(outputs[count:])
+        if not updated:
+            return returned
+        if returned is None:
+            return updated[0] if len(updated) == 1 else tuple(updated)
+        return (returned, *updated)
+
+
+def _check_operand(value: Any, param: dict[str, Any], where: str) -> None:
+    """Refuses at trace time what the kernel would refuse when called.
+
+    Raises:
+        TypeError: a dtype other than the parameter's.
+        ValueError: another rank, or a size other than a static one of the parameter.
+    """
+    dtype = _dtype_name(value)
+    if dtype != param["dtype"]:
+        raise TypeError(f"{where}: expected {param['dtype']}, got {dtype}")
+    shape = param["shape"]
+    if len(value.shape) != len(shape):
+        raise ValueError(f"{where}: expected rank {len(shape)}, got {len(value.shape)}")
+    for d, (size, expected) in enumerate(zip(value.shape, shape)):
+        if expected is not None and size != expected:
+            raise ValueError(f"{where}: expected size {expected} in dim {d}, got {size}")
+
+
+def _scalar_bits(value: Any, dtype: str, where: str) -> int:
+    """The bits of scalar ``value`` converted to ``dtype``, in the low bytes of an int64, as the
+    handler hands them to the kernel.
+
+    Raises:
+        TypeError: not a Python or NumPy scalar, or a float for an integer parameter.
+        OverflowError: out of the dtype's range.
+    """
+    if isinstance(value, jax.core.Tracer):
+        raise TypeError(f"{where}: expected a Python scalar, got a traced value; pass it as a "
+                        f"0-d array to a function that takes it as an array")
+    if not isinstance(value, (bool, int, float, np.generic)):
+        raise TypeError(f"{where}: expected a Python or NumPy scalar, got {type(value).__name__}")
+    target = np.dtype(dtype)
+    if target.kind in "iu" and isinstance(value, (float, np.floating)):
+        raise TypeError(f"{where}: expected an integer, got {value!r}")
+    if target.kind in "iu":
+        info = np.iinfo(target)
+        if not info.min <= int(value) <= info.max:
+            raise OverflowError(f"{where}: expected {dtype} in [{info.min}, {info.max}], got {value!r}")
+    word = np.zeros(1, dtype=np.int64)
+    word.view(np.uint8)[: target.itemsize] = np.frombuffer(np.asarray(value, dtype=target).tobytes(),
+                                                           dtype=np.uint8)
+    return int(word[0])
+
+
+def _differentiable(forward: _Op, backward: _Op) -> Callable[..., Any]:
+    """``forward`` as a ``jax.custom_vjp`` function whose cotangents ``backward`` computes: it
+    takes ``forward``'s arguments followed by one cotangent per result, and returns one gradient
+    per array argument (one array, or a tuple in the arguments' order)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        entry, values = forward.prepare(args, kwargs)
+        if entry.written:
+            names = [entry.signature["args"][i]["name"] for i in entry.written]
+            raise ValueError(f"{forward.name}(): a differentiable op writes no argument, this one "
+                             f"writes {', '.join(names)}")
+        positions = [i for i, a in enumerate(args) if _is_array(a)]
+
+        def merged(arrays: Sequence[Any]) -> list[Any]:
+            full = list(args)
+            for i, array in zip(positions, arrays):
+                full[i] = array
+            return full
+
+        @jax.custom_vjp
+        def op(*arrays: Any) -> Any:
+            return forward(*merged(arrays), **kwargs)
+
+        def fwd(*arrays: Any) -> tuple[Any, tuple[Any, ...]]:
+            return forward(*merged(arrays), **kwargs), arrays
+
+        def bwd(arrays: tuple[Any, ...], cotangent: Any) -> tuple[Any, ...]:
+            cotangents = jax.tree_util.tree_leaves(cotangent)
+            grads = backward(*merged(arrays), *cotangents, **kwargs)
+            grads = grads if isinstance(grads, (tuple, list)) else (grads,)
+            if len(grads) != len(arrays):
+                raise ValueError(f"{backward.name}(): the backward of {forward.name}() returned "
+                                 f"{len(grads)} gradients for {len(arrays)} array arguments")
+            out = []
+            for k, (grad, primal) in enumerate(zip(grads, arrays)):
+                if not jnp.issubdtype(primal.dtype, jnp.inexact):
+                    out.append(None)
+                    continue
+                if tuple(grad.shape) != tuple(primal.shape):
+                    raise ValueError(f"{backward.name}(): gradient {k} has shape {tuple(grad.shape)}, "
+                                     f"its argument {tuple(primal.shape)}")
+                out.append(grad)
+            return tuple(out)
+
+        op.defvjp(fwd, bwd)
+        return op(*(args[i] for i in positions))
+
+    return call
+
+
+def ffi_op(f: JitFunction | _dlbridge.Kernel, *,
+           backward: JitFunction | _dlbridge.Kernel | None = None) -> Callable[..., Any]:
+    """A function of JAX arrays that calls ``f`` through XLA's FFI, in ``jax.jit``, ``vmap``
+    (one call per batch element) and ``shard_map`` alike.
+
+    ``f`` is a ``@dlbridge.jit`` function (compiled once per kind of arguments, for the platform
+    XLA runs on) or a :func:`dlbridge.compile`\\ d kernel (whose device must be that platform).
+    Arrays become XLA operands, Python scalars the kernel's scalar parameters (a new value
+    compiles a new XLA program), static arguments stay static. The op returns what ``f``
+    returns; when ``f`` writes arguments, XLA aliases their new values to the operands and the
+    op returns them after the results (alone when ``f`` returns nothing).
+
+    ``backward``, another ``@dlbridge.jit`` function or kernel, makes the op differentiable
+    (``jax.custom_vjp``, reverse mode): it is called with ``f``'s arguments followed by one
+    cotangent per result and returns one gradient per array argument.
+
+    Raises (when JAX traces a call):
+        TypeError: an argument of a dtype the kernel does not take (named), or a result dtype
+            JAX cannot hold without ``jax_enable_x64``.
+        ValueError: a result whose size depends on the data, a kernel compiled for another
+            device than the call's, a rank or static size the kernel refuses (named).
+        RuntimeError: dlbridge was built without XLA FFI support.
+    """
+    op = _Op(f)
+    if backward is None:
+        return functools.wraps(f)(op) if isinstance(f, JitFunction) else op
+    wrapped = _differentiable(op, _Op(backward))
+    return functools.wraps(f)(wrapped) if isinstance(f, JitFunction) else wrapped
+
+
+def route(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A ``@dlbridge.jit`` function called with JAX tracers (inside ``jax.jit``, ``vmap``,
+    ``grad``...): the call goes through the FFI target as :func:`ffi_op` would make it.
+    ``NotImplemented`` when no argument is traced (then the dispatcher's own error stands).
+
+    Raises:
+        BufferError: the function writes an argument; JAX arrays are immutable, so use
+            ``ffi_op(fn)``, which returns the new values.
+    """
+    if not any(isinstance(v, jax.core.Tracer) for v in (*args, *kwargs.values())):
+        return NotImplemented
+    op = fn.__dict__.get("_dlbridge_jax_op")
+    if op is None:
+        op = _Op(fn)
+        fn.__dict__["_dlbridge_jax_op"] = op
+    entry, values = op.prepare(args, kwargs)
+    if entry.written:
+        i = entry.written[0]
+        raise BufferError(f"{op.name}(): argument {i} '{entry.signature['args'][i]['name']}' is written, "
+                          f"and JAX arrays cannot be written in place; call "
+                          f"dlbridge.jax.ffi_op({op.name}), which returns its new value")
+    return op.call(entry, values)
