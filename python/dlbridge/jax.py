@@ -87,6 +87,20 @@ def _platform(values: Sequence[Any]) -> str:
     return platform
 
 
+def _vary_alike(arrays: Sequence[Any]) -> tuple[list[Any], frozenset[Any]]:
+    """``arrays`` made to vary along the same manual mesh axes (inside ``shard_map``: the union
+    of theirs, as JAX's own operations do implicitly; ``pcast`` transposes to ``psum`` for the
+    gradients of replicated inputs), and those axes; outside ``shard_map`` they are unchanged."""
+    arrays = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in arrays]
+    own = [getattr(jax.typeof(a), "manual_axis_type", None) for a in arrays]
+    varying = frozenset().union(*(t.varying for t in own if t is not None))
+    if not varying:
+        return arrays, varying
+    return [a if t is not None and t.varying == varying else
+            jax.lax.pcast(a, tuple(varying - (t.varying if t is not None else frozenset())), to="varying")
+            for a, t in zip(arrays, own)], varying
+
+
 def _dtype_name(value: Any) -> str:
     return np.dtype(value.dtype).name
 
@@ -222,6 +236,11 @@ class _Op:
                 raise TypeError(f"{where}: expected an array, got {type(value).__name__}")
             _check_operand(value, param, where)
             operands.append(value)
+        operands, varying = _vary_alike(operands)
+        # inside shard_map the results vary as the operands do
+        manual = jax.sharding.ManualAxisType(varying=varying) if varying else None
+        mesh = jax.sharding.NamedSharding(jax.sharding.get_abstract_mesh(), jax.sharding.PartitionSpec()) \
+            if varying else None
         try:
             shapes = entry.rule(values)
         except (TypeError, ValueError) as exc:
@@ -232,12 +251,14 @@ class _Op:
             if jax.dtypes.canonicalize_dtype(dtype) != dtype:
                 raise TypeError(f"{self.name}(): result {j} is {dtype.name}, which JAX represents "
                                 f"only with jax_enable_x64 on; enable it or cast in the function")
-            results.append(jax.ShapeDtypeStruct(tuple(int(d) for d in shape), dtype))
+            results.append(jax.ShapeDtypeStruct(tuple(int(d) for d in shape), dtype,
+                                                sharding=mesh, manual_axis_type=manual))
         operand_of = {i: k for k, i in enumerate(i for i, p in enumerate(params) if p["kind"] == "tensor")}
         aliases = {}
         for n, i in enumerate(entry.written):
             aliases[operand_of[i]] = len(results) + n
-            results.append(jax.ShapeDtypeStruct(values[i].shape, values[i].dtype))
+            results.append(jax.ShapeDtypeStruct(values[i].shape, values[i].dtype,
+                                                sharding=mesh, manual_axis_type=manual))
         if not results:
             raise ValueError(f"{self.name}(): the kernel returns nothing and writes no argument: "
                              f"there is nothing for JAX to compute")
@@ -346,7 +367,8 @@ def _differentiable(forward: _Op, backward: _Op) -> Callable[..., Any]:
             return tuple(out)
 
         op.defvjp(fwd, bwd)
-        return op(*(args[i] for i in positions))
+        arrays, _ = _vary_alike([args[i] for i in positions])
+        return op(*arrays)
 
     return call
 
