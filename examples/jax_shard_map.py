@@ -25,13 +25,12 @@ if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", "")
 from functools import partial  # noqa: E402
 from typing import Any  # noqa: E402
 
+import dlbridge  # noqa: E402
+import dlbridge.jax  # noqa: E402
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 from jax.sharding import PartitionSpec as P  # noqa: E402
-
-import dlbridge  # noqa: E402
-import dlbridge.jax  # noqa: E402
 
 
 @dlbridge.jit
