@@ -79,7 +79,7 @@ def _platform(values: Sequence[Any]) -> str:
             platform = next(iter(value.devices())).platform
             break
     if platform is None:
-        device = jax.config.jax_default_device
+        device = getattr(jax.config, "jax_default_device", None)
         platform = getattr(device, "platform", None) or device or jax.default_backend()
     platform = {"gpu": "cuda"}.get(str(platform), str(platform))
     if platform not in _DLPACK_DEVICES:
@@ -102,7 +102,8 @@ def _vary_alike(arrays: Sequence[Any]) -> tuple[list[Any], frozenset[Any]]:
 
 
 def _dtype_name(value: Any) -> str:
-    return np.dtype(value.dtype).name
+    """NumPy's name of an array's dtype (``"float32"``; ml_dtypes' for ``bfloat16``...)."""
+    return str(np.dtype(value.dtype).name)
 
 
 @dataclass
@@ -169,7 +170,8 @@ class _Op:
                                  f"runs: {exc}") from None
             written = [i for i, a in enumerate(signature["args"])
                        if a["kind"] == "tensor" and "write" in a["access"]]
-            entry = _Entry(_dlbridge._xla_register_kernel(kernel), self.name, signature, rule,
+            register = _dlbridge._xla_register_kernel  # type: ignore[attr-defined]
+            entry = _Entry(register(kernel), self.name, signature, rule,
                            builder, written)
             self._entries[key] = entry
         return entry
@@ -212,8 +214,21 @@ class _Op:
         return self._entry(key, lambda: fn._compile_specs(specs)), dynamic
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        entry, values = self.prepare(args, kwargs)
-        return self.call(entry, values)
+        """The op on these arguments, refusing to be differentiated: it has no backward."""
+        self.prepare(args, kwargs)  # its errors come from here, not from inside custom_jvp
+        positions = _array_positions(args)
+
+        @jax.custom_jvp
+        def op(*arrays: Any) -> Any:
+            entry, values = self.prepare(tuple(_merge(args, positions, arrays)), kwargs)
+            return self.call(entry, values)
+
+        @op.defjvp
+        def no_derivative(primals: Any, tangents: Any) -> Any:
+            raise TypeError(f"{self.name}() has no derivative: make it differentiable with "
+                            f"dlbridge.jax.ffi_op({self.name}, backward=g), g computing its gradients")
+
+        return op(*(args[i] for i in positions))
 
     def call(self, entry: _Entry, values: list[Any]) -> Any:
         """Calls the FFI target with the kernel's arguments ``values``; returns the function's
@@ -322,6 +337,19 @@ def _scalar_bits(value: Any, dtype: str, where: str) -> int:
     return int(word[0])
 
 
+def _array_positions(args: Sequence[Any]) -> list[int]:
+    """The positions of the operands among ``args``: what JAX differentiates."""
+    return [i for i, a in enumerate(args) if _is_array(a)]
+
+
+def _merge(args: Sequence[Any], positions: Sequence[int], arrays: Sequence[Any]) -> list[Any]:
+    """``args`` with the operands at ``positions`` replaced by ``arrays``."""
+    full = list(args)
+    for i, array in zip(positions, arrays):
+        full[i] = array
+    return full
+
+
 def _differentiable(forward: _Op, backward: _Op) -> Callable[..., Any]:
     """``forward`` as a ``jax.custom_vjp`` function whose cotangents ``backward`` computes: it
     takes ``forward``'s arguments followed by one cotangent per result, and returns one gradient
@@ -333,20 +361,20 @@ def _differentiable(forward: _Op, backward: _Op) -> Callable[..., Any]:
             names = [entry.signature["args"][i]["name"] for i in entry.written]
             raise ValueError(f"{forward.name}(): a differentiable op writes no argument, this one "
                              f"writes {', '.join(names)}")
-        positions = [i for i, a in enumerate(args) if _is_array(a)]
+        positions = _array_positions(args)
 
         def merged(arrays: Sequence[Any]) -> list[Any]:
-            full = list(args)
-            for i, array in zip(positions, arrays):
-                full[i] = array
-            return full
+            return _merge(args, positions, arrays)
+
+        def run(arrays: Sequence[Any]) -> Any:
+            return forward.call(*forward.prepare(tuple(merged(arrays)), kwargs))
 
         @jax.custom_vjp
         def op(*arrays: Any) -> Any:
-            return forward(*merged(arrays), **kwargs)
+            return run(arrays)
 
         def fwd(*arrays: Any) -> tuple[Any, tuple[Any, ...]]:
-            return forward(*merged(arrays), **kwargs), arrays
+            return run(arrays), arrays
 
         def bwd(arrays: tuple[Any, ...], cotangent: Any) -> tuple[Any, ...]:
             cotangents = jax.tree_util.tree_leaves(cotangent)
@@ -355,7 +383,7 @@ def _differentiable(forward: _Op, backward: _Op) -> Callable[..., Any]:
             if len(grads) != len(arrays):
                 raise ValueError(f"{backward.name}(): the backward of {forward.name}() returned "
                                  f"{len(grads)} gradients for {len(arrays)} array arguments")
-            out = []
+            out: list[Any] = []
             for k, (grad, primal) in enumerate(zip(grads, arrays)):
                 if not jnp.issubdtype(primal.dtype, jnp.inexact):
                     out.append(None)
@@ -424,4 +452,4 @@ def route(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
         raise BufferError(f"{op.name}(): argument {i} '{entry.signature['args'][i]['name']}' is written, "
                           f"and JAX arrays cannot be written in place; call "
                           f"dlbridge.jax.ffi_op({op.name}), which returns its new value")
-    return op.call(entry, values)
+    return op(*args, **kwargs)

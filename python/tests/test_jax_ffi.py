@@ -172,6 +172,16 @@ def test_gradients_with_a_backward() -> None:
         check_grads(jax.jit(dense), (a, w), order=1, modes=["rev"])
 
 
+def test_an_op_without_backward_says_how_to_differentiate_it() -> None:
+    x = jnp.ones(3, jnp.float32)
+    with pytest.raises(TypeError, match=r"square\(\) has no derivative: .*ffi_op\(square, backward=g\)"):
+        jax.grad(lambda a: square(a).sum())(x)
+    with pytest.raises(TypeError, match=r"square\(\) has no derivative"):
+        jax.jit(jax.grad(lambda a: djax.ffi_op(square)(a).sum()))(x)
+    # an op whose inputs do not depend on the variable needs no derivative
+    assert float(jax.grad(lambda a: (a * square(jnp.ones(3, jnp.float32))).sum())(2.0 * x)[0]) == 1.0
+
+
 def test_a_backward_returning_the_wrong_count_is_refused() -> None:
     @dlbridge.jit
     def input_grad_only(x: Any, w: Any, g: Any) -> Any:
