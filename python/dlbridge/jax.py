@@ -147,11 +147,17 @@ def _placeholder(value: Any) -> Any:
 class _Op:
     """The FFI call of one function or kernel, compiled once per kind of arguments."""
 
-    def __init__(self, source: JitFunction | _dlbridge.Kernel) -> None:
+    def __init__(self, source: JitFunction | _dlbridge.Kernel, vmap: str = "sequential") -> None:
+        if vmap not in ("sequential", "broadcast"):
+            raise ValueError(f"dlbridge.jax.ffi_op(): vmap: expected 'sequential' or 'broadcast', got {vmap!r}")
+        if vmap == "broadcast" and not isinstance(source, JitFunction):
+            raise ValueError("dlbridge.jax.ffi_op(): vmap='broadcast' needs a @dlbridge.jit function, which "
+                             "compiles for the batched ranks; a compiled Kernel has fixed ranks")
         if not isinstance(source, (JitFunction, _dlbridge.Kernel)):
             raise TypeError(f"dlbridge.jax.ffi_op(): expected a @dlbridge.jit function or a "
                             f"dlbridge.compile()d Kernel, got {type(source).__name__}")
         self.source = source
+        self.broadcast = vmap == "broadcast"
         self.name = source.__name__ if isinstance(source, JitFunction) else source.signature["name"]
         self._entries: dict[Any, _Entry] = {}
 
@@ -220,13 +226,46 @@ class _Op:
 
         @jax.custom_jvp
         def op(*arrays: Any) -> Any:
-            entry, values = self.prepare(tuple(_merge(args, positions, arrays)), kwargs)
-            return self.call(entry, values)
+            return self.run(tuple(_merge(args, positions, arrays)), kwargs)
 
         @op.defjvp
         def no_derivative(primals: Any, tangents: Any) -> Any:
             raise TypeError(f"{self.name}() has no derivative: make it differentiable with "
                             f"dlbridge.jax.ffi_op({self.name}, backward=g), g computing its gradients")
+
+        return op(*(args[i] for i in positions))
+
+    def run(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The op on these arguments, with the broadcasting batching rule when asked for: under
+        ``vmap`` the batched operands get the batch as their first dim, aligned for NumPy's
+        broadcasting (size-1 dims inserted after it where an operand has fewer dims), and the
+        kernel is compiled for those ranks and called once."""
+        if not self.broadcast:
+            return self.call(*self.prepare(args, kwargs))
+        positions = _array_positions(args)
+
+        @jax.custom_batching.custom_vmap
+        def op(*arrays: Any) -> Any:
+            return self.call(*self.prepare(tuple(_merge(args, positions, arrays)), kwargs))
+
+        @op.def_vmap
+        def batched(axis_size: int, in_batched: Sequence[bool], *arrays: Any) -> tuple[Any, Any]:
+            ranks = [a.ndim - int(b) for a, b in zip(arrays, in_batched)]
+            top = max(ranks, default=0)
+            lifted = [jnp.reshape(a, (axis_size,) + (1,) * (top - r) + tuple(a.shape[1:])) if b else a
+                      for a, b, r in zip(arrays, in_batched, ranks)]
+            entry, _ = self.prepare(tuple(_merge(args, positions, lifted)), kwargs)
+            if entry.written:
+                raise ValueError(f"{self.name}(): vmap='broadcast' takes no function that writes its "
+                                 f"arguments; use vmap='sequential'")
+            out = self.run(tuple(_merge(args, positions, lifted)), kwargs)
+            for j, leaf in enumerate(jax.tree_util.tree_leaves(out)):
+                if leaf.ndim == 0 or leaf.shape[0] != axis_size:
+                    raise ValueError(f"{self.name}(): vmap='broadcast': result {j} of the batched call "
+                                     f"has shape {tuple(leaf.shape)}, not a leading batch of "
+                                     f"{axis_size}: the function does not broadcast over a leading "
+                                     f"dim (a reduction over every dim?); use vmap='sequential'")
+            return out, jax.tree_util.tree_map(lambda _: True, out)
 
         return op(*(args[i] for i in positions))
 
@@ -367,7 +406,7 @@ def _differentiable(forward: _Op, backward: _Op) -> Callable[..., Any]:
             return _merge(args, positions, arrays)
 
         def run(arrays: Sequence[Any]) -> Any:
-            return forward.call(*forward.prepare(tuple(merged(arrays)), kwargs))
+            return forward.run(tuple(merged(arrays)), kwargs)
 
         @jax.custom_vjp
         def op(*arrays: Any) -> Any:
@@ -402,7 +441,8 @@ def _differentiable(forward: _Op, backward: _Op) -> Callable[..., Any]:
 
 
 def ffi_op(f: JitFunction | _dlbridge.Kernel, *,
-           backward: JitFunction | _dlbridge.Kernel | None = None) -> Callable[..., Any]:
+           backward: JitFunction | _dlbridge.Kernel | None = None,
+           vmap: str = "sequential") -> Callable[..., Any]:
     """A function of JAX arrays that calls ``f`` through XLA's FFI, in ``jax.jit``, ``vmap``
     (one call per batch element) and ``shard_map`` alike.
 
@@ -412,6 +452,12 @@ def ffi_op(f: JitFunction | _dlbridge.Kernel, *,
     compiles a new XLA program), static arguments stay static. The op returns what ``f``
     returns; when ``f`` writes arguments, XLA aliases their new values to the operands and the
     op returns them after the results (alone when ``f`` returns nothing).
+
+    Under ``jax.vmap`` the op runs once per batch element (``vmap="sequential"``), or, with
+    ``vmap="broadcast"`` for a ``@dlbridge.jit`` function that broadcasts as NumPy does over
+    leading dims (elementwise arithmetic, ``@`` on stacks of matrices, ``axis=-1``
+    reductions...), once on the whole batch: the batched operands get the batch as their first
+    dim, aligned for broadcasting, and every result must come back with it (else ValueError).
 
     ``backward``, another ``@dlbridge.jit`` function or kernel, makes the op differentiable
     (``jax.custom_vjp``, reverse mode): it is called with ``f``'s arguments followed by one
@@ -424,7 +470,7 @@ def ffi_op(f: JitFunction | _dlbridge.Kernel, *,
             device than the call's, a rank or static size the kernel refuses (named).
         RuntimeError: dlbridge was built without XLA FFI support.
     """
-    op = _Op(f)
+    op = _Op(f, vmap)
     if backward is None:
         return functools.wraps(f)(op) if isinstance(f, JitFunction) else op
     wrapped = _differentiable(op, _Op(backward))

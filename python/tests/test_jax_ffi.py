@@ -157,6 +157,40 @@ def test_vmap_calls_the_kernel_per_batch_element() -> None:
     np.testing.assert_allclose(np.asarray(prods), np.tanh(np.matmul(x, w)), rtol=1e-5)
 
 
+@dlbridge.jit
+def scaled_add(x: Any, y: Any) -> Any:
+    return x * 2 + y
+
+
+@pytest.mark.parametrize("in_axes", [(0, None), (None, 0), (0, 0), (1, None)])
+def test_vmap_broadcast_calls_the_kernel_once_for_the_batch(in_axes: tuple[Any, Any]) -> None:
+    x = _sample((4, 2, 3), np.float32)
+    y = _sample((4, 3), np.float32, 1)
+    xs = x if in_axes[0] is not None else x[0]
+    if in_axes[0] == 1:
+        xs = np.moveaxis(x, 0, 1)
+    ys = y if in_axes[1] is not None else y[0]
+    op = djax.ffi_op(scaled_add, vmap="broadcast")
+    batched = jax.vmap(op, in_axes=in_axes)
+    got = jax.jit(batched)(jnp.asarray(xs), jnp.asarray(ys))
+    want = np.stack([(x[k] if in_axes[0] is not None else x[0]) * 2
+                     + (y[k] if in_axes[1] is not None else y[0]) for k in range(4)])
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+    jaxpr = str(jax.make_jaxpr(batched)(jnp.asarray(xs), jnp.asarray(ys)))
+    assert jaxpr.count("ffi_call") == 1 and "while" not in jaxpr
+
+
+def test_vmap_broadcast_batches_matrix_products_and_refuses_full_reductions() -> None:
+    x, w = _sample((5, 2, 3), np.float32), _sample((3, 4), np.float32, 1)
+    got = jax.vmap(djax.ffi_op(mlp, vmap="broadcast"), in_axes=(0, None))(jnp.asarray(x), jnp.asarray(w))
+    np.testing.assert_allclose(np.asarray(got), np.tanh(x @ w), rtol=1e-5)
+    with pytest.raises(ValueError, match=r"affine\(\): vmap='broadcast': result 1 of the batched call has "
+                                         r"shape \(\), not a leading batch of 5"):
+        jax.vmap(djax.ffi_op(affine, vmap="broadcast"), in_axes=(0, None))(jnp.asarray(x), jnp.ones(3))
+    with pytest.raises(ValueError, match="vmap='broadcast' needs a @dlbridge.jit function"):
+        djax.ffi_op(dlbridge.compile(open(os.path.join(ROOT, "examples", "axpy.mlir")).read()), vmap="broadcast")
+
+
 def test_gradients_with_a_backward() -> None:
     from jax.test_util import check_grads
 
@@ -170,6 +204,12 @@ def test_gradients_with_a_backward() -> None:
         a, w = jnp.asarray(_sample((4, 3), np.float64)), jnp.asarray(_sample((3, 2), np.float64, 1))
         check_grads(dense, (a, w), order=1, modes=["rev"])
         check_grads(jax.jit(dense), (a, w), order=1, modes=["rev"])
+        # per example, with the forward batched by broadcasting
+        batched = djax.ffi_op(mlp, backward=mlp_grad, vmap="broadcast")
+        xs = jnp.asarray(_sample((3, 4, 3), np.float64, 2))
+        grads = jax.vmap(jax.grad(lambda a, b: batched(a, b).sum(), argnums=1), in_axes=(0, None))(xs, w)
+        want = [jax.grad(lambda b, a=xs[k]: jnp.tanh(a @ b).sum())(w) for k in range(3)]
+        np.testing.assert_allclose(np.asarray(grads), np.stack(want), rtol=1e-10)
 
 
 def test_an_op_without_backward_says_how_to_differentiate_it() -> None:
