@@ -2,13 +2,14 @@
 
 ``ffi_op(f)`` turns a ``@dlbridge.jit`` function or a :func:`dlbridge.compile`\\ d kernel into a
 function of JAX arrays that XLA calls through its FFI (``jax.ffi.ffi_call``), so the kernel runs
-inside ``jax.jit``, under ``jax.vmap`` and inside ``jax.shard_map``: XLA hands its handler (in the
-extension, ``XlaFfi.cpp``) the operand and result buffers, and on the GPU its stream; the handler
-views them as DLTensors without copying, runs the kernel there and copies its results into XLA's
-result buffers. Result shapes come from the kernel's shape rule (:mod:`dlbridge._shape_rules`)
-when JAX traces the call. A plain ``@dlbridge.jit`` function called with tracers comes here by
-itself (:func:`route`). This module is imported only when used; it needs JAX and an extension
-built where jaxlib was installed.
+inside ``jax.jit``, under ``jax.vmap`` (per batch element, or on the whole batch for functions
+that broadcast) and inside ``jax.shard_map``, and differentiates with a backward
+(``jax.custom_vjp``). XLA hands its handler (in the extension, ``XlaFfi.cpp``) the operand and
+result buffers, and on the GPU its stream; the handler views them as DLTensors without copying,
+runs the kernel there and copies its results into XLA's result buffers. Result shapes come from
+the kernel's shape rule (:mod:`dlbridge._shape_rules`) when JAX traces the call. A plain
+``@dlbridge.jit`` function called with tracers comes here by itself (:func:`route`). This module
+is imported only when used; it needs JAX and an extension built where jaxlib was installed.
 """
 
 from __future__ import annotations
