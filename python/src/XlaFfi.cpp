@@ -125,15 +125,29 @@ ffi::Error statusError(int32_t status, std::string message) {
   }
 }
 
+/// Names an argument or result in messages ("f(): argument 2 'x'"); the
+/// text is built only on error.
+struct Place {
+  const std::string &function;
+  const char *kind;
+  size_t index;
+  const std::string *param = nullptr;
+
+  std::string str() const {
+    return function + "(): " + kind + " " + std::to_string(index) +
+           (param ? " '" + *param + "'" : "");
+  }
+};
+
 /// Makes `tensor` a view of one of XLA's buffers: compact row-major
 /// (ffi_call asks for XLA's default layouts), on the call's device.
 std::optional<ffi::Error> viewBuffer(const ffi::AnyBuffer &buffer,
-                                     DLDevice device, const std::string &what,
+                                     DLDevice device, const Place &what,
                                      DLTensor &tensor) {
   DLDataType dtype;
   if (!toDLDataType(buffer.element_type(), dtype))
     return ffi::Error::InvalidArgument(
-        what + ": XLA element type " +
+        what.str() + ": XLA element type " +
         std::to_string(static_cast<int>(buffer.element_type())) +
         " has no DLPack dtype");
   ffi::AnyBuffer::Dimensions dims = buffer.dimensions();
@@ -152,7 +166,7 @@ std::optional<ffi::Error> viewBuffer(const ffi::AnyBuffer &buffer,
 /// on `stream` for CUDA.
 std::optional<ffi::Error> copyBytes(DLDevice device, void *stream, void *target,
                                     const void *source, size_t bytes,
-                                    const std::string &what) {
+                                    const Place &what) {
   if (bytes == 0 || target == source)
     return std::nullopt;
   if (device.device_type == kDLCPU) {
@@ -162,10 +176,11 @@ std::optional<ffi::Error> copyBytes(DLDevice device, void *stream, void *target,
   mgpuSetDefaultDevice(device.device_id);
   mgpuMemcpy(target, const_cast<void *>(source), bytes, stream);
   if (int32_t status = dlrt_cuda_take_launch_error())
-    return statusError(status, what + ": " + dlrt_last_error());
+    return statusError(status, what.str() + ": " + dlrt_last_error());
   return std::nullopt;
 }
 
+/// Whether `tensor` is compact row-major (the strides of size-1 dims aside).
 bool isCompact(const DLTensor &tensor) {
   if (!tensor.strides)
     return true;
@@ -186,32 +201,33 @@ bool isCompact(const DLTensor &tensor) {
 std::optional<ffi::Error> storeResult(DLDevice device, void *stream,
                                       DLManagedTensorVersioned *managed,
                                       const DLTensor &target,
-                                      const std::string &what) {
+                                      const Place &what) {
   const DLTensor &source = managed->dl_tensor;
   if (source.dtype.code != target.dtype.code ||
       source.dtype.bits != target.dtype.bits ||
       source.dtype.lanes != target.dtype.lanes)
-    return ffi::Error::Internal(what + ": the kernel returned " +
+    return ffi::Error::Internal(what.str() + ": the kernel returned " +
                                 dtypeName(source.dtype) + ", XLA expected " +
                                 dtypeName(target.dtype));
   if (source.ndim != target.ndim ||
       !std::equal(source.shape, source.shape + source.ndim, target.shape))
     return ffi::Error::Internal(
-        what + ": the kernel returned shape " +
+        what.str() + ": the kernel returned shape " +
         shapeText(source.shape, source.ndim) + ", XLA expected " +
         shapeText(target.shape, target.ndim) +
         " (the shape rule dlbridge.jax traced disagrees with the kernel)");
   if (device.device_type == kDLCPU) {
     if (dlrt_copy_strided(&source, &target) != DLRT_OK)
-      return ffi::Error::Internal(what + ": " + dlrt_last_error());
+      return ffi::Error::Internal(what.str() + ": " + dlrt_last_error());
     return std::nullopt;
   }
   if (!isCompact(source))
     return ffi::Error(ffi::ErrorCode::kUnimplemented,
-                      what + ": the kernel returned a strided CUDA tensor, "
-                             "which dlbridge.jax cannot copy into XLA's "
-                             "buffer yet; return a contiguous array "
-                             "(numpy.ascontiguousarray) from the function");
+                      what.str() +
+                          ": the kernel returned a strided CUDA tensor, "
+                          "which dlbridge.jax cannot copy into XLA's "
+                          "buffer yet; return a contiguous array "
+                          "(numpy.ascontiguousarray) from the function");
   int64_t count = 1;
   for (int32_t d = 0; d < source.ndim; ++d)
     count *= source.shape[d];
@@ -278,8 +294,7 @@ ffi::Error runKernelOnBuffers(DLDevice device, void *stream, int64_t key,
   SmallArray<void *> args(count);
   for (size_t i = 0, operand = 0, scalar = 0, written = 0; i < count; ++i) {
     const jit::ParamInfo &param = signature.args[i];
-    std::string what =
-        name + "(): argument " + std::to_string(i) + " '" + param.name + "'";
+    Place what{name, "argument", i, &param.name};
     if (!param.isTensor) {
       scalarSlots[i] = static_cast<uint64_t>(scalars[scalar++]);
       args[i] = &scalarSlots[i];
@@ -288,7 +303,8 @@ ffi::Error runKernelOnBuffers(DLDevice device, void *stream, int64_t key,
     ffi::ErrorOr<ffi::AnyBuffer> input =
         operands.get<ffi::AnyBuffer>(operand++);
     if (input.has_error())
-      return ffi::Error::InvalidArgument(what + ": " + input.error().message());
+      return ffi::Error::InvalidArgument(what.str() + ": " +
+                                         input.error().message());
     if (auto error = viewBuffer(*input, device, what, tensors[i]))
       return std::move(*error);
     args[i] = &tensors[i];
@@ -298,7 +314,7 @@ ffi::Error runKernelOnBuffers(DLDevice device, void *stream, int64_t key,
     // result starts as a copy of the operand and the kernel updates it.
     auto output = rets.get<ffi::AnyBuffer>(resultCount + written++);
     if (output.has_error())
-      return ffi::Error::InvalidArgument(what + ": " +
+      return ffi::Error::InvalidArgument(what.str() + ": " +
                                          output.error().message());
     void *target = (*output)->untyped_data();
     if (auto error = copyBytes(device, stream, target, tensors[i].data,
@@ -320,10 +336,10 @@ ffi::Error runKernelOnBuffers(DLDevice device, void *stream, int64_t key,
 
   for (size_t j = 0; j < resultCount; ++j) {
     const jit::ParamInfo &param = signature.results[j];
-    std::string what = name + "(): result " + std::to_string(j);
+    Place what{name, "result", j};
     auto output = rets.get<ffi::AnyBuffer>(j);
     if (output.has_error())
-      return ffi::Error::InvalidArgument(what + ": " +
+      return ffi::Error::InvalidArgument(what.str() + ": " +
                                          output.error().message());
     DLTensor target;
     if (auto error = viewBuffer(**output, device, what, target))
@@ -341,7 +357,7 @@ ffi::Error runKernelOnBuffers(DLDevice device, void *stream, int64_t key,
     if (target.ndim != 0 || target.dtype.bits != param.dtype.bits ||
         target.dtype.code != param.dtype.code)
       return ffi::Error::Internal(
-          what + ": the kernel returned a " + dtypeName(param.dtype) +
+          what.str() + ": the kernel returned a " + dtypeName(param.dtype) +
           " scalar, XLA expected a " + dtypeName(target.dtype) +
           " array of shape " + shapeText(target.shape, target.ndim));
     if (auto error = copyBytes(device, stream, target.data, &resultScalars[j],
