@@ -26,6 +26,7 @@ from .tracer import (
     TraceError,
     current_context,
     make_view,
+    merge_sources,
     sync_view,
     trace_error,
     unsupported,
@@ -568,7 +569,11 @@ def _ewise(
     if not tensors:
         vals = [_scalar_value(ctx, x, t) for x, t in operands]
         v = body(ctx.top, vals)
-        return TracedArray(ctx, v, res_dt, (), weak=weak, is_scalar=True)
+        out = TracedArray(ctx, v, res_dt, (), weak=weak, is_scalar=True)
+        # arithmetic on sizes and int arguments: Python may need the result as a number
+        out._sources = merge_sources(
+            *(x._sources if isinstance(x, TracedArray) else frozenset() for x, _ in operands))
+        return out
     dims, srcs = _broadcast(tensors)
     R = len(dims)
     ins: list[TracedArray] = []
@@ -705,6 +710,7 @@ def _copy(x: TracedArray) -> TracedArray:
     out = TracedArray(x.context, x.value, x.element_type, x.dims, weak=x.weak, is_scalar=x.is_scalar,
                       alias=x.may_alias_argument)
     out.copy_sizes_from(x)
+    out._sources = x._sources
     return out
 
 
