@@ -117,6 +117,7 @@ class _Entry:
     rule: Any
     builder: Callable[[Any], Any] | None
     written: list[int]
+    guards: list[tuple[int, int, int]]
 
 
 def _bind(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
@@ -138,11 +139,17 @@ def _bind(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> lis
 
 
 def _placeholder(value: Any) -> Any:
-    """A NumPy array with nothing in it that has ``value``'s specs (dtype, rank, size-1 dims),
-    for the dispatcher's ``specs``, which cannot import tracers."""
+    """A NumPy array of ``value``'s dtype and shape that holds one element (a broadcast view),
+    for the dispatcher's ``specs`` and ``hints``, which cannot import tracers."""
     if not _is_array(value):
         return value
-    return np.empty(tuple(1 if d == 1 else 0 for d in value.shape), dtype=value.dtype)
+    return np.broadcast_to(np.empty((), dtype=value.dtype), value.shape)
+
+
+def _guard_value(values: Sequence[Any], i: int, dim: int) -> int:
+    """What a guard reads from the kernel's arguments: a size of argument ``i``, or with
+    ``dim`` -1 its value (an int or bool scalar)."""
+    return int(values[i].shape[dim]) if dim >= 0 else int(values[i])
 
 
 class _Op:
@@ -160,27 +167,32 @@ class _Op:
         self.source = source
         self.broadcast = vmap == "broadcast"
         self.name = source.__name__ if isinstance(source, JitFunction) else source.signature["name"]
-        self._entries: dict[Any, _Entry] = {}
+        # per key, the specialisations traced for it, each with its guards
+        self._entries: dict[Any, list[_Entry]] = {}
 
-    def _entry(self, key: Any, compile_kernel: Callable[[], Any]) -> _Entry:
-        """The specialisation cached under ``key``, compiled (and registered with the handlers)
-        by ``compile_kernel`` on a miss: a Kernel, or a Kernel and its result builder."""
-        entry = self._entries.get(key)
-        if entry is None:
-            compiled = compile_kernel()
-            kernel, builder = compiled if isinstance(compiled, tuple) else (compiled, None)
-            signature = kernel.signature
-            try:
-                rule = shape_rule(kernel.mlir["input"], signature["name"])
-            except ValueError as exc:
-                raise ValueError(f"{self.name}(): JAX needs every result's shape before the kernel "
-                                 f"runs: {exc}") from None
-            written = [i for i, a in enumerate(signature["args"])
-                       if a["kind"] == "tensor" and "write" in a["access"]]
-            register = _dlbridge._xla_register_kernel  # type: ignore[attr-defined]
-            entry = _Entry(register(kernel), self.name, signature, rule,
-                           builder, written)
-            self._entries[key] = entry
+    def _entry(self, key: Any, dynamic: Sequence[Any], compile_kernel: Callable[[], Any]) -> _Entry:
+        """The specialisation cached under ``key`` whose guards the kernel's arguments ``dynamic``
+        hold, compiled (and registered with the handlers) by ``compile_kernel`` on a miss: a
+        Kernel, a Kernel and its result builder, or those and its guards (positions among the
+        kernel's arguments and dims, -1 for an argument's value, as the dispatcher keys them)."""
+        for entry in self._entries.get(key, ()):
+            if all(_guard_value(dynamic, i, dim) == value for i, dim, value in entry.guards):
+                return entry
+        compiled = compile_kernel()
+        parts = compiled if isinstance(compiled, tuple) else (compiled,)
+        kernel, builder = parts[0], parts[1] if len(parts) > 1 else None
+        guards = [(i, dim, _guard_value(dynamic, i, dim)) for i, dim in (parts[2] if len(parts) > 2 else ())]
+        signature = kernel.signature
+        try:
+            rule = shape_rule(kernel.mlir["input"], signature["name"])
+        except ValueError as exc:
+            raise ValueError(f"{self.name}(): JAX needs every result's shape before the kernel "
+                             f"runs: {exc}") from None
+        written = [i for i, a in enumerate(signature["args"])
+                   if a["kind"] == "tensor" and "write" in a["access"]]
+        register = _dlbridge._xla_register_kernel  # type: ignore[attr-defined]
+        entry = _Entry(register(kernel), self.name, signature, rule, builder, written, guards)
+        self._entries.setdefault(key, []).append(entry)
         return entry
 
     def prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[_Entry, list[Any]]:
@@ -202,7 +214,7 @@ class _Op:
                 raise ValueError(f"{self.name}(): the kernel was compiled for {device}, but XLA runs "
                                  f"this call on {platform}{where}: compile it with "
                                  f"target={platform!r}")
-            return self._entry("kernel", lambda: self.source), values
+            return self._entry("kernel", values, lambda: self.source), values
         fn = self.source
         values = _bind(fn, args, kwargs)
         platform = _platform(values)
@@ -210,15 +222,17 @@ class _Op:
             if _is_array(value) and _dtype_name(value) not in DTYPES:
                 raise TypeError(f"{self.name}(): argument {i}: dlbridge has no {_dtype_name(value)} "
                                 f"dtype (it takes {', '.join(DTYPES)})")
-        specs = fn.specs(*(_placeholder(a) for a in args),
-                         **{k: _placeholder(v) for k, v in kwargs.items()})
+        placeholders = tuple(_placeholder(a) for a in args)
+        keywords = {k: _placeholder(v) for k, v in kwargs.items()}
+        specs = fn.specs(*placeholders, **keywords)
+        hints = fn.hints(*placeholders, **keywords)
         if platform != "cpu":
             specs = tuple((*s[:4], (_DLPACK_DEVICES[platform], 0)) if s[0] == "array" else s
                           for s in specs)
         # static values by type and value at every level, as the dispatcher keys them
         key = tuple(("static", _dlbridge.static_key(s[1])) if s[0] == "static" else s for s in specs)
         dynamic = [v for v, s in zip(values, specs) if s[0] != "static"]
-        return self._entry(key, lambda: fn._compile_specs(specs)), dynamic
+        return self._entry(key, dynamic, lambda: fn._compile_specs(specs, hints)), dynamic
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """The op on these arguments, refusing to be differentiated: it has no backward."""

@@ -128,6 +128,19 @@ def test_python_scalars_and_static_arguments() -> None:
         np.testing.assert_allclose(np.asarray(got), (x * np.float32(2.5)).sum(axis=axis), rtol=1e-5)
 
 
+def test_sizes_needed_as_numbers_specialise_per_size() -> None:
+    import math
+
+    @dlbridge.jit
+    def normalised(q: Any, rows: int) -> Any:
+        return q.reshape(int(rows), -1) / math.sqrt(q.shape[-1])
+
+    for shape, rows in [((2, 4), 4), ((2, 9), 3), ((2, 4), 2), ((3, 4), 6)]:
+        q = _sample(shape, np.float32)
+        got = jax.jit(lambda a, rows=rows: normalised(a, rows))(jnp.asarray(q))
+        np.testing.assert_allclose(np.asarray(got), q.reshape(rows, -1) / np.sqrt(shape[-1]), rtol=1e-6)
+
+
 def test_written_arguments_become_aliased_results() -> None:
     total, x = np.zeros(4, np.float32), np.arange(4, dtype=np.float32)
     total_jax = jnp.asarray(total)
