@@ -117,6 +117,18 @@ def test_plain_jit_function_inside_jax_jit_goes_through_the_ffi_target() -> None
     assert djax.TARGET in text
 
 
+def test_results_come_back_in_the_structure_the_function_returns() -> None:
+    @dlbridge.jit
+    def nested(x: Any, y: Any) -> Any:
+        return [x + 1, None, (y * 2,)]
+
+    x, y = _sample((2,), np.float32), _sample((3,), np.float32, 1)
+    got = jax.jit(nested)(jnp.asarray(x), jnp.asarray(y))
+    assert isinstance(got, list) and got[1] is None and isinstance(got[2], tuple) and len(got[2]) == 1
+    np.testing.assert_allclose(np.asarray(got[0]), x + 1, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(got[2][0]), y * 2, rtol=1e-6)
+
+
 def test_python_scalars_and_static_arguments() -> None:
     @dlbridge.jit(static_argnames=("axis",))
     def scaled_sum(x: Any, alpha: float, axis: int = 0) -> Any:
