@@ -138,9 +138,19 @@ def _bind(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> lis
     return list(bound.arguments.values())
 
 
+def _is_traced_scalar(value: Any) -> bool:
+    """Whether ``value`` is a Python number JAX traced (a weakly typed 0-d array: ``jax.jit``
+    makes one of every number argument), which the function takes as a Python scalar."""
+    return isinstance(value, jax.Array) and value.ndim == 0 and bool(jax.typeof(value).weak_type)
+
+
 def _placeholder(value: Any) -> Any:
     """A NumPy array of ``value``'s dtype and shape that holds one element (a broadcast view),
-    for the dispatcher's ``specs`` and ``hints``, which cannot import tracers."""
+    or a Python number of a traced number's kind, for the dispatcher's ``specs`` and
+    ``hints``, which cannot import tracers."""
+    if _is_traced_scalar(value):
+        kind = np.dtype(value.dtype).kind
+        return 0.0 if kind == "f" else 0j if kind == "c" else 0
     if not _is_array(value):
         return value
     return np.broadcast_to(np.empty((), dtype=value.dtype), value.shape)
@@ -181,8 +191,14 @@ class _Op:
         compiled = compile_kernel()
         parts = compiled if isinstance(compiled, tuple) else (compiled,)
         kernel, builder = parts[0], parts[1] if len(parts) > 1 else None
-        guards = [(i, dim, _guard_value(dynamic, i, dim)) for i, dim in (parts[2] if len(parts) > 2 else ())]
         signature = kernel.signature
+        guards = []
+        for i, dim in parts[2] if len(parts) > 2 else ():
+            if dim < 0 and isinstance(dynamic[i], jax.Array):
+                raise ValueError(f"{self.name}(): argument {i} '{signature['args'][i]['name']}' is "
+                                 f"needed as a Python number, but JAX traces it; make it static "
+                                 f"(static_argnums of jax.jit) or close over it")
+            guards.append((i, dim, _guard_value(dynamic, i, dim)))
         try:
             rule = shape_rule(kernel.mlir["input"], signature["name"])
         except ValueError as exc:
@@ -293,19 +309,27 @@ class _Op:
             raise TypeError(f"{self.name}() takes {len(params)} arguments ({names}), got {len(values)}")
         operands: list[Any] = []
         scalars: list[int] = []
+        traced: list[Any] = []
+        scalar_operands: list[int] = []
         for i, (value, param) in enumerate(zip(values, params)):
             where = f"{self.name}(): argument {i} '{param['name']}'"
             if param["kind"] == "scalar":
-                if _is_array(value):
-                    raise TypeError(f"{where}: expected a Python scalar, got an array (the kernel "
-                                    f"takes a {param['dtype']} scalar)")
+                if isinstance(value, np.ndarray) and value.ndim == 0:
+                    value = value.item()
+                if isinstance(value, jax.Array):
+                    _check_traced_scalar(value, param, where)
+                    traced.append(value)
+                    scalars.append(0)
+                    scalar_operands.append(1)
+                    continue
                 scalars.append(_scalar_bits(value, param["dtype"], where))
+                scalar_operands.append(0)
                 continue
             if not _is_array(value):
                 raise TypeError(f"{where}: expected an array, got {type(value).__name__}")
             _check_operand(value, param, where)
             operands.append(value)
-        operands, varying = _vary_alike(operands)
+        operands, varying = _vary_alike([*operands, *traced])
         # inside shard_map the results vary as the operands do
         manual = jax.sharding.ManualAxisType(varying=varying) if varying else None
         mesh = jax.sharding.NamedSharding(jax.sharding.get_abstract_mesh(), jax.sharding.PartitionSpec()) \
@@ -333,7 +357,8 @@ class _Op:
                              f"there is nothing for JAX to compute")
         call = jax.ffi.ffi_call(TARGET, results, vmap_method="sequential",
                                 input_output_aliases=aliases or None)
-        outputs = call(*operands, kernel=np.int64(entry.key), scalars=np.array(scalars, dtype=np.int64))
+        outputs = call(*operands, kernel=np.int64(entry.key), scalars=np.array(scalars, dtype=np.int64),
+                       scalar_operands=np.array(scalar_operands, dtype=np.int64))
         count = len(entry.signature["results"])
         flat = outputs[:count]
         returned: Any = None if count == 0 else flat[0] if count == 1 else tuple(flat)
@@ -363,6 +388,22 @@ def _check_operand(value: Any, param: dict[str, Any], where: str) -> None:
     for d, (size, expected) in enumerate(zip(value.shape, shape)):
         if expected is not None and size != expected:
             raise ValueError(f"{where}: expected size {expected} in dim {d}, got {size}")
+
+
+def _check_traced_scalar(value: Any, param: dict[str, Any], where: str) -> None:
+    """Refuses at trace time a traced number the handler cannot convert to the scalar parameter.
+
+    Raises:
+        TypeError: not 0-d, not a bool, integer, float32 or float64, or a float for an integer
+            parameter.
+    """
+    dtype = np.dtype(value.dtype)
+    if value.ndim != 0 or dtype.kind not in "biuf" or (dtype.kind == "f" and dtype.itemsize < 4):
+        raise TypeError(f"{where}: expected a number for the kernel's {param['dtype']} scalar, "
+                        f"got a {dtype.name} array of shape {tuple(value.shape)}")
+    if dtype.kind == "f" and np.dtype(param["dtype"]).kind != "f":
+        raise TypeError(f"{where}: expected an integer for the kernel's {param['dtype']} scalar, "
+                        f"got a traced {dtype.name}")
 
 
 def _scalar_bits(value: Any, dtype: str, where: str) -> int:

@@ -250,16 +250,96 @@ struct OwnedResults {
   }
 };
 
-/// Runs kernel `key` on XLA's buffers. Operands are the kernel's tensor
-/// parameters in order; `scalars` holds the bits of its scalar parameters in
-/// order (the low bytes of each word, as runKernel stores them). Results
-/// are the kernel's results in order (scalars as 0-d buffers), then one per
-/// written parameter, which XLA aliases to that parameter's operand: the
-/// kernel writes into the result buffer.
-ffi::Error runKernelOnBuffers(DLDevice device, void *stream, int64_t key,
-                              ffi::Span<const int64_t> scalars,
+/// Reads the 0-d buffer `buffer` (a traced JAX scalar: a Python number
+/// passed through jax.jit) into `slot` as scalar parameter `param` takes it:
+/// integers and booleans convert to any number, floats only to floats. On
+/// CUDA the value is copied to the host, which waits for XLA's stream.
+std::optional<ffi::Error> loadScalarOperand(const ffi::AnyBuffer &buffer,
+                                            DLDevice device, void *stream,
+                                            const jit::ParamInfo &param,
+                                            uint64_t &slot, const Place &what) {
+  DLDataType source;
+  if (!toDLDataType(buffer.element_type(), source) ||
+      buffer.dimensions().size() != 0 || source.bits > 64 ||
+      source.code == kDLBfloat || (source.code == kDLFloat && source.bits < 32))
+    return ffi::Error::InvalidArgument(
+        what.str() + ": expected a 0-d bool, integer, float32 or float64 "
+                     "array for a scalar parameter");
+  uint64_t raw = 0;
+  size_t bytes = source.bits / 8;
+  if (device.device_type == kDLCPU) {
+    std::memcpy(&raw, buffer.untyped_data(), bytes);
+  } else {
+    mgpuSetDefaultDevice(device.device_id);
+    mgpuMemcpy(&raw, buffer.untyped_data(), bytes, stream);
+    mgpuStreamSynchronize(stream);
+    if (int32_t status = dlrt_cuda_take_launch_error())
+      return statusError(status, what.str() + ": " + dlrt_last_error());
+  }
+  bool isFloat = source.code == kDLFloat;
+  double real = 0;
+  int64_t integer = 0;
+  if (isFloat && source.bits == 32) {
+    float narrow;
+    std::memcpy(&narrow, &raw, sizeof(narrow));
+    real = narrow;
+  } else if (isFloat) {
+    std::memcpy(&real, &raw, sizeof(real));
+  } else if (source.code == kDLBool) {
+    integer = (raw & 0xff) != 0;
+  } else {
+    unsigned shift = 64 - source.bits;
+    integer = source.code == kDLUInt
+                  ? static_cast<int64_t>(raw << shift >> shift)
+                  : static_cast<int64_t>(raw << shift) >> shift;
+  }
+  const DLDataType target = param.dtype;
+  if (target.code == kDLFloat && (target.bits == 32 || target.bits == 64)) {
+    double value = isFloat ? real : static_cast<double>(integer);
+    if (target.bits == 64) {
+      std::memcpy(&slot, &value, sizeof(value));
+    } else {
+      float narrow = static_cast<float>(value);
+      slot = 0;
+      std::memcpy(&slot, &narrow, sizeof(narrow));
+    }
+    return std::nullopt;
+  }
+  if (target.code == kDLBool && !isFloat) {
+    slot = integer != 0;
+    return std::nullopt;
+  }
+  if ((target.code == kDLInt || target.code == kDLUInt) && !isFloat) {
+    slot = static_cast<uint64_t>(integer);
+    return std::nullopt;
+  }
+  return ffi::Error::InvalidArgument(
+      what.str() + ": a traced " + dtypeName(source) + " cannot be passed as " +
+      dtypeName(target));
+}
+
+/// The attributes of a call: the kernel's key, the bits of its scalar
+/// parameters given as Python numbers (the low bytes of each word, as
+/// runKernel stores them), and per scalar parameter 1 where its value is an
+/// operand instead (a traced scalar).
+struct CallAttributes {
+  int64_t key;
+  ffi::Span<const int64_t> scalars;
+  ffi::Span<const int64_t> scalarOperands;
+};
+
+/// Runs kernel `attributes.key` on XLA's buffers. Operands are the kernel's
+/// tensor parameters in order, then its traced scalar parameters in order;
+/// the other scalars come from `attributes.scalars`. Results are the
+/// kernel's results in order (scalars as 0-d buffers), then one per written
+/// parameter, which XLA aliases to that parameter's operand: the kernel
+/// writes into the result buffer.
+ffi::Error runKernelOnBuffers(DLDevice device, void *stream,
+                              const CallAttributes &attributes,
                               ffi::RemainingArgs operands,
                               ffi::RemainingRets rets) {
+  int64_t key = attributes.key;
+  ffi::Span<const int64_t> scalars = attributes.scalars;
   std::optional<jit::Kernel> kernel = lookupKernel(key);
   if (!kernel)
     return ffi::Error::InvalidArgument(
@@ -279,7 +359,12 @@ ffi::Error runKernelOnBuffers(DLDevice device, void *stream, int64_t key,
     writtenCount += param.isTensor && (param.access & DLRT_ACCESS_WRITE);
   }
   size_t resultCount = signature.results.size();
-  if (operands.size() != tensorCount || scalars.size() != count - tensorCount ||
+  size_t tracedCount = 0;
+  for (int64_t traced : attributes.scalarOperands)
+    tracedCount += traced != 0;
+  if (operands.size() != tensorCount + tracedCount ||
+      scalars.size() != count - tensorCount ||
+      attributes.scalarOperands.size() != count - tensorCount ||
       rets.size() != resultCount + writtenCount)
     return ffi::Error::InvalidArgument(
         name + "(): XLA passed " + std::to_string(operands.size()) +
@@ -292,12 +377,25 @@ ffi::Error runKernelOnBuffers(DLDevice device, void *stream, int64_t key,
   SmallArray<DLTensor> tensors(count);
   SmallArray<uint64_t> scalarSlots(count);
   SmallArray<void *> args(count);
-  for (size_t i = 0, operand = 0, scalar = 0, written = 0; i < count; ++i) {
+  for (size_t i = 0, operand = 0, scalar = 0, traced = tensorCount, written = 0;
+       i < count; ++i) {
     const jit::ParamInfo &param = signature.args[i];
     Place what{name, "argument", i, &param.name};
     if (!param.isTensor) {
-      scalarSlots[i] = static_cast<uint64_t>(scalars[scalar++]);
       args[i] = &scalarSlots[i];
+      if (!attributes.scalarOperands[scalar]) {
+        scalarSlots[i] = static_cast<uint64_t>(scalars[scalar++]);
+        continue;
+      }
+      ++scalar;
+      ffi::ErrorOr<ffi::AnyBuffer> value =
+          operands.get<ffi::AnyBuffer>(traced++);
+      if (value.has_error())
+        return ffi::Error::InvalidArgument(what.str() + ": " +
+                                           value.error().message());
+      if (auto error = loadScalarOperand(*value, device, stream, param,
+                                         scalarSlots[i], what))
+        return std::move(*error);
       continue;
     }
     ffi::ErrorOr<ffi::AnyBuffer> input =
@@ -380,19 +478,21 @@ template <typename Body> ffi::Error guarded(Body body) {
 }
 
 ffi::Error runOnHost(int64_t key, ffi::Span<const int64_t> scalars,
+                     ffi::Span<const int64_t> scalarOperands,
                      ffi::RemainingArgs operands, ffi::RemainingRets rets) {
   return guarded([&] {
-    return runKernelOnBuffers({kDLCPU, 0}, nullptr, key, scalars, operands,
-                              rets);
+    return runKernelOnBuffers({kDLCPU, 0}, nullptr,
+                              {key, scalars, scalarOperands}, operands, rets);
   });
 }
 
 ffi::Error runOnCuda(void *stream, int32_t ordinal, int64_t key,
                      ffi::Span<const int64_t> scalars,
+                     ffi::Span<const int64_t> scalarOperands,
                      ffi::RemainingArgs operands, ffi::RemainingRets rets) {
   return guarded([&] {
-    return runKernelOnBuffers({kDLCUDA, ordinal}, stream, key, scalars,
-                              operands, rets);
+    return runKernelOnBuffers({kDLCUDA, ordinal}, stream,
+                              {key, scalars, scalarOperands}, operands, rets);
   });
 }
 
@@ -404,6 +504,7 @@ XLA_FFI_DEFINE_HANDLER(hostHandler, runOnHost,
                        ffi::Ffi::Bind()
                            .Attr<int64_t>("kernel")
                            .Attr<ffi::Span<const int64_t>>("scalars")
+                           .Attr<ffi::Span<const int64_t>>("scalar_operands")
                            .RemainingArgs()
                            .RemainingRets());
 
@@ -413,6 +514,7 @@ XLA_FFI_DEFINE_HANDLER(cudaHandler, runOnCuda,
                            .Ctx<ffi::DeviceOrdinal>()
                            .Attr<int64_t>("kernel")
                            .Attr<ffi::Span<const int64_t>>("scalars")
+                           .Attr<ffi::Span<const int64_t>>("scalar_operands")
                            .RemainingArgs()
                            .RemainingRets());
 

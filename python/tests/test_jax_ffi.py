@@ -153,6 +153,42 @@ def test_sizes_needed_as_numbers_specialise_per_size() -> None:
         np.testing.assert_allclose(np.asarray(got), q.reshape(rows, -1) / np.sqrt(shape[-1]), rtol=1e-6)
 
 
+def test_numbers_jax_traces_are_python_scalars_to_the_function() -> None:
+    """jax.jit makes every number argument a weakly typed tracer: the function still sees a
+    Python scalar (NumPy's promotion: float16 * 2.5 is float16), read from XLA's buffer."""
+
+    @dlbridge.jit
+    def scale(x: Any, a: Any) -> Any:
+        return x * a
+
+    for dtype, factor in [(np.float16, 2.5), (np.int32, 3), (np.float32, -1.5), (np.uint8, True)]:
+        x = np.arange(4).astype(dtype)
+        got = jax.jit(scale)(jnp.asarray(x), factor)
+        want = scale(x, factor)
+        assert got.dtype == want.dtype, (dtype, factor)
+        np.testing.assert_array_equal(np.asarray(got), want)
+    kernel = dlbridge.compile(open(os.path.join(ROOT, "examples", "axpy.mlir")).read())
+    got = jax.jit(djax.ffi_op(kernel))(jnp.arange(3.0), jnp.ones(3), 10.0)
+    np.testing.assert_allclose(np.asarray(got), [1.0, 11.0, 21.0])
+
+    @dlbridge.jit
+    def rows(x: Any, n: int) -> Any:
+        return x.reshape(int(n), -1)
+
+    with pytest.raises(ValueError, match=r"rows\(\): argument 1 'n' is needed as a Python number, but JAX "
+                                         r"traces it; make it static"):
+        jax.jit(rows)(jnp.ones(6), 2)
+    assert jax.jit(rows, static_argnums=1)(jnp.ones(6), 2).shape == (2, 3)
+
+    @dlbridge.jit
+    def shift(x: Any, k: Any) -> Any:
+        return x + k
+
+    with pytest.raises(TypeError, match=r"argument 1 'k': expected an integer for the kernel's int32 "
+                                        r"scalar, got a traced float32"):
+        jax.jit(djax.ffi_op(dlbridge.compile(shift.lower(np.ones(2, np.int32), 1))))(jnp.ones(2, jnp.int32), 1.5)
+
+
 def test_written_arguments_become_aliased_results() -> None:
     total, x = np.zeros(4, np.float32), np.arange(4, dtype=np.float32)
     total_jax = jnp.asarray(total)
