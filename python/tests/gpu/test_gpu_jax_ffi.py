@@ -99,6 +99,17 @@ def test_vmap_and_grad_on_the_gpu(jax: Any) -> None:
         np.testing.assert_allclose(np.asarray(g), np.asarray(r), rtol=1e-4, atol=1e-5)
 
 
+def test_traced_numbers_are_read_from_the_gpu(jax: Any) -> None:
+    @dlbridge.jit
+    def scale(x: Any, a: Any) -> Any:
+        return x * a
+
+    x = np.arange(5).astype(np.float16)
+    got = jax.jit(scale)(_gpu(jax, x), 2.5)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(np.asarray(got), x * np.float16(2.5))
+
+
 def test_a_cpu_kernel_is_refused_for_gpu_arrays(jax: Any) -> None:
     import dlbridge.jax as djax
 
