@@ -186,7 +186,8 @@ class _Op:
         Kernel, a Kernel and its result builder, or those and its guards (positions among the
         kernel's arguments and dims, -1 for an argument's value, as the dispatcher keys them)."""
         for entry in self._entries.get(key, ()):
-            if all(_guard_value(dynamic, i, dim) == value for i, dim, value in entry.guards):
+            if all((dim >= 0 or not isinstance(dynamic[i], jax.Array)) and _guard_value(dynamic, i, dim) == value
+                   for i, dim, value in entry.guards):
                 return entry
         compiled = compile_kernel()
         parts = compiled if isinstance(compiled, tuple) else (compiled,)
