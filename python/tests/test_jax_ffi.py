@@ -26,6 +26,14 @@ import dlbridge.jax as djax  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+@pytest.fixture(autouse=True)
+def _on_the_cpu() -> Any:
+    """Every test runs on JAX's CPU device, also where JAX has a GPU (the GPU tests are
+    tests/gpu/test_gpu_jax_ffi.py)."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield
+
+
 @dlbridge.jit
 def affine(x: Any, y: Any) -> Any:
     return x * 2 + y, x.sum()
