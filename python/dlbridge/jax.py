@@ -337,8 +337,16 @@ class _Op:
             if varying else None
         try:
             shapes = entry.rule(values)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{self.name}(): the result shapes cannot be computed: {exc}") from None
+            sizes_known = all(isinstance(d, (int, np.integer)) for shape in shapes for d in shape)
+        except Exception as exc:  # noqa: BLE001 - traced numbers fail in JAX's own ways
+            if not traced:
+                raise ValueError(f"{self.name}(): the result shapes cannot be computed: {exc}") from None
+            sizes_known = False
+        if not sizes_known:
+            names = [f"{i} '{p['name']}'" for i, (v, p) in enumerate(zip(values, params))
+                     if p["kind"] == "scalar" and isinstance(v, jax.Array)]
+            raise ValueError(f"{self.name}(): the result shapes depend on argument {', '.join(names)}, "
+                             f"which JAX traces; make it static (static_argnums of jax.jit) or close over it")
         results = []
         for j, (shape, result) in enumerate(zip(shapes, entry.signature["results"])):
             dtype = np.dtype(result["dtype"])

@@ -192,6 +192,15 @@ def test_numbers_jax_traces_are_python_scalars_to_the_function() -> None:
     assert jax.jit(rows, static_argnums=1)(jnp.ones(6), 2).shape == (2, 3)
 
     @dlbridge.jit
+    def filled(x: Any, n: int) -> Any:
+        return np.zeros(n, x.dtype) + x[0]
+
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda a: filled(a, 3))(jnp.ones(2))), np.ones(3))
+    with pytest.raises(ValueError, match=r"filled\(\): the result shapes depend on argument 1 'n', which JAX "
+                                         r"traces; make it static"):
+        jax.jit(filled)(jnp.ones(2), 3)
+
+    @dlbridge.jit
     def shift(x: Any, k: Any) -> Any:
         return x + k
 
