@@ -28,6 +28,8 @@ try:
 except ModuleNotFoundError as _exc:  # pragma: no cover - depends on the environment
     raise ImportError("dlbridge.jax needs JAX: pip install jax") from _exc
 
+from jax.custom_derivatives import SymbolicZero
+
 from . import _dlbridge
 from ._api import JitFunction
 from ._shape_rules import shape_rule
@@ -477,19 +479,33 @@ def _differentiable(forward: _Op, backward: _Op) -> Callable[..., Any]:
         def op(*arrays: Any) -> Any:
             return run(arrays)
 
-        def fwd(*arrays: Any) -> tuple[Any, tuple[Any, ...]]:
+        def fwd(*primals: Any) -> tuple[Any, tuple[Any, ...]]:
+            arrays = tuple(p.value for p in primals)
+            for k in numbers:
+                if primals[k].perturbed:
+                    i = positions[k]
+                    raise TypeError(f"{forward.name}(): argument {i} is a number, which gets no gradient: "
+                                    f"pass it as a 0-d array (jnp.asarray(value, jnp.float32)) and "
+                                    f"return its gradient from {backward.name}()")
             return run(arrays), arrays
 
+        # numbers jax.jit traces are Python scalars to the function: they get no gradient, and
+        # differentiating with respect to one is refused
+        numbers = {k for k, i in enumerate(positions) if _is_traced_scalar(args[i])}
+
         def bwd(arrays: tuple[Any, ...], cotangent: Any) -> tuple[Any, ...]:
-            cotangents = jax.tree_util.tree_leaves(cotangent)
+            cotangents = [jnp.zeros(c.aval.shape, c.aval.dtype) if isinstance(c, SymbolicZero) else c
+                          for c in jax.tree_util.tree_leaves(cotangent)]
             grads = backward(*merged(arrays), *cotangents, **kwargs)
-            grads = grads if isinstance(grads, (tuple, list)) else (grads,)
-            if len(grads) != len(arrays):
+            grads = list(grads) if isinstance(grads, (tuple, list)) else [grads]
+            expected = len(arrays) - len(numbers)
+            if len(grads) != expected:
                 raise ValueError(f"{backward.name}(): the backward of {forward.name}() returned "
-                                 f"{len(grads)} gradients for {len(arrays)} array arguments")
+                                 f"{len(grads)} gradients for {expected} array arguments")
             out: list[Any] = []
-            for k, (grad, primal) in enumerate(zip(grads, arrays)):
-                if not jnp.issubdtype(primal.dtype, jnp.inexact):
+            for k, primal in enumerate(arrays):
+                grad = None if k in numbers else grads.pop(0)
+                if grad is None or not jnp.issubdtype(primal.dtype, jnp.inexact):
                     out.append(None)
                     continue
                 if tuple(grad.shape) != tuple(primal.shape):
@@ -498,7 +514,8 @@ def _differentiable(forward: _Op, backward: _Op) -> Callable[..., Any]:
                 out.append(grad)
             return tuple(out)
 
-        op.defvjp(fwd, bwd)
+        # symbolic zeros: fwd learns which inputs are differentiated
+        op.defvjp(fwd, bwd, symbolic_zeros=True)
         arrays, _ = _vary_alike([args[i] for i in positions])
         return op(*arrays)
 
@@ -526,7 +543,8 @@ def ffi_op(f: JitFunction | _dlbridge.Kernel, *,
 
     ``backward``, another ``@dlbridge.jit`` function or kernel, makes the op differentiable
     (``jax.custom_vjp``, reverse mode): it is called with ``f``'s arguments followed by one
-    cotangent per result and returns one gradient per array argument.
+    cotangent per result and returns one gradient per array argument (numbers, even those
+    ``jax.jit`` traces, get none; differentiating with respect to one raises TypeError).
 
     Raises (when JAX traces a call):
         TypeError: an argument of a dtype the kernel does not take (named), or a result dtype

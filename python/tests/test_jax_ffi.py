@@ -303,6 +303,26 @@ def test_an_op_without_backward_says_how_to_differentiate_it() -> None:
     assert float(jax.grad(lambda a: (a * square(jnp.ones(3, jnp.float32))).sum())(2.0 * x)[0]) == 1.0
 
 
+def test_numbers_get_no_gradient() -> None:
+    @dlbridge.jit
+    def scaled(x: Any, s: float) -> Any:
+        return x * s
+
+    @dlbridge.jit
+    def scaled_grad(x: Any, s: float, g: Any) -> Any:
+        return g * s
+
+    op = djax.ffi_op(scaled, backward=scaled_grad)
+    x = jnp.arange(3.0, dtype=jnp.float32)
+    want = np.full(3, 2.5, np.float32)
+    np.testing.assert_allclose(np.asarray(jax.grad(lambda a: op(a, 2.5).sum())(x)), want)
+    # inside jax.jit the number is traced, and still gets no gradient from the backward
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(lambda a, s: op(a, s).sum()))(x, 2.5)), want)
+    with pytest.raises(TypeError, match=r"scaled\(\): argument 1 is a number, which gets no gradient: pass "
+                                        r"it as a 0-d array"):
+        jax.jit(jax.grad(lambda a, s: op(a, s).sum(), argnums=1))(x, 2.5)
+
+
 def test_a_backward_returning_the_wrong_count_is_refused() -> None:
     @dlbridge.jit
     def input_grad_only(x: Any, w: Any, g: Any) -> Any:
