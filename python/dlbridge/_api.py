@@ -11,6 +11,8 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable, overload
 
+import numpy as np
+
 from . import _dlbridge
 from ._compile_log import compile_reason, failed_guard, log_compile
 from ._trace import ArraySpec, ScalarSpec, StaticSpec, TraceResult, trace, unparsable_trace
@@ -198,7 +200,8 @@ def _call_shape(
 ) -> tuple[list[str] | None, tuple[Any, ...], list[int]]:
     """The positional parameter names of ``fn`` (None when it takes ``*args``, ``**kwargs`` or
     keyword-only parameters: then calls pass arguments by position only), the defaults of the
-    last ones, and the positions of the static parameters.
+    last ones, and the positions of the static parameters: those named, and those whose default
+    is a tuple, a string, a function or a dtype (:func:`_static_by_default`).
 
     Raises:
         ValueError: a static name that is not a parameter, or a static number out of range.
@@ -224,7 +227,19 @@ def _call_shape(
         if names is None or name not in names:
             raise ValueError(f"jit(): static_argnames: {name!r} is not a parameter of {_callable_name(fn)}()")
         statics.add(names.index(name))
+    if names is not None:
+        first_default = len(names) - len(defaults)
+        statics.update(first_default + k for k, value in enumerate(defaults) if _static_by_default(value))
     return names, defaults, sorted(statics)
+
+
+def _static_by_default(value: Any) -> bool:
+    """Whether a parameter whose default is ``value`` is static without being named so: a
+    default no array could stand for (a tuple of axes or sizes, a mode string, a function,
+    a dtype), as a NumPy user writes ``axis=(0, 1)``, ``mode="same"``, ``act=np.tanh``."""
+    if isinstance(value, (tuple, str, bytes, frozenset, np.dtype)):
+        return True
+    return callable(value)
 
 
 def _dispatcher_guards(specs: Sequence[tuple[Any, ...]],

@@ -86,9 +86,11 @@ void Dispatcher::bind(PyObject *const *positional, size_t given,
     typeError(functionName + "() takes " + std::to_string(total) +
               " positional argument" + (total == 1 ? "" : "s") + " but " +
               std::to_string(given) + " were given");
-  // The common call: every parameter positionally, nothing static.
+  // The common call: every parameter positionally, nothing static, no None.
   bool keywords = kwargs && PyDict_GET_SIZE(kwargs) != 0;
-  if (!keywords && isStatic.empty() && given == total) {
+  if (!keywords && isStatic.empty() && given == total &&
+      std::find(positional, positional + given, Py_None) ==
+          positional + given) {
     bound.dynamic = positional;
     bound.count = given;
     return;
@@ -123,12 +125,15 @@ void Dispatcher::bind(PyObject *const *positional, size_t given,
                 parameterNames[i] + "'");
     values[i] = defaults[i - firstDefault].ptr();
   }
-  // Static values move to `statics`; the others close up.
+  // Static values move to `statics`, None (an optional array left out) to
+  // `nones`; the others close up.
   nb::list statics;
   size_t count = 0;
   for (size_t i = 0; i < total; ++i) {
     if (i < isStatic.size() && isStatic[i])
       statics.append(nb::handle(values[i]));
+    else if (values[i] == Py_None && i < 64)
+      bound.nones |= uint64_t(1) << i;
     else
       values[count++] = values[i];
   }
@@ -138,6 +143,10 @@ void Dispatcher::bind(PyObject *const *positional, size_t given,
 }
 
 namespace {
+size_t popcount(uint64_t bits) {
+  return static_cast<size_t>(__builtin_popcountll(bits));
+}
+
 /// The bits of `value`, one pattern for every NaN.
 uint64_t floatBits(double value) {
   if (std::isnan(value))
@@ -279,25 +288,28 @@ nb::tuple specOf(PreparedCall &call, size_t i) {
 
 } // namespace
 
-nb::tuple Dispatcher::specsFor(PreparedCall &call, const nb::tuple &statics) {
+nb::tuple Dispatcher::specsFor(PreparedCall &call, const Bound &bound) {
   nb::list specs;
   size_t dynamic = 0, fixed = 0;
-  size_t total = call.size() + statics.size();
+  size_t total = call.size() + bound.statics.size() + popcount(bound.nones);
   for (size_t i = 0; i < total; ++i) {
     if (i < isStatic.size() && isStatic[i])
-      specs.append(nb::make_tuple("static", statics[fixed++]));
+      specs.append(nb::make_tuple("static", bound.statics[fixed++]));
+    else if (i < 64 && (bound.nones >> i & 1))
+      specs.append(nb::make_tuple("static", nb::none()));
     else
       specs.append(specOf(call, dynamic++));
   }
   return nb::tuple(specs);
 }
 
-nb::tuple Dispatcher::hintsFor(PreparedCall &call, const nb::tuple &statics) {
+nb::tuple Dispatcher::hintsFor(PreparedCall &call, const Bound &bound) {
   nb::list hints;
   size_t dynamic = 0;
-  size_t total = call.size() + statics.size();
+  size_t total = call.size() + bound.statics.size() + popcount(bound.nones);
   for (size_t i = 0; i < total; ++i) {
-    if (i < isStatic.size() && isStatic[i]) {
+    if ((i < isStatic.size() && isStatic[i]) ||
+        (i < 64 && (bound.nones >> i & 1))) {
       hints.append(nb::none());
       continue;
     }
@@ -340,14 +352,14 @@ nb::tuple Dispatcher::hintsOf(nb::args args, nb::kwargs kwargs) {
   Bound bound(bindsKeywords ? parameterNames.size() : args.size());
   bind(&PyTuple_GET_ITEM(args.ptr(), 0), args.size(), kwargs.ptr(), bound);
   PreparedCall call(functionName.c_str(), bound.dynamic, bound.count, {});
-  return hintsFor(call, bound.statics);
+  return hintsFor(call, bound);
 }
 
 nb::tuple Dispatcher::specsOf(nb::args args, nb::kwargs kwargs) {
   Bound bound(bindsKeywords ? parameterNames.size() : args.size());
   bind(&PyTuple_GET_ITEM(args.ptr(), 0), args.size(), kwargs.ptr(), bound);
   PreparedCall call(functionName.c_str(), bound.dynamic, bound.count, {});
-  return specsFor(call, bound.statics);
+  return specsFor(call, bound);
 }
 
 nb::object Dispatcher::call(PyObject *const *args, size_t count,
@@ -367,11 +379,15 @@ nb::object Dispatcher::call(PyObject *const *args, size_t count,
   }
   PreparedCall &call = *prepared;
   bool hasStatics = !isStatic.empty();
-  // The static values' number first: guards extend keys at their end.
-  SmallArray<uint64_t, 16> key(2 * call.size() + hasStatics);
+  // The static values' number first, then the arguments, then which were
+  // None: guards extend keys at their end.
+  bool hasNones = bound.nones != 0;
+  SmallArray<uint64_t, 16> key(2 * call.size() + hasStatics + hasNones);
   computeKey(call, key.data() + hasStatics);
   if (hasStatics)
     key[0] = staticsId(bound.statics);
+  if (hasNones)
+    key[key.size() - 1] = bound.nones;
   const uint64_t *keyData = key.data();
   size_t keySize = key.size();
   std::vector<uint64_t> extended;
@@ -392,8 +408,7 @@ nb::object Dispatcher::call(PyObject *const *args, size_t count,
     nb::callable compile = compiler;
     if (!compile.is_valid())
       throw nb::type_error((functionName + "() can no longer compile").c_str());
-    nb::object compiled =
-        compile(specsFor(call, bound.statics), hintsFor(call, bound.statics));
+    nb::object compiled = compile(specsFor(call, bound), hintsFor(call, bound));
     nb::object builder;
     std::vector<Guard> guards;
     if (nb::isinstance<nb::tuple>(compiled)) {

@@ -64,6 +64,10 @@ private:
     size_t count = 0;
     SmallArray<PyObject *, 8> storage;
     nanobind::tuple statics;
+    /// Bit i: parameter i (not static, one of the first 64) is None, an
+    /// optional array left out: the function sees None, the kernel has no
+    /// parameter for it, and the key says which were.
+    uint64_t nones = 0;
     PyObject *stream = nullptr; ///< the `stream=` keyword, if given
   };
   void bind(PyObject *const *args, size_t given, PyObject *kwargs,
@@ -73,8 +77,8 @@ private:
   uint64_t staticsId(const nanobind::tuple &statics);
   /// Forgets the numbers of static values whose kernels were all evicted.
   void forgetStaticIds();
-  nanobind::tuple specsFor(PreparedCall &call, const nanobind::tuple &statics);
-  nanobind::tuple hintsFor(PreparedCall &call, const nanobind::tuple &statics);
+  nanobind::tuple specsFor(PreparedCall &call, const Bound &bound);
+  nanobind::tuple hintsFor(PreparedCall &call, const Bound &bound);
 
   /// A size or value a kernel was specialised on, because the Python
   /// function needed it as a number: dim `dim` of dynamic argument `arg`, or

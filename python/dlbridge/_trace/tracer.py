@@ -717,7 +717,7 @@ class TracedArray:
     __slots__ = (
         "_ctx", "_ssa", "_guard", "_dtype", "_dims", "_weak", "_is_scalar", "_dim_ssa", "_alias",
         "_base", "_base_version", "_view_op", "_perm", "_region", "_version", "_updated_at",
-        "_arg", "_serial", "_sources",
+        "_arg", "_serial", "_sources", "_recipe",
     )
     __array_priority__ = 1000.0
 
@@ -758,6 +758,9 @@ class TracedArray:
         self._arg: ArgSlot | None = None
         # where a scalar's value comes from, when it is a size or an int argument (Sources)
         self._sources: Any = None
+        # how a comparison computed the array from immutable operands (equal recipes, equal
+        # values), or None
+        self._recipe: Any = None
         self._serial = ctx.fresh_serial()  # creation order: arrays made inside a loop body are its own
 
     # ---- what the emitters read (ops.py and the other implementation modules)
@@ -881,7 +884,14 @@ class TracedArray:
                          unsupported("len(array)", "the size is dynamic"))
 
     def __iter__(self) -> Any:
-        raise unsupported("iteration over an array")
+        """The sub-arrays along the first dim, as NumPy iterates (``dx, dy = p - q``): its size
+        must be known while tracing, or fixed at the call's (see NeedsValue)."""
+        if not self._dims or self._is_scalar:
+            raise trace_error("iteration over a 0-d array", TypeError)
+        if self._dims[0] is None:
+            raise need_value(self._dim_sources(0), unsupported(
+                "iteration over an array", "its first dim is dynamic; use for i in range(len(x))"))
+        return (self[k] for k in range(self._dims[0]))
 
     def __index__(self) -> int:
         raise need_value(self._sources, unsupported("operator.index(array)"))
