@@ -7,10 +7,12 @@ from the table, and ``numpy_dispatch`` routes NumPy's protocols to it.
 
 from . import (  # noqa: F401 - importing a module declares its operations
     array_methods,
+    compaction,
     contractions,
     core,
     creation,
     elementwise,
+    histograms,
     reductions,
 )
 from .dtypes import DType, result_type, weak_result_type
