@@ -1,6 +1,7 @@
 """Array creation inside a traced function: ``zeros``/``ones``/``empty``/``full`` and their
-``_like``, ``arange``, ``linspace``, ``eye``/``identity``, ``copy``, and joining
-(``concatenate``/``stack``/``hstack``/``vstack``).
+``_like``, ``arange``, ``linspace``, ``eye``/``identity``, ``copy``, joining
+(``concatenate``/``stack``/``hstack``/``vstack``, of arrays and Python lists), repeating and
+rolling (``tile``, ``repeat``, ``roll``) and triangles (``triu``/``tril``).
 
 Sizes may be Python ints, dynamic sizes (:class:`SymbolicDim`, e.g. ``x.shape[0]``) or traced
 integers; a negative size is NumPy's ValueError, while tracing when it is known, else when the

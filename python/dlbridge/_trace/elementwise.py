@@ -1,9 +1,10 @@
 """NumPy's everyday elementwise functions beyond arithmetic: rounding, signs, float classes,
-inverse and hyperbolic trigonometry, ``arctan2``/``hypot``/``copysign``/``fmax``/``fmin`` and
-``clip``.  Each is declared once in the op table (ufuncs reach it through ``__array_ufunc__``,
-``clip`` through ``__array_function__`` and ``x.clip``), with NumPy 2's dtype rules: float
-functions compute integers in the float that holds them, rounding keeps integer dtypes, the float
-classes of an integer are constant.
+inverse and hyperbolic trigonometry, ``arctan2``/``hypot``/``copysign``/``fmax``/``fmin``,
+``clip`` and the parts of complex numbers (``real``, ``imag``, ``conjugate``).  Each is declared
+once in the op table (ufuncs reach it through ``__array_ufunc__``, ``clip`` through
+``__array_function__`` and ``x.clip``), with NumPy 2's dtype rules: float functions compute
+integers in the float that holds them, rounding keeps integer dtypes, the float classes of an
+integer are constant.
 """
 
 from __future__ import annotations

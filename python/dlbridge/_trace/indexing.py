@@ -7,6 +7,8 @@ the array: ``tensor.extract_slice`` reads it (a view once bufferized, never a co
 does, and an integer index out of range is an IndexError (at trace time when the size is static,
 else when the function runs).
 
+``flip``/``fliplr``/``flipud`` are views with negative steps.
+
 Advanced indexing takes integer index arrays (lists, NumPy arrays, traced integer arrays) and
 concrete boolean masks, whose result shape does not depend on the data; a traced boolean mask can
 be written through (``x[x < 0] = 0`` is a select) but not read (the result's size would depend on

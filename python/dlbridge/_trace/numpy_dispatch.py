@@ -1,5 +1,6 @@
 """NumPy protocol hooks: ``np.exp(x)``, ``np.where(c, x, y)``, ``np.sum(x, axis=1)``... on traced
-arrays run the operation the op table declares for that NumPy name; anything else raises a
+arrays run the operation the op table declares for that NumPy name, and the ufunc methods
+``outer``, ``accumulate`` and ``reduce`` run the table's binary ufuncs; anything else raises a
 TraceError naming the NumPy function and the user's line."""
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """Reductions and scans beyond ``sum``/``mean``/``max``/``min``: ``prod``, ``any``, ``all``,
-``var``, ``std``, ``argmax``, ``argmin``, ``cumsum`` and ``cumprod``, each declared once in the op
-table (NumPy function and ``ndarray`` method) with NumPy's dtypes, NaN rules and errors."""
+``var``, ``std``, ``argmax``, ``argmin``, ``cumsum`` and ``cumprod``; differences and statistics
+(``diff``, ``average``, ``cov``, ``corrcoef``); sorting and searching (``sort``, ``argsort``,
+``searchsorted``). Each is declared once in the op table (NumPy function and ``ndarray`` method)
+with NumPy's dtypes, NaN rules and errors."""
 
 from __future__ import annotations
 
