@@ -239,6 +239,19 @@ def test_int_arguments_as_shifts_and_diagonals_stay_dynamic() -> None:
     assert f.num_specialisations == 1
 
 
+def test_numpy_names_a_user_reaches_for() -> None:
+    """Python lists to ufunc.outer; NumPy's types in finfo, iinfo, issubdtype and as scalars."""
+    x = np.arange(4.0)
+    f = dlbridge.jit(lambda a: (np.subtract.outer([1.0, 2.0], a), np.multiply.outer(a, [1, 2]),
+                                np.finfo(np.float32).eps * a, np.iinfo(np.int32).max + a,
+                                np.issubdtype(a.dtype, np.floating) * a, np.float64(2.0) / a[1:]))
+    want = (np.subtract.outer([1.0, 2.0], x), np.multiply.outer(x, [1, 2]), np.finfo(np.float32).eps * x,
+            np.iinfo(np.int32).max + x, x * 1.0, 2.0 / x[1:])
+    for g, w in zip(f(x), want):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
 def test_python_lists_among_the_arrays() -> None:
     f = dlbridge.jit(lambda a: (np.concatenate([[0.5], a, [[9.0]][0]]), np.concatenate([[a[0], a[-1]], a]),
                                 np.stack([a, [1.0, 2.0, 3.0]])))

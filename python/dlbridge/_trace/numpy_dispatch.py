@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from . import creation, inplace, ops, reductions, registry
 from . import dtypes as D
-from . import inplace, ops, reductions, registry
 from .emitter import Block, affine_map, tensor_type
 from .registry import OpDef
 from .tracer import TracedArray, trace_error, unsupported
@@ -130,8 +130,9 @@ def _outer(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any
     if kwargs:
         raise unsupported(f"{qual}.outer", f"arguments {sorted(kwargs)}")
     ctx = ops._ctx_of(*inputs)
-    a = ops._to_tensor(ctx, ops._lift(ctx, inputs[0], f"{qual}.outer"))
-    b = ops._lift(ctx, inputs[1], f"{qual}.outer")
+    a, b = (creation.array_operand(ctx, v, f"{qual}.outer") if isinstance(v, (list, tuple))
+            else ops._lift(ctx, v, f"{qual}.outer") for v in inputs)
+    a = ops._to_tensor(ctx, a)
     b_ndim = b.ndim if isinstance(b, TracedArray) else 0
     if b_ndim:
         a = ops._expand_units(ctx, a, list(range(a.ndim, a.ndim + b_ndim)))
