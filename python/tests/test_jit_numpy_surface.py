@@ -277,3 +277,15 @@ def test_sort_and_argsort_rows_of_any_length(n: int) -> None:
 
 
 SORTS = dlbridge.jit(lambda v: (np.sort(v), np.argsort(v), v[:, ::-1].argsort(axis=1)))
+
+
+def test_builtin_round_of_scalars() -> None:
+    """``round()`` of a float argument or a 0-d result rounds halves to even into an int (with
+    ``ndigits``: a float), as Python and NumPy's scalars do; one kernel serves every value."""
+    f = dlbridge.jit(lambda a, s: (round(s) * a, round(s, 1) + a, round(a.sum() / 3) + a))
+    x = np.arange(4.0)
+    for s in (2.5, 3.5, -1.25, 2.567):
+        for g, w in zip(f(x, s), (round(s) * x, round(s, 1) + x, round(x.sum() / 3) + x)):
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(g, w, rtol=1e-15)
+    assert f.num_specialisations == 1

@@ -162,6 +162,11 @@ def len_of_a_0d_result(a):
     return len(a.sum())  # <-
 
 
+@case(TraceError, X, 2.0)
+def formatting_a_float_argument(a, s):
+    return a * float(f"{s:.2f}")  # <-
+
+
 @case(TypeError)
 def builtin_round_of_an_array(a):
     return round(a)  # <-
