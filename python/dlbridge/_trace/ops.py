@@ -834,16 +834,15 @@ def binary(name: str, x: Any, y: Any) -> TracedArray:
         return _ewise(ctx, hint, [(x, cdt), (y, cdt)], cdt, lambda b, v: f(b, v[0], v[1], cdt), w)
     if name in ("maximum", "minimum"):
         if dt.is_complex:
-            raise bad_dtype()
+            return _ewise(ctx, name[:3], ops2, dt, lambda b, v: _complex_extreme(b, name, v[0], v[1], dt), weak)
         f = _s_max if name == "maximum" else _s_min
         return _ewise(ctx, name[:3], ops2, dt, lambda b, v: f(b, v[0], v[1], dt), weak)
     if name in _CMP:
         pred = _CMP[name]
         if dt.is_complex:
-            if pred not in ("eq", "ne"):
-                raise bad_dtype()
             w = None if weak is None else "bool"
-            return _ewise(ctx, pred, ops2, D.BOOL, lambda b, v: _complex_equal(b, pred, v[0], v[1], dt), w)
+            compare = _complex_equal if pred in ("eq", "ne") else _complex_order
+            return _ewise(ctx, pred, ops2, D.BOOL, lambda b, v: compare(b, pred, v[0], v[1], dt), w)
         w = None if weak is None else "bool"
         out = _ewise(ctx, pred, ops2, D.BOOL, lambda b, v: _cmp(b, pred, v[0], v[1], dt), w)
         # masks computed twice alike (x[x > 0] = x[x > 0] ** 2) are known to be equal
@@ -870,6 +869,36 @@ def _complex_equal(b: Block, pred: str, x: str, y: str, dt: DType) -> str:
     parts = [_cmp(b, pred, b.op(h, f"complex.{h} {x} : {dt.mlir}"), b.op(h, f"complex.{h} {y} : {dt.mlir}"), comp)
              for h in ("re", "im")]
     return b.op(pred, f"arith.{'andi' if pred == 'eq' else 'ori'} {parts[0]}, {parts[1]} : i1")
+
+
+def _parts(b: Block, v: str, dt: DType) -> tuple[str, str]:
+    return b.op("re", f"complex.re {v} : {dt.mlir}"), b.op("im", f"complex.im {v} : {dt.mlir}")
+
+
+def _complex_order(b: Block, pred: str, x: str, y: str, dt: DType) -> str:
+    """``x < y`` (``pred`` lt, le, gt or ge) of complex scalars in NumPy's lexicographic order:
+    the real parts decide, unless an imaginary part is NaN; equal real parts leave it to the
+    imaginary ones (NumPy's ``CLT``/``CLE``/``CGT``/``CGE``)."""
+    comp = dt.component
+    xr, xi = _parts(b, x, dt)
+    yr, yi = _parts(b, y, dt)
+    strict = {"le": "lt", "ge": "gt"}.get(pred, pred)
+    both_ordered = b.op("ord", f"arith.cmpf ord, {xi}, {yi} : {comp.mlir}")
+    by_real = b.op("by_re", f"arith.andi {_cmp(b, strict, xr, yr, comp)}, {both_ordered} : i1")
+    by_imag = b.op("by_im", f"arith.andi {_cmp(b, 'eq', xr, yr, comp)}, {_cmp(b, pred, xi, yi, comp)} : i1")
+    return b.op(pred, f"arith.ori {by_real}, {by_imag} : i1")
+
+
+def _complex_extreme(b: Block, name: str, x: str, y: str, dt: DType) -> str:
+    """NumPy's ``maximum``/``minimum`` of complex scalars: ``x`` when it has a NaN part or wins
+    (``>=``/``<=`` in the lexicographic order), else ``y``, so NaNs propagate."""
+    comp = dt.component
+    xr, xi = _parts(b, x, dt)
+    nan = b.op("nan", f"arith.ori {b.op('nan', f'arith.cmpf uno, {xr}, {xr} : {comp.mlir}')}, "
+                      f"{b.op('nan', f'arith.cmpf uno, {xi}, {xi} : {comp.mlir}')} : i1")
+    wins = _complex_order(b, "ge" if name == "maximum" else "le", x, y, dt)
+    keep = b.op("keep", f"arith.ori {nan}, {wins} : i1")
+    return _select(b, keep, x, y, dt)
 
 
 def _complex_power(ctx: TraceContext, x: Any, y: Any, dt: DType, weak: str | None) -> TracedArray:

@@ -552,8 +552,35 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, bias: Any = _NOT_GIVEN,
 # sorting and searching
 
 
+def _complex_less(b: Block, a: str, c: str, dt: D.DType) -> str:
+    """``a < c`` of complex scalars in NumPy's sort order (``CDOUBLE_LT`` of npysort): by real
+    part, then imaginary part, with NaNs last in either."""
+    comp = dt.component
+    ar, ai = ops._parts(b, a, dt)
+    cr, ci = ops._parts(b, c, dt)
+    t = comp.mlir
+
+    def f(pred: str, u: str, v: str) -> str:
+        return b.op("c", f"arith.cmpf {pred}, {u}, {v} : {t}")
+
+    def both(p: str, q: str, op: str = "andi") -> str:
+        return b.op("c", f"arith.{op} {p}, {q} : i1")
+
+    a_imag_num, c_imag_nan = f("ord", ai, ai), f("uno", ci, ci)
+    real_less = both(a_imag_num, c_imag_nan, "ori")                      # a.real < c.real
+    real_more = both(c_imag_nan, a_imag_num)                              # a.real > c.real
+    same = both(f("oeq", ar, cr), both(f("uno", ar, ar), f("uno", cr, cr)), "ori")
+    by_imag = both(f("olt", ai, ci), both(c_imag_nan, a_imag_num), "ori")  # equal (or both NaN) reals
+    otherwise = f("uno", cr, cr)
+    r = b.op("c", f"arith.select {same}, {by_imag}, {otherwise} : i1")
+    r = b.op("c", f"arith.select {f('ogt', ar, cr)}, {real_more}, {r} : i1")
+    return b.op("c", f"arith.select {f('olt', ar, cr)}, {real_less}, {r} : i1")
+
+
 def _greater(b: Block, x: str, y: str, dt: D.DType) -> str:
     """``x > y`` in NumPy's sort order, where NaN is above every number."""
+    if dt.is_complex:
+        return _complex_less(b, y, x, dt)
     gt = ops._cmp(b, "gt", x, y, dt)
     if not dt.is_float:
         return gt
@@ -565,8 +592,6 @@ def _greater(b: Block, x: str, y: str, dt: D.DType) -> str:
 def _sortable(x: TracedArray, name: str) -> None:
     if x._ctx.target != "cpu":
         raise unsupported(f"numpy.{name}", f"on {x._ctx.target} (sorting has a CPU path only; sort on the host)")
-    if x._dtype.is_complex:
-        raise unsupported(f"numpy.{name}", f"not supported for {x._dtype.name}")
 
 
 def _last_axis(x: TracedArray, axis: Any, name: str) -> tuple[TracedArray, int | None]:
@@ -765,13 +790,10 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Trac
     if sorted_.ndim != 1:
         raise trace_error("searchsorted: object too deep for desired array" if sorted_.ndim > 1
                           else "searchsorted: object of too small depth for desired array", ValueError)
-    if sorted_._dtype.is_complex:
-        raise unsupported("numpy.searchsorted", f"not supported for {sorted_._dtype.name}")
+
     values = creation.array_operand(ctx, v, "numpy.searchsorted") if isinstance(v, (list, tuple)) else \
         ops._lift(ctx, v, "numpy.searchsorted")
     dt, _ = ops._promote([sorted_, values])
-    if dt.is_complex:
-        raise unsupported("numpy.searchsorted", f"not supported for {dt.name}")
     sorted_ = ops.astype(sorted_, dt)
     values = ops._to_tensor(ctx, values)
     ctx.begin_op()
