@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <unordered_set>
 
 namespace nb = nanobind;
@@ -44,6 +45,19 @@ void setStream(PyObject *value, const std::string &function,
 
 [[noreturn]] void typeError(const std::string &message) {
   throw nb::type_error(message.c_str());
+}
+
+/// What `dlbridge._routes.route` makes of a call whose arguments DLPack
+/// cannot import (a JAX tracer, a PyTorch fake tensor): the framework's front
+/// door's result, or NotImplemented when no front door takes them.
+nb::object routeForeignCall(nb::handle function, PyObject *const *args,
+                            size_t count, PyObject *kwargs) {
+  nb::list positional;
+  for (size_t i = 0; i < count; ++i)
+    positional.append(nb::handle(args[i]));
+  nb::object keywords = kwargs ? nb::borrow<nb::dict>(kwargs) : nb::dict();
+  return nb::module_::import_("dlbridge._routes")
+      .attr("route")(function, nb::tuple(positional), keywords);
 }
 
 } // namespace
@@ -292,7 +306,16 @@ nb::object Dispatcher::call(PyObject *const *args, size_t count,
   bind(args, count, kwargs, bound);
   ImportOptions options;
   setStream(bound.stream, functionName, options);
-  PreparedCall call(functionName.c_str(), bound.dynamic, bound.count, options);
+  std::optional<PreparedCall> prepared;
+  try {
+    prepared.emplace(functionName.c_str(), bound.dynamic, bound.count, options);
+  } catch (...) {
+    nb::object routed = routeForeignCall(nb::find(this), args, count, kwargs);
+    if (!routed.is(nb::handle(Py_NotImplemented)))
+      return routed;
+    throw;
+  }
+  PreparedCall &call = *prepared;
   bool hasStatics = !isStatic.empty();
   SmallArray<uint64_t, 16> key(2 * call.size() + hasStatics);
   computeKey(call, key.data());

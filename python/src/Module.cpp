@@ -11,6 +11,7 @@
 #include "Tensor.h"
 
 #include "dlbridge/JIT/Kernel.h"
+#include "dlbridge/JIT/ResultShapes.h"
 #include "dlbridge/Runtime/dlrt.h"
 #include "dlbridge/Runtime/dlrt_cuda.h"
 
@@ -169,6 +170,33 @@ inspectOrRaise(const std::string &source, const std::string &entry,
   return std::move(result.stages);
 }
 
+/// resultShapes() as Python tuples and lists.
+nb::tuple resultShapesOrRaise(const std::string &source,
+                              const std::string &entry) {
+  jit::ResultShapes shapes;
+  {
+    nb::gil_scoped_release unlocked;
+    shapes = jit::resultShapes(source, entry);
+  }
+  if (!shapes)
+    throw nb::value_error(shapes.error.c_str());
+  nb::list nodes, results;
+  for (const jit::SizeNode &node : shapes.nodes) {
+    nb::list operands;
+    for (size_t operand : node.operands)
+      operands.append(operand);
+    nodes.append(
+        nb::make_tuple(node.op, node.value, node.arg, nb::tuple(operands)));
+  }
+  for (const std::vector<size_t> &dims : shapes.results) {
+    nb::list row;
+    for (size_t dim : dims)
+      row.append(dim);
+    results.append(row);
+  }
+  return nb::make_tuple(nodes, results);
+}
+
 /// The option table (Options.h), for documentation and its tests.
 nb::list optionTable() {
   nb::list table;
@@ -273,6 +301,15 @@ NB_MODULE(_dlbridge, m) {
         nb::arg("toolkit") = nb::none(),
         "Compiles as compile() does, bypassing the caches, and returns the "
         "IR after every stage: (stage name, text) pairs, in order.");
+  m.def("result_shapes", &resultShapesOrRaise, nb::arg("source"),
+        nb::arg("entry") = "",
+        nb::sig("def result_shapes(source: str, entry: str = '') -> "
+                "tuple[list[tuple[str, int, int, tuple[int, ...]]], "
+                "list[list[int]]]"),
+        "The entry's result shapes as expressions of its arguments: the "
+        "nodes (op, value, argument, operands) and, per result, a node per "
+        "dim (ResultShapes.h). ValueError naming the result, the dim and the "
+        "operation when a size depends on values.");
   m.def(
       "cuda_compute_capability",
       [](int32_t device) -> std::optional<std::pair<int32_t, int32_t>> {
