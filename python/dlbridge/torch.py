@@ -25,6 +25,7 @@ import atexit
 import functools
 import inspect
 import re
+import sys
 import threading
 import typing
 import weakref
@@ -382,7 +383,7 @@ class _Target:
     def __call__(self, args: Sequence[Any]) -> Any:
         """Runs the function on real tensors; returns its results as the operator does (None,
         one tensor, or a tuple)."""
-        out = self.fn(*self.full_args(args))
+        out = self.fn(*args) if not self.statics else self.fn(*self.full_args(args))
         count = self.num_results
         if not self.jitted or count == 0:
             return out
@@ -409,7 +410,16 @@ _LOCK = threading.RLock()
 @atexit.register
 def _destroy_libraries() -> None:
     """Unregisters dlbridge's operators at exit, so that PyTorch's dispatcher lets go of the
-    jitted functions they call before the extension checks for leaked objects."""
+    jitted functions they call before the extension checks for leaked objects (Dynamo's
+    caches, which hold the graphs that call them, are emptied too)."""
+    if "torch._dynamo" in sys.modules:
+        torch._dynamo.reset()
+    # Inductor's NumPy-keyword pass caches every callable it met in a plain dict (PyTorch 2.15)
+    misc = sys.modules.get("torch._inductor.fx_passes.misc_patterns")
+    cache = getattr(getattr(misc, "numpy_compat_normalization", None), "cache", None)
+    if isinstance(cache, dict):
+        for key in [k for k in cache if isinstance(k, JitFunction)]:
+            del cache[key]
     with _LOCK:
         for lib in _LIBRARIES.values():
             lib._destroy()
@@ -444,20 +454,28 @@ def _register(qualname: str, target: _Target) -> str:
     # The implementations find the target by name: PyTorch's registries may outlive the
     # library, _TARGETS is emptied at exit.
     def run(*args: Any) -> Any:
-        target = _TARGETS[qualname]
-        target.check(args, qualname)
-        return target(args)
+        # the function checks its arguments itself, naming them
+        return _TARGETS[qualname](args)
+
+    def refuse(*args: Any) -> Any:
+        _TARGETS[qualname].check(args, qualname)  # a device the function was not compiled for
+        return _TARGETS[qualname](args)
 
     def fake(*args: Any) -> Any:
-        _, traced = _TARGETS[qualname].check(args, qualname)
-        shapes = _shape_rule(traced.mlir, traced.entry)(list(args), _size_ops(args))
+        target = _TARGETS[qualname]
+        _, traced = target.check(args, qualname)
+        try:
+            rule = _shape_rule(traced.mlir, traced.entry)
+        except ValueError as error:
+            raise ValueError(f"{qualname}: {target.name}(): {error}") from None
+        shapes = rule(list(args), _size_ops(args))
         device = next(a.device for a in args if isinstance(a, torch.Tensor))
         outs = tuple(torch.empty(shape, dtype=_TORCH_DTYPES[dtype], device=device)
                      for shape, dtype in zip(shapes, traced.dtypes))
         return None if not outs else outs[0] if len(outs) == 1 else outs
 
     for key in ("CPU", "CUDA"):
-        lib.impl(name, run, key)
+        lib.impl(name, run if target.device in (None, key.lower()) else refuse, key)
     torch.library.register_fake(qualname, fake, lib=lib)
     return schema
 
