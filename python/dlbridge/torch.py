@@ -390,7 +390,7 @@ class _Target:
         if count == 1 and isinstance(out, torch.Tensor):
             return out
         if isinstance(out, tuple) and len(out) == count and all(isinstance(o, torch.Tensor) for o in out):
-            return out
+            return out if count > 1 else out[0]
         # another structure (lists, nesting, a result returned twice): the trace's tree says
         flat: list[Any] = [None] * count
         _leaves(self.fn._trace(self.fn.specs(*self.full_args(args))).result_tree, out, flat)
@@ -454,8 +454,12 @@ def _register(qualname: str, target: _Target) -> str:
     # The implementations find the target by name: PyTorch's registries may outlive the
     # library, _TARGETS is emptied at exit.
     def run(*args: Any) -> Any:
-        # the function checks its arguments itself, naming them
-        return _TARGETS[qualname](args)
+        target = _TARGETS[qualname]
+        try:
+            return target(args)
+        except (TypeError, ValueError):
+            target.check(args, qualname)  # names the argument where dlbridge's own error may not
+            raise
 
     def refuse(*args: Any) -> Any:
         _TARGETS[qualname].check(args, qualname)  # a device the function was not compiled for
@@ -552,13 +556,13 @@ def _target_for(name: str, fn: object, mutates_args: Sequence[str] | None, schem
         raise TypeError(f"custom_op(): expected a @dlbridge.jit function or a dlbridge.compile()d Kernel, "
                         f"got {type(fn).__name__}")
     params, static_names, returns = _python_params(fn, static_args)
-    one_tuple = False
     if schema is not None:
         declared, count = _schema_params(schema, name)
         if [p.name for p in declared] != [p.name for p in params]:
             raise ValueError(f"custom_op(): schema: its parameters {[p.name for p in declared]} are not "
                              f"{fn.__name__}()'s {[p.name for p in params]}")
         params = declared
+        one_tuple = False
     else:
         declared_results = _return_count(returns)
         if declared_results is None:
@@ -567,12 +571,11 @@ def _target_for(name: str, fn: object, mutates_args: Sequence[str] | None, schem
                             "or give schema=")
         count, is_tuple = declared_results
         one_tuple = is_tuple and count == 1
-        names = {p.name: p for p in params}
-        for arg in mutates_args or ():
-            if arg not in names or names[arg].kind != "Tensor":
-                raise ValueError(f"custom_op(): mutates_args: {arg!r} is not a Tensor parameter of "
-                                 f"{fn.__name__}()")
-        params = [_Param(p.name, p.kind, p.name in (mutates_args or ()), p.default) for p in params]
+    names = {p.name: p for p in params}
+    for arg in mutates_args or ():
+        if arg not in names or names[arg].kind != "Tensor":
+            raise ValueError(f"custom_op(): mutates_args: {arg!r} is not a Tensor parameter of {fn.__name__}()")
+    params = [_Param(p.name, p.kind, p.mutable or p.name in (mutates_args or ()), p.default) for p in params]
     if not any(p.kind == "Tensor" for p in params):
         raise TypeError(f"custom_op(): {fn.__name__}() has no Tensor parameter: PyTorch picks an operator's "
                         "device from its tensors")
