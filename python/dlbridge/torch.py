@@ -118,8 +118,11 @@ def _return_count(annotation: Any) -> tuple[int, bool] | None:
         return None
     if annotation is None or annotation is type(None) or annotation == "None":
         return 0, False
+    text = annotation.replace(" ", "") if isinstance(annotation, str) else ""
+    if typing.get_origin(annotation) is list or text.startswith(("list[", "List[", "typing.List[")):
+        raise TypeError("custom_op(): a list return annotation does not say how many results there are: "
+                        "annotate tuple[Tensor, Tensor] (the operator returns a tuple)")
     if isinstance(annotation, str):
-        text = annotation.replace(" ", "")
         match = re.match(r"^(?:typing\.)?(?:tuple|Tuple)\[(.*)\]$", text)
         if not match:
             return 1, False
@@ -132,7 +135,8 @@ def _return_count(annotation: Any) -> tuple[int, bool] | None:
     if typing.get_origin(annotation) is tuple:
         items = typing.get_args(annotation)
         if Ellipsis in items:
-            raise TypeError("custom_op(): the return annotation tuple[..., ...] does not say how many results")
+            raise TypeError("custom_op(): a tuple[Tensor, ...] return annotation does not say how many results "
+                            "there are: write each, tuple[Tensor, Tensor]")
         return len(items), True
     return 1, False
 

@@ -402,6 +402,16 @@ def double(x):
     return x * 2
 
 
+@dlbridge.jit
+def listed(x) -> list[Tensor]:
+    return [x, x]
+
+
+@dlbridge.jit
+def halves(x) -> tuple[Half, Half]:  # noqa: F821 - unresolvable: read as written
+    return x[: len(x) // 2], x[len(x) // 2 :]
+
+
 def test_data_dependent_sizes_are_refused_when_tracing() -> None:
     op = dltorch.custom_op("dlbridge_test::head", head, schema="(Tensor x) -> Tensor")
     assert op(torch.tensor([2, 5, 7])).tolist() == [2, 5]  # eager runs
@@ -417,6 +427,13 @@ func.func @count(%a: memref<?xi64>) -> memref<?xf32> attributes {dlpack.entry} {
 }""")
     with pytest.raises(ValueError, match="result 0, dim 0: its size depends on the values"):
         dltorch.custom_op("dlbridge_test::count", kernel)
+
+
+def test_unresolvable_return_annotations_are_read_as_written() -> None:
+    op = dltorch.custom_op("dlbridge_test::halves", halves)
+    assert op.schema == "(Tensor x) -> (Tensor, Tensor)"
+    first, second = op(torch.arange(6.0))
+    assert first.tolist() == [0.0, 1.0, 2.0] and second.tolist() == [3.0, 4.0, 5.0]
 
 
 def test_unsupported_dtypes_are_named() -> None:
@@ -461,12 +478,14 @@ def test_a_cuda_kernel_refuses_cpu_tensors() -> None:
     (lambda: dltorch.custom_op("dlbridge_test::e7", total, schema="(Tensor x) -> Tensor"),
      TypeError, r"parameter 'axis' is static: give its value with static_args"),
     (lambda: dltorch.custom_op("dlbridge_test::e8", lambda x: x), TypeError, "expected a @dlbridge.jit function"),
+    (lambda: dltorch.custom_op("dlbridge_test::e11", listed), TypeError, "a list return annotation does not say"),
     (lambda: dltorch.custom_op("dlbridge_test::e9", double, schema="(Tensor x) -> Tensor", backward=double),
      TypeError, r"backward double\(\) takes 1 parameters; it must take .* 2"),
     (lambda: dltorch.custom_op("dlbridge_test::e10", bump, schema="(Tensor(a!) counts, Tensor x) -> ()",
                                backward=double), ValueError, "PyTorch differentiates functional operators only"),
 ], ids=["no_namespace", "space", "taken", "no_results", "schema_names", "schema_type", "mutates_unknown",
-        "kernel_mutates", "kernel_schema", "static", "python_function", "backward_arity", "backward_mutating"])
+        "kernel_mutates", "kernel_schema", "static", "python_function", "list_results", "backward_arity",
+        "backward_mutating"])
 def test_registration_errors_name_what_is_wrong(make: Callable[[], Any], error: type, message: str | None) -> None:
     with pytest.raises(error, match=message):
         make()
