@@ -322,6 +322,9 @@ class _Target:
             self._kernel_traced = _Traced(
                 [r["dtype"] for r in fn.signature["results"]],
                 [p.name for p in params if p.mutable], None, fn.mlir["input"], fn.signature["name"])
+        #: the kernel's scalar results (Python numbers), which the operator returns as 0-d tensors
+        self.scalar_results = [] if self.jitted else [
+            (i, _TORCH_DTYPES[r["dtype"]]) for i, r in enumerate(fn.signature["results"]) if r["kind"] == "scalar"]
 
     def full_args(self, args: Sequence[Any]) -> list[Any]:
         """The function's arguments in order, the static ones included."""
@@ -384,11 +387,20 @@ class _Target:
                              f"arguments, the operator's schema {self.num_results}")
         return specs, traced
 
+    def _scalars_as_tensors(self, args: Sequence[Any], out: Any) -> Any:
+        device = next(a.device for a in args if isinstance(a, torch.Tensor))
+        outs = list(out) if self.num_results > 1 else [out]
+        for index, dtype in self.scalar_results:
+            outs[index] = torch.tensor(outs[index], dtype=dtype, device=device)
+        return tuple(outs) if self.num_results > 1 else outs[0]
+
     def __call__(self, args: Sequence[Any]) -> Any:
         """Runs the function on real tensors; returns its results as the operator does (None,
         one tensor, or a tuple)."""
         out = self.fn(*args) if not self.statics else self.fn(*self.full_args(args))
         count = self.num_results
+        if self.scalar_results:
+            return self._scalars_as_tensors(args, out)
         if not self.jitted or count == 0:
             return out
         if count == 1 and isinstance(out, torch.Tensor):

@@ -262,6 +262,22 @@ def test_kernels_compile_as_operators() -> None:
     assert any("dlbridge_test.axpy" in t for t in recorder.targets())
 
 
+def test_a_kernels_scalar_results_become_0d_tensors() -> None:
+    kernel = dlbridge.compile("""
+func.func @with_scale(%a: memref<?xf32>) -> (memref<?xf32>, f32) attributes {dlpack.entry} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %a, %c0 : memref<?xf32>
+  %r = memref.alloc(%n) : memref<?xf32>
+  memref.copy %a, %r : memref<?xf32> to memref<?xf32>
+  %s = arith.constant 2.5 : f32
+  return %r, %s : memref<?xf32>, f32
+}""")
+    op = dltorch.custom_op("dlbridge_test::with_scale", kernel)
+    assert op.schema == "(Tensor arg0) -> (Tensor, Tensor)"
+    copy, scale = torch.compile(op, fullgraph=True, backend="aot_eager")(torch.arange(3.0))
+    assert copy.tolist() == [0.0, 1.0, 2.0] and scale.shape == () and scale.item() == 2.5
+
+
 # --------------------------------------------------------------------------------------------------
 # Plain jitted functions inside torch.compile and torch.export
 
