@@ -97,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compile", action="store_true")
     args = parser.parse_args(argv)
     world = 2
+    # compiles the kernels once here, into dlbridge's disk cache, which both processes then read
+    Model()(torch.randn(2, 8, requires_grad=True)).sum().backward()
     context = mp.get_context("spawn")
     results = context.SimpleQueue()
     with tempfile.TemporaryDirectory() as tmp:

@@ -306,6 +306,21 @@ def test_plain_jitted_functions_become_automatic_operators() -> None:
     assert torch._dynamo.explain(_plain)(x, y).graph_break_count == 0
 
 
+@dlbridge.jit
+def pad(x, n):
+    return np.concatenate([x, np.zeros(n, dtype=x.dtype)])
+
+
+def test_symbolic_sizes_broadcast_and_int_scalars_compile_once() -> None:
+    recorder = Recorder()
+    compiled = torch.compile(lambda x, y, n: pad(scaled_add(x, y, 1.0).reshape(-1), n), fullgraph=True,
+                             dynamic=True, backend=recorder)
+    for rows, cols, n in [(3, 4, 2), (5, 7, 3), (2, 9, 4)]:
+        x, y = _rand(rows, 1), _rand(1, cols)
+        assert compiled(x, y, n).equal(torch.cat([(x + y).reshape(-1), torch.zeros(n)]))
+    assert len(recorder.dynamo) == 1
+
+
 def test_plain_jitted_functions_write_in_place_and_export() -> None:
     counts = torch.zeros(5)
     compiled = torch.compile(lambda c, x: bump(c, x), fullgraph=True)
