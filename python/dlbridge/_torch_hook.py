@@ -43,8 +43,9 @@ def _activate() -> None:
         _state["active"] = True
     try:
         importlib.import_module("dlbridge.torch")._allow_all()
-    except Exception as error:  # never break the user's import of PyTorch
-        warnings.warn(f"dlbridge: jitted functions will graph-break under torch.compile: {error}",
+    except Exception as error:  # never break the user's import of PyTorch; the next @jit tries again
+        _state["active"] = False
+        warnings.warn(f"dlbridge: jitted functions graph-break under torch.compile for now: {error}",
                       RuntimeWarning, stacklevel=2)
 
 

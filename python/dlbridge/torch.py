@@ -777,13 +777,20 @@ def route(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
     return out if rebuild is None else rebuild(out)
 
 
+_ALLOWED: weakref.WeakSet[JitFunction] = weakref.WeakSet()
+
+
 def _allow_in_graph(fn: JitFunction) -> None:
     """Lets Dynamo put calls to ``fn`` in its graph as they are (see :func:`route`)."""
-    torch.compiler.allow_in_graph(fn)
+    with _LOCK:
+        if fn not in _ALLOWED:
+            _ALLOWED.add(fn)
+            torch.compiler.allow_in_graph(fn)
 
 
 def _allow_all() -> None:
     """Allows every jitted function, and every one made from now on, in Dynamo's graph."""
     for fn in list(_api._LIVE_FUNCTIONS):
         _allow_in_graph(fn)
-    _api._NEW_FUNCTION_HOOKS.append(_allow_in_graph)
+    if _allow_in_graph not in _api._NEW_FUNCTION_HOOKS:
+        _api._NEW_FUNCTION_HOOKS.append(_allow_in_graph)
