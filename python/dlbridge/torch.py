@@ -287,6 +287,11 @@ def _spec_of(value: Any, where: str) -> tuple[Any, ...] | None:
     return None
 
 
+def _name_of(fn: Function) -> str:
+    """A jitted function's name, or a kernel's entry's."""
+    return fn.__name__ if isinstance(fn, JitFunction) else str(fn.signature["name"])
+
+
 def _leaves(tree: Any, value: Any, flat: list[Any]) -> None:
     """Puts the results in ``value``, structured as ``tree`` says, at their indices in ``flat``."""
     if tree is None:
@@ -307,24 +312,26 @@ class _Target:
         self.fn = fn
         self.params = params
         self.num_results = num_results
-        self.jitted = isinstance(fn, JitFunction)
-        self.name = fn.__name__ if self.jitted else fn.signature["name"]
-        if self.jitted:
-            order = list(inspect.signature(fn.__wrapped__).parameters)
-            defaults = {n: p.default for n, p in inspect.signature(fn.__wrapped__).parameters.items()}
-            self.statics = {n: statics.get(n, defaults.get(n)) for n in static_names}
-            self.order = order
+        self.jit = fn if isinstance(fn, JitFunction) else None
+        self.name = _name_of(fn)
+        #: the kernel's scalar results (Python numbers), which the operator returns as 0-d tensors
+        self.scalar_results: list[tuple[int, torch.dtype]] = []
+        self.device: str | None
+        if isinstance(fn, JitFunction):
+            parameters = inspect.signature(fn.__wrapped__).parameters
+            self.statics = {n: statics.get(n, parameters[n].default) for n in static_names}
+            self.order = list(parameters)
             self.device = fn._target
         else:
+            signature = fn.signature
             self.statics = {}
             self.order = [p.name for p in params]
-            self.device = fn.signature["device"]
+            self.device = signature["device"]
             self._kernel_traced = _Traced(
-                [r["dtype"] for r in fn.signature["results"]],
-                [p.name for p in params if p.mutable], None, fn.mlir["input"], fn.signature["name"])
-        #: the kernel's scalar results (Python numbers), which the operator returns as 0-d tensors
-        self.scalar_results = [] if self.jitted else [
-            (i, _TORCH_DTYPES[r["dtype"]]) for i, r in enumerate(fn.signature["results"]) if r["kind"] == "scalar"]
+                [r["dtype"] for r in signature["results"]],
+                [p.name for p in params if p.mutable], None, fn.mlir["input"], signature["name"])
+            self.scalar_results = [(i, _TORCH_DTYPES[r["dtype"]]) for i, r in enumerate(signature["results"])
+                                   if r["kind"] == "scalar"]
 
     def full_args(self, args: Sequence[Any]) -> list[Any]:
         """The function's arguments in order, the static ones included."""
@@ -348,9 +355,9 @@ class _Target:
 
     def traced(self, specs: tuple[Any, ...]) -> _Traced:
         """The trace of the specialisation ``specs`` selects (the kernel's, for a kernel)."""
-        if not self.jitted:
+        if self.jit is None:
             return self._kernel_traced
-        result = self.fn._trace(specs)
+        result = self.jit._trace(specs)
         return _Traced([r.dtype for r in result.results], list(result.written_args), result.result_tree,
                        result.mlir, result.entry)
 
@@ -371,7 +378,7 @@ class _Target:
                 raise ValueError(f"{where}: argument '{param.name}': a tensor on {value.device}, but "
                                  f"{self.name} was compiled for {expected}")
         specs = self.specs(args, where)
-        if not self.jitted:
+        if isinstance(self.fn, Kernel):
             for arg, param, value in zip(self.fn.signature["args"], self.params, args):
                 if isinstance(value, torch.Tensor) and _DTYPES[value.dtype] != arg["dtype"]:
                     raise TypeError(f"{where}: argument '{param.name}': expected {arg['dtype']}, "
@@ -401,7 +408,7 @@ class _Target:
         count = self.num_results
         if self.scalar_results:
             return self._scalars_as_tensors(args, out)
-        if not self.jitted or count == 0:
+        if self.jit is None or count == 0:
             return out
         if count == 1 and isinstance(out, torch.Tensor):
             return out
@@ -409,7 +416,7 @@ class _Target:
             return out if count > 1 else out[0]
         # another structure (lists, nesting, a result returned twice): the trace's tree says
         flat: list[Any] = [None] * count
-        _leaves(self.fn._trace(self.fn.specs(*self.full_args(args))).result_tree, out, flat)
+        _leaves(self.jit._trace(self.jit.specs(*self.full_args(args))).result_tree, out, flat)
         return flat[0] if count == 1 else tuple(flat)
 
 
@@ -598,6 +605,11 @@ def _target_for(name: str, fn: object, mutates_args: Sequence[str] | None, schem
     return _Target(fn, params, static_args, static_names, count), one_tuple
 
 
+#: the operator custom_op registered for a jitted function, which route() calls for it (weakly
+#: held both ways: the operator refers to the function)
+_EXPLICIT: weakref.WeakKeyDictionary[JitFunction, weakref.ref[CustomOp]] = weakref.WeakKeyDictionary()
+
+
 def custom_op(
     name: str,
     fn: Function | None = None,
@@ -644,7 +656,7 @@ def custom_op(
         target, one_tuple = _target_for(name, function, mutates_args, schema, dict(static_args or {}))
         op = CustomOp(name, target, _register(name, target), one_tuple)
         if isinstance(function, JitFunction) and not target.statics:
-            function._torch_op = weakref.ref(op)  # route() calls it for the function
+            _EXPLICIT[function] = weakref.ref(op)
         if backward is not None:
             op.register_autograd(backward)
         return op
@@ -669,7 +681,7 @@ def _register_autograd(op: CustomOp, backward: Function, static_args: dict[str, 
         raise TypeError(f"register_autograd(): backward: expected a @dlbridge.jit function or a compiled "
                         f"Kernel, got {type(backward).__name__}")
     if len(names) != expected:
-        raise TypeError(f"register_autograd(): backward {backward.__name__}() takes {len(names)} parameters; "
+        raise TypeError(f"register_autograd(): backward {_name_of(backward)}() takes {len(names)} parameters; "
                         f"it must take {op.name}'s {len(forward.params)} arguments and the gradients of its "
                         f"{forward.num_results} result(s): {expected}")
     params = [_Param(n, p.kind) for n, p in zip(names, forward.params)]
@@ -745,7 +757,7 @@ def route(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
     AOTAutograd, ``torch.export``) through its operator: the one :func:`custom_op` registered
     for it, else an automatic ``torch.ops.dlbridge.<name>_<n>``. Returns the call's results as
     the function structures them, or NotImplemented for arguments no operator takes."""
-    explicit_ref = getattr(fn, "_torch_op", None)
+    explicit_ref = _EXPLICIT.get(fn)
     explicit = explicit_ref() if explicit_ref is not None else None
     if explicit is not None:
         return explicit(*args, **kwargs)
