@@ -756,7 +756,12 @@ def route(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
     """Calls a jitted function whose arguments are FakeTensors or FunctionalTensors (Dynamo,
     AOTAutograd, ``torch.export``) through its operator: the one :func:`custom_op` registered
     for it, else an automatic ``torch.ops.dlbridge.<name>_<n>``. Returns the call's results as
-    the function structures them, or NotImplemented for arguments no operator takes."""
+    the function structures them, or NotImplemented when the arguments do not bind to its
+    parameters or hold no tensor.
+
+    Raises:
+        TypeError: an argument no operator takes (a NumPy array, a list...), naming it.
+    """
     explicit_ref = _EXPLICIT.get(fn)
     explicit = explicit_ref() if explicit_ref is not None else None
     if explicit is not None:
@@ -778,7 +783,9 @@ def route(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
             continue
         spec = _spec_of(value, f"{fn.__name__}(): argument '{name}'")
         if spec is None:
-            return NotImplemented
+            raise TypeError(f"{fn.__name__}(): argument '{name}': {type(value).__name__} values cannot be passed to "
+                            "a jitted function PyTorch is tracing (torch.compile, torch.export): it takes tensors, "
+                            "ints, floats and bools, or static arguments")
         names.append(name)
         values.append(value)
         specs.append(spec)

@@ -307,6 +307,11 @@ def test_plain_jitted_functions_become_automatic_operators() -> None:
 
 
 @dlbridge.jit
+def scaled_add_plain(x, y, alpha):
+    return alpha * x + y
+
+
+@dlbridge.jit
 def pad(x, n):
     return np.concatenate([x, np.zeros(n, dtype=x.dtype)])
 
@@ -478,6 +483,11 @@ def test_unsupported_dtypes_are_named() -> None:
         op(torch.ones(3, dtype=torch.float8_e5m2))
     with pytest.raises(Exception, match=r"dlbridge_test::axpy: argument 'y': expected float32, got float64"):
         torch.compile(axpy, fullgraph=True, backend="eager")(torch.ones(3), torch.ones(3, dtype=torch.float64), 1.0)
+
+
+def test_arguments_no_operator_takes_are_named_when_tracing() -> None:
+    with pytest.raises(Exception, match=r"scaled_add_plain\(\): argument 'y': (immutable_)?list values cannot be passed to a jitted function"):
+        torch.compile(lambda x: scaled_add_plain(x, [1.0, 2.0, 3.0], 1.0), fullgraph=True, backend="eager")(torch.ones(3))
 
 
 def test_a_cuda_kernel_refuses_cpu_tensors() -> None:
