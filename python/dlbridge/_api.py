@@ -12,8 +12,10 @@ import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable, overload
 
+import numpy as np
+
 from . import _dlbridge, _torch_hook
-from ._compile_log import compile_reason, log_compile
+from ._compile_log import compile_reason, failed_guard, log_compile
 from ._trace import ArraySpec, ScalarSpec, StaticSpec, TraceResult, trace, unparsable_trace
 
 _DEVICE_TARGETS = {1: "cpu", 2: "cuda", 3: "cpu", 13: "cuda"}
@@ -199,7 +201,8 @@ def _call_shape(
 ) -> tuple[list[str] | None, tuple[Any, ...], list[int]]:
     """The positional parameter names of ``fn`` (None when it takes ``*args``, ``**kwargs`` or
     keyword-only parameters: then calls pass arguments by position only), the defaults of the
-    last ones, and the positions of the static parameters.
+    last ones, and the positions of the static parameters: those named, and those whose default
+    is a tuple, a string, a function or a dtype (:func:`_static_by_default`).
 
     Raises:
         ValueError: a static name that is not a parameter, or a static number out of range.
@@ -225,7 +228,27 @@ def _call_shape(
         if names is None or name not in names:
             raise ValueError(f"jit(): static_argnames: {name!r} is not a parameter of {_callable_name(fn)}()")
         statics.add(names.index(name))
+    if names is not None:
+        first_default = len(names) - len(defaults)
+        statics.update(first_default + k for k, value in enumerate(defaults) if _static_by_default(value))
     return names, defaults, sorted(statics)
+
+
+def _static_by_default(value: Any) -> bool:
+    """Whether a parameter whose default is ``value`` is static without being named so: a
+    default no array could stand for (a tuple of axes or sizes, a mode string, a function,
+    a dtype), as a NumPy user writes ``axis=(0, 1)``, ``mode="same"``, ``act=np.tanh``."""
+    if isinstance(value, (tuple, str, bytes, frozenset, np.dtype)):
+        return True
+    return callable(value)
+
+
+def _dispatcher_guards(specs: Sequence[tuple[Any, ...]],
+                       guards: Sequence[tuple[int, int | None, int]]) -> list[tuple[int, int]]:
+    """A trace's guards as the dispatcher keys them: (position among the non-static arguments,
+    dim or -1 for the argument's value)."""
+    dynamic = [i for i, spec in enumerate(specs) if spec[0] != "static"]
+    return [(dynamic.index(i), -1 if dim is None else dim) for i, dim, _ in guards]
 
 
 def _callable_name(fn: Callable[..., Any]) -> str:
@@ -296,21 +319,23 @@ class JitFunction(_dlbridge.Dispatcher):
         self._traces: collections.OrderedDict[tuple[Any, ...], TraceResult] = collections.OrderedDict()
         self._compiled: collections.deque[tuple[Any, ...]] = collections.deque(maxlen=_RECENT_SPECS)
 
-    def _trace(self, specs: tuple[Any, ...]) -> TraceResult:
+    def _trace(self, specs: tuple[Any, ...], hints: tuple[Any, ...] | None = None) -> TraceResult:
         # static values by type and value at every level, as the dispatcher keys them
         key = tuple(("static", _dlbridge.static_key(s[1])) if s[0] == "static" else s for s in specs)
         traced = self._traces.get(key)
-        if traced is None:
-            traced = trace(self.__wrapped__, _to_arg_specs(specs), name=self.__name__)
+        if traced is None or failed_guard(traced.guards, hints, self._names) is not None:
+            traced = trace(self.__wrapped__, _to_arg_specs(specs), name=self.__name__, hints=hints)
             self._traces[key] = traced
             while len(self._traces) > _RECENT_TRACES:
                 self._traces.popitem(last=False)
         self._traces.move_to_end(key)
         return traced
 
-    def _compile_specs(self, specs: tuple[Any, ...]) -> Any:
+    def _compile_specs(self, specs: tuple[Any, ...], hints: tuple[Any, ...] | None = None) -> Any:
         start = time.perf_counter()
-        traced = self._trace(specs)
+        earlier = self._traces.get(tuple(
+            ("static", _dlbridge.static_key(s[1])) if s[0] == "static" else s for s in specs))
+        traced = self._trace(specs, hints)
         target = _target_of(specs, self._target)
         try:
             kernel = _dlbridge.compile(traced.mlir, traced.entry, target,
@@ -320,21 +345,24 @@ class JitFunction(_dlbridge.Dispatcher):
             if internal is None:
                 raise
             raise internal from None
-        log_compile(self.__name__, compile_reason(self._names, specs, self._compiled),
-                    time.perf_counter() - start, kernel)
+        guard = failed_guard(earlier.guards, hints, self._names) if earlier is not None else None
+        reason = guard or compile_reason(self._names, specs, self._compiled)
+        log_compile(self.__name__, reason, time.perf_counter() - start, kernel)
         self._compiled.append(specs)
         builder = _result_builder(traced.result_tree, traced.num_outputs)
+        if traced.guards:
+            return kernel, builder, _dispatcher_guards(specs, traced.guards)
         return kernel if builder is None else (kernel, builder)
 
     def lower(self, *args: Any, **kwargs: Any) -> str:
         """The MLIR this function is compiled from for arguments like ``args``."""
-        return self._trace(self.specs(*args, **kwargs)).mlir
+        return self._trace(self.specs(*args, **kwargs), self.hints(*args, **kwargs)).mlir
 
     def inspect(self, *args: Any, **kwargs: Any) -> dict[str, str]:
         """The IR of every stage of compiling this function for arguments like ``args``:
         what :func:`dlbridge.inspect` gives for the specialisation a call with them runs."""
         specs = self.specs(*args, **kwargs)
-        traced = self._trace(specs)
+        traced = self._trace(specs, self.hints(*args, **kwargs))
         return inspect(traced.mlir, traced.entry, _target_of(specs, self._target))
 
 
@@ -391,6 +419,12 @@ def jit(
     array argument (NumPy in, NumPy out), sharing dlbridge's buffer, in the
     structure the function returns them (tuples, lists, None). Without
     ``target`` the device of the arguments decides.
+
+    Sizes stay symbolic, so one kernel serves every size; where the
+    function needs a size or an int or bool argument as a Python number
+    (``int(n)``, ``math.sqrt(x.shape[-1])``, ``if n > 1:``), the trace fixes
+    it at the call's value and the kernel is guarded on it: calls with the
+    same value reuse it, others trace and compile again.
 
     Static arguments (``static_argnums``/``static_argnames``, as in
     ``jax.jit``) reach the function as the Python values themselves

@@ -88,6 +88,25 @@ def compile_reason(names: Sequence[str] | None, specs: tuple[Any, ...],
     return "; ".join(nearest)
 
 
+def failed_guard(guards: Sequence[tuple[int, int | None, int]], hints: Sequence[Any] | None,
+                 names: Sequence[str] | None) -> str | None:
+    """The first of a trace's ``guards`` (argument, dim or None, value) that a call with
+    ``hints`` (per argument: shape, int value or None) does not hold, as a compile reason
+    (``guard n.shape[1] == 64 failed (now 128)``); None when all hold. Without hints none is
+    known to hold."""
+    for i, dim, value in guards:
+        name = names[i] if names is not None and i < len(names) else f"argument {i}"
+        hint = None if hints is None or i >= len(hints) else hints[i]
+        if hint is not None and dim is not None and dim >= len(hint):
+            hint = None
+        now = None if hint is None else hint if dim is None else hint[dim]
+        if now is None or int(now) != value:
+            what = name if dim is None else f"{name}.shape[{dim}]"
+            was = bool(value) if isinstance(now, bool) else value
+            return f"guard {what} == {was} failed" + ("" if now is None else f" (now {now})")
+    return None
+
+
 def _same_spec(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
     """Whether two specs of one argument specialise alike (static values by type and value at
     every level, as the dispatcher keys them)."""

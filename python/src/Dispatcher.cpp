@@ -86,9 +86,11 @@ void Dispatcher::bind(PyObject *const *positional, size_t given,
     typeError(functionName + "() takes " + std::to_string(total) +
               " positional argument" + (total == 1 ? "" : "s") + " but " +
               std::to_string(given) + " were given");
-  // The common call: every parameter positionally, nothing static.
+  // The common call: every parameter positionally, nothing static, no None.
   bool keywords = kwargs && PyDict_GET_SIZE(kwargs) != 0;
-  if (!keywords && isStatic.empty() && given == total) {
+  if (!keywords && isStatic.empty() && given == total &&
+      std::find(positional, positional + given, Py_None) ==
+          positional + given) {
     bound.dynamic = positional;
     bound.count = given;
     return;
@@ -123,12 +125,15 @@ void Dispatcher::bind(PyObject *const *positional, size_t given,
                 parameterNames[i] + "'");
     values[i] = defaults[i - firstDefault].ptr();
   }
-  // Static values move to `statics`; the others close up.
+  // Static values move to `statics`, None (an optional array left out) to
+  // `nones`; the others close up.
   nb::list statics;
   size_t count = 0;
   for (size_t i = 0; i < total; ++i) {
     if (i < isStatic.size() && isStatic[i])
       statics.append(nb::handle(values[i]));
+    else if (values[i] == Py_None && i < 64)
+      bound.nones |= uint64_t(1) << i;
     else
       values[count++] = values[i];
   }
@@ -138,6 +143,10 @@ void Dispatcher::bind(PyObject *const *positional, size_t given,
 }
 
 namespace {
+size_t popcount(uint64_t bits) {
+  return static_cast<size_t>(__builtin_popcountll(bits));
+}
+
 /// The bits of `value`, one pattern for every NaN.
 uint64_t floatBits(double value) {
   if (std::isnan(value))
@@ -219,8 +228,7 @@ void Dispatcher::forgetStaticIds() {
   if (staticIds.size() <= 2 * live + 16)
     return;
   std::unordered_set<uint64_t> used;
-  table.forEachKey(
-      [&](const uint64_t *key, size_t size) { used.insert(key[size - 1]); });
+  table.forEachKey([&](const uint64_t *key, size_t) { used.insert(key[0]); });
   nb::list stale;
   for (auto [key, id] : staticIds)
     if (!used.count(nb::cast<uint64_t>(id)))
@@ -280,24 +288,78 @@ nb::tuple specOf(PreparedCall &call, size_t i) {
 
 } // namespace
 
-nb::tuple Dispatcher::specsFor(PreparedCall &call, const nb::tuple &statics) {
+nb::tuple Dispatcher::specsFor(PreparedCall &call, const Bound &bound) {
   nb::list specs;
   size_t dynamic = 0, fixed = 0;
-  size_t total = call.size() + statics.size();
+  size_t total = call.size() + bound.statics.size() + popcount(bound.nones);
   for (size_t i = 0; i < total; ++i) {
     if (i < isStatic.size() && isStatic[i])
-      specs.append(nb::make_tuple("static", statics[fixed++]));
+      specs.append(nb::make_tuple("static", bound.statics[fixed++]));
+    else if (i < 64 && (bound.nones >> i & 1))
+      specs.append(nb::make_tuple("static", nb::none()));
     else
       specs.append(specOf(call, dynamic++));
   }
   return nb::tuple(specs);
 }
 
+nb::tuple Dispatcher::hintsFor(PreparedCall &call, const Bound &bound) {
+  nb::list hints;
+  size_t dynamic = 0;
+  size_t total = call.size() + bound.statics.size() + popcount(bound.nones);
+  for (size_t i = 0; i < total; ++i) {
+    if ((i < isStatic.size() && isStatic[i]) ||
+        (i < 64 && (bound.nones >> i & 1))) {
+      hints.append(nb::none());
+      continue;
+    }
+    size_t k = dynamic++;
+    if (!call.isScalar(k)) {
+      const DLTensor *t = call.tensor(k);
+      nb::list shape;
+      for (int32_t d = 0; d < t->ndim; ++d)
+        shape.append(t->shape[d]);
+      hints.append(nb::tuple(shape));
+    } else if (call.scalarKind(k) == ScalarKind::Int ||
+               call.scalarKind(k) == ScalarKind::Bool) {
+      hints.append(nb::handle(call.object(k)));
+    } else {
+      hints.append(nb::none());
+    }
+  }
+  return nb::tuple(hints);
+}
+
+std::vector<uint64_t> Dispatcher::guardedKey(const uint64_t *key, size_t size,
+                                             PreparedCall &call,
+                                             const std::vector<Guard> &guards) {
+  std::vector<uint64_t> extended(key, key + size);
+  for (const Guard &guard : guards) {
+    int64_t value = 0;
+    if (guard.arg < call.size() && !call.isScalar(guard.arg) &&
+        guard.dim >= 0 && guard.dim < call.tensor(guard.arg)->ndim)
+      value = call.tensor(guard.arg)->shape[guard.dim];
+    else if (guard.arg < call.size() && call.isScalar(guard.arg))
+      value = toInteger(nb::handle(call.object(guard.arg)), "guard", INT64_MIN,
+                        INT64_MAX);
+    extended.push_back(uint64_t(guard.arg) << 32 | uint32_t(guard.dim + 1));
+    extended.push_back(static_cast<uint64_t>(value));
+  }
+  return extended;
+}
+
+nb::tuple Dispatcher::hintsOf(nb::args args, nb::kwargs kwargs) {
+  Bound bound(bindsKeywords ? parameterNames.size() : args.size());
+  bind(&PyTuple_GET_ITEM(args.ptr(), 0), args.size(), kwargs.ptr(), bound);
+  PreparedCall call(functionName.c_str(), bound.dynamic, bound.count, {});
+  return hintsFor(call, bound);
+}
+
 nb::tuple Dispatcher::specsOf(nb::args args, nb::kwargs kwargs) {
   Bound bound(bindsKeywords ? parameterNames.size() : args.size());
   bind(&PyTuple_GET_ITEM(args.ptr(), 0), args.size(), kwargs.ptr(), bound);
   PreparedCall call(functionName.c_str(), bound.dynamic, bound.count, {});
-  return specsFor(call, bound.statics);
+  return specsFor(call, bound);
 }
 
 nb::object Dispatcher::call(PyObject *const *args, size_t count,
@@ -317,23 +379,59 @@ nb::object Dispatcher::call(PyObject *const *args, size_t count,
   }
   PreparedCall &call = *prepared;
   bool hasStatics = !isStatic.empty();
-  SmallArray<uint64_t, 16> key(2 * call.size() + hasStatics);
-  computeKey(call, key.data());
+  // The static values' number first, then the arguments, then which were
+  // None: guards extend keys at their end.
+  bool hasNones = bound.nones != 0;
+  SmallArray<uint64_t, 16> key(2 * call.size() + hasStatics + hasNones);
+  computeKey(call, key.data() + hasStatics);
   if (hasStatics)
-    key[2 * call.size()] = staticsId(bound.statics);
+    key[0] = staticsId(bound.statics);
+  if (hasNones)
+    key[key.size() - 1] = bound.nones;
+  const uint64_t *keyData = key.data();
+  size_t keySize = key.size();
+  std::vector<uint64_t> extended;
+  if (!guardedKeys.empty()) {
+    auto guarded = guardedKeys.find(
+        std::vector<uint64_t>(key.data(), key.data() + key.size()));
+    if (guarded != guardedKeys.end()) {
+      extended = guardedKey(key.data(), key.size(), call, guarded->second);
+      keyData = extended.data();
+      keySize = extended.size();
+    }
+  }
   std::optional<SpecialisationTable::Entry> entry =
-      table.find(key.data(), key.size());
+      table.find(keyData, keySize);
   if (!entry) {
     // The compiler releases the GIL: another thread may compile the same
     // key meanwhile; the table keeps the first kernel inserted.
     nb::callable compile = compiler;
     if (!compile.is_valid())
       throw nb::type_error((functionName + "() can no longer compile").c_str());
-    nb::object compiled = compile(specsFor(call, bound.statics));
+    nb::object compiled = compile(specsFor(call, bound), hintsFor(call, bound));
     nb::object builder;
+    std::vector<Guard> guards;
     if (nb::isinstance<nb::tuple>(compiled)) {
+      if (nb::len(compiled) > 2)
+        for (nb::handle guard : compiled[2])
+          guards.push_back(
+              {nb::cast<uint32_t>(guard[0]), nb::cast<int32_t>(guard[1])});
       builder = compiled[1];
       compiled = compiled[0];
+    }
+    // The kernel serves the calls whose values at its guards are this one's
+    // (none: every call with these specs).
+    std::vector<uint64_t> base(key.data(), key.data() + key.size());
+    if (guards.empty()) {
+      guardedKeys.erase(base);
+      extended.clear();
+      keyData = key.data();
+      keySize = key.size();
+    } else {
+      extended = guardedKey(key.data(), key.size(), call, guards);
+      keyData = extended.data();
+      keySize = extended.size();
+      guardedKeys[std::move(base)] = std::move(guards);
     }
     jit::Kernel kernel = nb::cast<jit::Kernel>(compiled);
     if (std::string error = jit::keepInMemoryCache(kernel); !error.empty())
@@ -346,7 +444,7 @@ nb::object Dispatcher::call(PyObject *const *args, size_t count,
             delete static_cast<nb::object *>(object);
           });
     bool added = false;
-    entry = table.insert(key.data(), key.size(), std::move(kernel),
+    entry = table.insert(keyData, keySize, std::move(kernel),
                          std::move(payload), &added);
     compiledCount += added;
     if (hasStatics)
@@ -422,6 +520,11 @@ void dlbridge::python::bindDispatcher(nb::module_ &m) {
            nb::sig("def specs(self, *args: typing.Any, **kwargs: typing.Any) "
                    "-> tuple[tuple[typing.Any, ...], ...]"),
            "The specialisation specs of an argument list.")
+      .def("hints", &Dispatcher::hintsOf,
+           nb::sig("def hints(self, *args: typing.Any, **kwargs: typing.Any) "
+                   "-> tuple[typing.Any, ...]"),
+           "What a trace may fix of an argument list: each array's shape, "
+           "each Python int's or bool's value, None for other arguments.")
       .def_prop_ro("num_specialisations", &Dispatcher::numSpecialisations,
                    "How many kernels have been compiled so far.")
       .def_prop_ro("num_loaded", &Dispatcher::numLoaded,

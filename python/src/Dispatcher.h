@@ -13,6 +13,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@ public:
   nanobind::object call(PyObject *const *args, size_t count, PyObject *kwargs);
   /// The specs of an argument list, as `compiler` receives them.
   nanobind::tuple specsOf(nanobind::args args, nanobind::kwargs kwargs);
+  /// What a trace may fix of an argument list, as `compiler` receives it
+  /// beside the specs: each array's shape, each Python int's or bool's
+  /// value, None for other arguments.
+  nanobind::tuple hintsOf(nanobind::args args, nanobind::kwargs kwargs);
   /// How many kernels this function has compiled (a specialisation the
   /// in-memory cache evicted and that was compiled again counts twice).
   size_t numSpecialisations() const { return compiledCount; }
@@ -59,6 +64,10 @@ private:
     size_t count = 0;
     SmallArray<PyObject *, 8> storage;
     nanobind::tuple statics;
+    /// Bit i: parameter i (not static, one of the first 64) is None, an
+    /// optional array left out: the function sees None, the kernel has no
+    /// parameter for it, and the key says which were.
+    uint64_t nones = 0;
     PyObject *stream = nullptr; ///< the `stream=` keyword, if given
   };
   void bind(PyObject *const *args, size_t given, PyObject *kwargs,
@@ -68,7 +77,20 @@ private:
   uint64_t staticsId(const nanobind::tuple &statics);
   /// Forgets the numbers of static values whose kernels were all evicted.
   void forgetStaticIds();
-  nanobind::tuple specsFor(PreparedCall &call, const nanobind::tuple &statics);
+  nanobind::tuple specsFor(PreparedCall &call, const Bound &bound);
+  nanobind::tuple hintsFor(PreparedCall &call, const Bound &bound);
+
+  /// A size or value a kernel was specialised on, because the Python
+  /// function needed it as a number: dim `dim` of dynamic argument `arg`, or
+  /// the argument's value when `dim` is -1.
+  struct Guard {
+    uint32_t arg;
+    int32_t dim;
+  };
+  /// `key` extended with what `call` has at each of `guards`.
+  static std::vector<uint64_t> guardedKey(const uint64_t *key, size_t size,
+                                          PreparedCall &call,
+                                          const std::vector<Guard> &guards);
 
   nanobind::callable compiler;
   std::string functionName;
@@ -82,6 +104,10 @@ private:
   /// the Python function's result structure when it differs from the
   /// kernel's (a 1-tuple, a list, None entries...).
   SpecialisationTable table;
+  /// The keys whose kernels were traced with guards, and those guards: a
+  /// call with such a key looks its kernel up by the key extended with its
+  /// values at the guards (guardedKey), and compiles anew when they differ.
+  std::map<std::vector<uint64_t>, std::vector<Guard>> guardedKeys;
   size_t compiledCount = 0;
 };
 

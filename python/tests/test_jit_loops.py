@@ -400,8 +400,8 @@ def test_a_module_edited_after_import_runs_the_imported_code(tmp_path: Path) -> 
     os.utime(path, (1e9, 2e9))
     got = dlbridge.jit(module.f, static_argnums=1)(np.ones(2), 12)
     np.testing.assert_array_equal(got, [13.0, 13.0])
-    with pytest.raises(dlbridge.TraceError, match="does not compile to the function being traced"):
-        dlbridge.jit(module.f)(np.ones(2), 12)
+    # the loop runs as Python, so its trip count is fixed at the call's value
+    np.testing.assert_array_equal(dlbridge.jit(module.f)(np.ones(2), 12), [13.0, 13.0])
 
 
 def test_exec_code_does_not_run_what_linecache_holds() -> None:
@@ -413,8 +413,7 @@ def test_exec_code_does_not_run_what_linecache_holds() -> None:
     try:
         got = dlbridge.jit(namespace["h"], static_argnums=1)(np.ones(2), 12)
         np.testing.assert_array_equal(got, [143.0, 143.0])
-        with pytest.raises(dlbridge.TraceError, match="does not compile to the function being traced"):
-            dlbridge.jit(namespace["h"])(np.ones(2), 12)
+        np.testing.assert_array_equal(dlbridge.jit(namespace["h"])(np.ones(2), 12), [143.0, 143.0])
     finally:
         del linecache.cache["<dlbridge-loops-test>"]
 

@@ -54,18 +54,23 @@ def float_of_array(x):
     return float(x)  # <- here
 
 
-def math_on_dynamic_size(x):
-    return x / math.sqrt(x.shape[-1])  # <- here
+def math_on_loop_index(x):
+    for i in range(x.shape[0]):
+        x[i] = math.sqrt(i)  # <- here
+    return x
 
 
-def format_dynamic_size(x):
-    return x * len(f"{x.shape[0]:d}")  # <- here
+def format_loop_index(x):
+    for i in range(x.shape[0]):
+        x[i] = len(f"{i:d}")  # <- here
+    return x
 
 
-def compare_dynamic_size(x):
-    if x.shape[0] > 3:  # <- here
-        return x
-    return x * 2
+def compare_loop_index(x):
+    for i in range(x.shape[0]):
+        if i > 3:  # <- here
+            x[i] = 0
+    return x
 
 
 def negative_size(x):
@@ -114,9 +119,9 @@ CORPUS: list[tuple[Callable[..., Any], type[Exception], str]] = [
     (unbound_local, UnboundLocalError, "'y'"),
     (string_operand, TraceError, "operand of type str"),
     (float_of_array, TraceError, "float"),
-    (math_on_dynamic_size, TraceError, "float(shape entry)"),
-    (format_dynamic_size, TraceError, "formatting a shape entry"),
-    (compare_dynamic_size, TraceError, "shape comparison"),
+    (math_on_loop_index, TraceError, "float(shape entry)"),
+    (format_loop_index, TraceError, "formatting a shape entry"),
+    (compare_loop_index, TraceError, "shape comparison"),
     (negative_size, ValueError, "negative dimensions"),
     (negative_size_in_loop, ValueError, "negative dimensions"),
     (axis_out_of_range, ValueError, "axis 5 is out of bounds"),

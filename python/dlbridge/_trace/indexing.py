@@ -24,6 +24,7 @@ import numpy as np
 from . import dtypes as D
 from . import ops
 from .emitter import affine_map, tensor_type
+from .masked import MaskedSelection
 from .tracer import (
     SymbolicDim,
     TraceContext,
@@ -331,8 +332,8 @@ def _index_array(ctx: TraceContext, part: Any, axis: int, n: Idx) -> tuple[Trace
         if part._dtype.is_bool:
             raise unsupported(
                 "boolean mask indexing",
-                "the result's size depends on the mask's values; use numpy.where(mask, x, other) "
-                "to keep the shape, or assign through the mask (x[mask] = v)",
+                "a traced mask among other indices; the result's size depends on the mask's "
+                "values; use numpy.where(mask, x, other) to keep the shape",
             )
         if not part._dtype.is_int:
             raise trace_error("arrays used as indices must be of integer (or boolean) type", IndexError)
@@ -478,6 +479,9 @@ def getitem(x: TracedArray, key: Any) -> TracedArray:
     ops._lift(x._ctx, x, "indexing")
     x._ctx.begin_op()
     parts = normalize_key(key, x.ndim)
+    mask = _sole_mask(parts)
+    if mask is not None:
+        return MaskedSelection.select(x, mask)  # type: ignore[return-value]
     if not is_basic_key(parts):
         return _gather(x, parts)
     region = basic_region(x, parts)
@@ -487,6 +491,17 @@ def getitem(x: TracedArray, key: Any) -> TracedArray:
     view = make_view(x, contents._value, view_dims, "indexing", perm, None if perm else region)
     view._dim_ssa = dict(contents._dim_ssa)
     return view
+
+
+def _sole_mask(parts: Sequence[Any]) -> TracedArray | None:
+    """The traced boolean mask of a key that is one over the leading dims (``x[mask]``,
+    ``x[mask, :]``), else None."""
+    rest = [p for p in parts[1:]
+            if not (isinstance(p, slice) and p.start is None and p.stop is None and p.step is None)]
+    first = parts[0] if parts else None
+    if not rest and isinstance(first, TracedArray) and first._dtype.is_bool and first.ndim > 0:
+        return first
+    return None
 
 
 def _is_identity(x: TracedArray, region: Region) -> bool:

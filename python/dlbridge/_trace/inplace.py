@@ -25,6 +25,7 @@ from typing import Any
 from . import dtypes as D
 from . import indexing, ops, overlap
 from .emitter import Block, affine_map
+from .masked import MaskedSelection
 from .tracer import (
     TraceContext,
     TracedArray,
@@ -231,14 +232,21 @@ def setitem(target: TracedArray, key: Any, value: Any) -> None:
 
 def _masked_store(target: TracedArray, mask: TracedArray, value: Any) -> None:
     """``target[mask] = value`` for a traced boolean ``mask`` over the leading dims of ``target``
-    and a scalar ``value``: ``where(mask, value, target)`` stored into ``target``."""
+    and a scalar ``value`` or a selection by the same mask (``x[m] = x[m] ** 2 + c[m]``):
+    ``where(mask, value, target)`` stored into ``target``."""
     op = "item assignment"
     if mask.ndim > target.ndim:
         raise trace_error(
             f"too many indices for array: array is {target.ndim}-dimensional, but {mask.ndim} were indexed",
             IndexError,
         )
-    if ops._is_tensor(value) and value.ndim > 0:
+    if isinstance(value, MaskedSelection):
+        # x[m] = f(x[m], y[m]): the selections' k-th elements are x's k-th selected ones
+        MaskedSelection(target, mask)._same_selection(value, op)
+        if value.values.ndim != target.ndim:
+            raise unsupported(op, "x[mask] = y[mask] with y of another rank than x")
+        value = value.values
+    elif ops._is_tensor(value) and value.ndim > 0:
         raise unsupported(
             op, "x[mask] = array: the values are taken in order of the True elements; use "
             "x[...] = numpy.where(mask, values, x) with values of x's shape",

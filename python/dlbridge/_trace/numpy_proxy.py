@@ -12,31 +12,99 @@ from its globals are treated the same way.  Everything else is NumPy's own objec
 from __future__ import annotations
 
 import builtins
+import functools
 import types
 from typing import Any, Callable
 
 import numpy as np
 
 from . import registry
-from .tracer import TracedArray
+from .masked import MaskedSelection
+from .tracer import SymbolicDim, TracedArray
 
 __all__ = ["numpy_proxy", "traced_len", "with_numpy_proxy"]
+
+
+def _taking_selections(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
+    """``impl``, except that a call with an ``x[mask]`` selection among its arguments goes to
+    the selection (``np.mean(x[m])``), as NumPy's own function would send it there."""
+
+    @functools.wraps(impl)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        selection = next((a for a in args if isinstance(a, MaskedSelection)), None)
+        if selection is not None:
+            return selection.__array_function__(getattr(np, name), (), args, kwargs)
+        return impl(*args, **kwargs)
+
+    return call
 
 
 class _NumpyProxy(types.ModuleType):
     """The ``numpy`` module as a traced function sees it."""
 
     def __getattr__(self, name: str) -> Any:
-        entry = registry.lookup_numpy(name)
-        if entry is not None and entry.kind == "function":
-            return entry.impl
+        traced = _traced_function(name)
+        if traced is not None:
+            return traced
         return getattr(np, name)  # ufuncs included: they reach the table through __array_ufunc__
 
     def __dir__(self) -> list[str]:
         return dir(np)
 
 
+#: NumPy name -> (the op table's implementation, the function the proxy gives for it).
+_WRAPPED: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
+
+
+def _traced_function(name: str) -> Callable[..., Any] | None:
+    """What the traced function calls for ``numpy.<name>``: the op table's function, or None
+    when the table has none."""
+    entry = registry.lookup_numpy(name)
+    if entry is None or entry.kind != "function":
+        return None
+    wrapped = _WRAPPED.get(name)
+    if wrapped is None or wrapped[0] is not entry.impl:
+        wrapped = _WRAPPED[name] = (entry.impl, _taking_selections(name, entry.impl))
+    return wrapped[1]
+
+
 numpy_proxy = _NumpyProxy("numpy", np.__doc__)
+
+
+def _traced_extreme(builtin: Callable[..., Any], beats: Callable[[Any, Any], Any],
+                    index_op: str) -> Callable[..., Any]:
+    """The built-in ``max`` or ``min`` for traced scalars: Python's choice (the first argument
+    no later one beats, so ``max(1.0, nan)`` is 1.0) made in the kernel, and for sizes the
+    size itself; anything else goes to the built-in."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        traced = (TracedArray, SymbolicDim)
+        if kwargs or len(args) < 2 or not any(isinstance(a, traced) for a in args):
+            return builtin(*args, **kwargs)
+        if any(isinstance(a, TracedArray) and a.ndim > 0 for a in args):
+            return builtin(*args)  # NumPy's: the truth value of an array is ambiguous
+        if all(isinstance(a, SymbolicDim) or type(a) is int for a in args):
+            result = args[0]
+            for a in args[1:]:
+                result = (a._binary(index_op, builtin.__name__, result, True) if isinstance(a, SymbolicDim)
+                          else result._binary(index_op, builtin.__name__, a, False)
+                          if isinstance(result, SymbolicDim) else builtin(result, a))
+            return result
+        result = args[0]
+        for a in args[1:]:
+            result = np.where(beats(a, result), a, result)
+        return result
+
+    call.__name__ = builtin.__name__
+    call.__doc__ = builtin.__doc__
+    return call
+
+
+#: Built-ins that answer for traced values, in the traced function's globals.
+_BUILTINS: dict[str, Callable[..., Any]] = {
+    "max": _traced_extreme(builtins.max, lambda a, b: a > b, "maxsi"),
+    "min": _traced_extreme(builtins.min, lambda a, b: a < b, "minsi"),
+}
 
 
 def traced_len(obj: Any) -> Any:
@@ -56,9 +124,9 @@ def _replacement(value: Any, seen: dict[int, Any]) -> Any:
         name = getattr(value, "__name__", None)
         module = getattr(value, "__module__", "") or ""
         if name and (module == "numpy" or module.startswith("numpy.")) and getattr(np, name, None) is value:
-            entry = registry.lookup_numpy(name)
-            if entry is not None and entry.kind == "function":
-                return entry.impl
+            traced = _traced_function(name)
+            if traced is not None:
+                return traced
     if isinstance(value, types.FunctionType) and not _is_library(value):
         return with_numpy_proxy(value, seen)
     return value
@@ -87,6 +155,9 @@ def with_numpy_proxy(fn: Callable[..., Any], seen: dict[int, Any] | None = None)
             glb[name] = _replacement(glb[name], seen)
     if "len" in names and "len" not in fn.__globals__:
         glb["len"] = traced_len
+    for name, replacement in _BUILTINS.items():
+        if name in names and name not in fn.__globals__:
+            glb[name] = replacement
     if fn.__closure__:
         cells = []
         for cell in fn.__closure__:

@@ -26,6 +26,7 @@ from .tracer import (
     TraceError,
     current_context,
     make_view,
+    merge_sources,
     sync_view,
     trace_error,
     unsupported,
@@ -568,7 +569,11 @@ def _ewise(
     if not tensors:
         vals = [_scalar_value(ctx, x, t) for x, t in operands]
         v = body(ctx.top, vals)
-        return TracedArray(ctx, v, res_dt, (), weak=weak, is_scalar=True)
+        out = TracedArray(ctx, v, res_dt, (), weak=weak, is_scalar=True)
+        # arithmetic on sizes and int arguments: Python may need the result as a number
+        out._sources = merge_sources(
+            *(x._sources if isinstance(x, TracedArray) else frozenset() for x, _ in operands))
+        return out
     dims, srcs = _broadcast(tensors)
     R = len(dims)
     ins: list[TracedArray] = []
@@ -705,6 +710,7 @@ def _copy(x: TracedArray) -> TracedArray:
     out = TracedArray(x.context, x.value, x.element_type, x.dims, weak=x.weak, is_scalar=x.is_scalar,
                       alias=x.may_alias_argument)
     out.copy_sizes_from(x)
+    out._sources = x._sources
     return out
 
 
@@ -782,6 +788,12 @@ def _check_no_negative_exponent(ctx: TraceContext, y: Any, dt: DType) -> None:
     ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{_message_literal(message)}"')
 
 
+def _operand_key(x: Any) -> Any:
+    """What identifies an operand's value: an array's SSA value (immutable), a scalar's type
+    and value."""
+    return ("ssa", x.value) if isinstance(x, TracedArray) else (type(x).__name__, repr(x))
+
+
 def binary(name: str, x: Any, y: Any) -> TracedArray:
     """A binary elementwise NumPy ufunc by name (``add``, ``floor_divide``, ``less``...)."""
     ctx = _ctx_of(x, y)
@@ -824,7 +836,10 @@ def binary(name: str, x: Any, y: Any) -> TracedArray:
             raise bad_dtype()
         pred = _CMP[name]
         w = None if weak is None else "bool"
-        return _ewise(ctx, pred, ops2, D.BOOL, lambda b, v: _cmp(b, pred, v[0], v[1], dt), w)
+        out = _ewise(ctx, pred, ops2, D.BOOL, lambda b, v: _cmp(b, pred, v[0], v[1], dt), w)
+        # masks computed twice alike (x[x > 0] = x[x > 0] ** 2) are known to be equal
+        out._recipe = (name, _operand_key(x), _operand_key(y))
+        return out
     if name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
         if not (dt.is_bool or dt.is_int):
             raise bad_dtype()

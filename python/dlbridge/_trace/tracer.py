@@ -47,12 +47,14 @@ __all__ = [
 class ArraySpec:
     """An array argument (or result): dtype name, rank, and which dims are known to be 1.
 
-    Every dim not marked in ``unit_dims`` is dynamic (``?``).  ``unit_dims`` may be left empty to
-    mean "no unit dims"."""
+    Every dim not marked in ``unit_dims`` is dynamic (``?``), unless ``sizes`` fixes it (a size
+    the function needed as a number, see :class:`NeedsValue`).  ``unit_dims`` and ``sizes`` may
+    be left empty to mean "none"."""
 
     dtype: str
     rank: int
     unit_dims: tuple[bool, ...] = ()
+    sizes: tuple[int | None, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.unit_dims:
@@ -61,6 +63,15 @@ class ArraySpec:
             object.__setattr__(self, "unit_dims", tuple(bool(u) for u in self.unit_dims))
         if len(self.unit_dims) != self.rank:
             raise ValueError(f"ArraySpec: unit_dims {self.unit_dims} does not match rank {self.rank}")
+        if not self.sizes:
+            object.__setattr__(self, "sizes", (None,) * self.rank)
+        if len(self.sizes) != self.rank:
+            raise ValueError(f"ArraySpec: sizes {self.sizes} does not match rank {self.rank}")
+
+    @property
+    def dims(self) -> tuple[int | None, ...]:
+        """The traced argument's dims: fixed sizes, 1 for unit dims, None for dynamic ones."""
+        return tuple(s if s is not None else 1 if u else None for s, u in zip(self.sizes, self.unit_dims))
         _as_dtype(self.dtype)  # validate
 
 
@@ -117,6 +128,9 @@ class TraceResult:
         arg_names: the parameter names, in order.
         written_args: the names of the arguments the function updates in place (memref
             parameters of the entry).
+        guards: the sizes and values the trace fixed because the function needed them as
+            numbers, as ``(argument, dim, value)`` (``dim`` None: the argument's own value); the
+            module is right only for calls that have these.
     """
 
     mlir: str
@@ -126,6 +140,7 @@ class TraceResult:
     result_tree: Any
     arg_names: list[str] = field(default_factory=list)
     written_args: list[str] = field(default_factory=list)
+    guards: tuple[tuple[int, int | None, int], ...] = ()
 
 
 @dataclass
@@ -135,6 +150,7 @@ class ArgSlot:
     Attributes:
         name: the parameter name.
         ssa: the tensor value the body reads the argument as (``%c``).
+        index: the argument's position.
         array: the argument's :class:`TracedArray`; after in-place updates its value is the
             argument's final contents.
         written: whether the function updated the argument in place.
@@ -144,6 +160,7 @@ class ArgSlot:
     name: str
     ssa: str
     array: TracedArray
+    index: int = 0
     written: bool = False
     buffer: str = ""
 
@@ -186,6 +203,39 @@ class IntSlot:
 
 class TraceError(TypeError):
     """An operation that cannot be traced (unsupported op, data-dependent control flow...)."""
+
+
+#: Where a traced size or scalar comes from ("sources"), for when Python needs it as a number:
+#: a frozenset of the ``(argument, dim)`` sizes and ``(argument, None)`` int or bool arguments it
+#: is computed from; ALL_SIZES when it comes from an intermediate array (any argument's size may
+#: matter); None when no call-time value can stand for it (a loop index, array data).
+ALL_SIZES = "all sizes"
+
+
+def merge_sources(*sources: Any) -> Any:
+    """The sources of a value computed from values with ``sources``."""
+    if any(s is None for s in sources):
+        return None
+    if any(s == ALL_SIZES for s in sources):
+        return ALL_SIZES
+    return frozenset().union(*sources)
+
+
+class NeedsValue(BaseException):
+    """Python needs a size or an int argument as a number (``int(n)``, ``math.sqrt(d)``,
+    ``if d > 3:``): ``trace`` traces again with ``sources`` fixed at the call's values, guarding
+    the kernel on them, or raises ``error`` when it cannot. A BaseException, so that neither the
+    user's ``except Exception`` nor the tracer's own fallbacks take it for an error."""
+
+    def __init__(self, sources: Any, error: TraceError) -> None:
+        super().__init__(str(error))
+        self.sources = sources
+        self.error = error
+
+
+def need_value(sources: Any, error: TraceError) -> BaseException:
+    """What to raise where Python needs a traced value with ``sources`` as a number."""
+    return error if sources is None else NeedsValue(sources, error)
 
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # python/dlbridge
@@ -489,16 +539,18 @@ class SymbolicDim:
     stands for one: ``+ - * // %``, unary ``-``/``abs`` with ints and other SymbolicDims give
     SymbolicDims (``index`` arithmetic in the generated code), ``/`` and array arithmetic treat it
     as a weak Python int, and it is accepted wherever NumPy takes a size or an index (reshape,
-    slicing, creation functions).  Comparisons and ``int()`` would need the value while tracing:
-    they raise a TraceError (data-dependent control flow)."""
+    slicing, creation functions).  Comparisons, ``int()``, ``float()`` and ``bool()`` need the
+    value: for a size computed from the arguments' sizes the trace starts again with them fixed
+    at the call's values (:class:`NeedsValue`); others (a loop index) raise a TraceError."""
 
-    __slots__ = ("_ctx", "_ssa", "_desc", "_guard")
+    __slots__ = ("_ctx", "_ssa", "_desc", "_guard", "_sources")
 
-    def __init__(self, ctx: TraceContext, value: str, desc: str) -> None:
+    def __init__(self, ctx: TraceContext, value: str, desc: str, sources: Any = None) -> None:
         self._ctx = ctx
         self._ssa = value
         self._desc = desc
         self._guard: UseGuard | None = None
+        self._sources = sources
 
     _value = GuardedSSA()
 
@@ -512,8 +564,9 @@ class SymbolicDim:
         """The trace this size belongs to."""
         return self._ctx
 
-    def _fail(self, what: str) -> TraceError:
-        return unsupported(what, f"{self._desc} is a dynamic size, unknown while tracing")
+    def _fail(self, what: str) -> BaseException:
+        return need_value(self._sources,
+                          unsupported(what, f"{self._desc} is a dynamic size, unknown while tracing"))
 
     def __index__(self) -> int:
         raise self._fail("int(shape entry)")
@@ -545,14 +598,15 @@ class SymbolicDim:
 
     # ---- integer arithmetic
 
-    def _operand(self, other: object) -> tuple[str, str] | None:
-        """``other``'s SSA value and description, or None when it is not an integer size."""
+    def _operand(self, other: object) -> tuple[str, str, Any] | None:
+        """``other``'s SSA value, description and sources, or None when it is not an integer
+        size."""
         if isinstance(other, SymbolicDim):
             if other._ctx is not self._ctx:
                 raise TraceError("dlbridge.jit: a shape entry from another trace was used")
-            return other._value, other._desc
+            return other._value, other._desc, other._sources
         if isinstance(other, int) and not isinstance(other, bool):
-            return self._ctx.top.const(other, "index"), str(other)
+            return self._ctx.top.const(other, "index"), str(other), frozenset()
         return None
 
     def _binary(self, op: str, symbol: str, other: object, reflected: bool) -> Any:
@@ -564,7 +618,8 @@ class SymbolicDim:
                 x = self.as_array()
                 return fn(other, x) if reflected else fn(x, other)
             return NotImplemented
-        (a, da), (b, db) = ((self._value, self._desc), rhs)
+        (a, da), (b, db) = ((self._value, self._desc), rhs[:2])
+        sources = merge_sources(self._sources, rhs[2])
         if reflected:
             (a, da), (b, db) = (b, db), (a, da)
         if op in ("floordivsi", "remsi"):
@@ -584,7 +639,7 @@ class SymbolicDim:
             value = top.op("mod", f"arith.subi {a}, {qb} : index")
         else:
             value = top.op("size", f"arith.{op} {a}, {b} : index")
-        return SymbolicDim(self._ctx, value, f"({da} {symbol} {db})")
+        return SymbolicDim(self._ctx, value, f"({da} {symbol} {db})", sources)
 
     def __add__(self, o: object) -> Any:
         return self._binary("addi", "+", o, False)
@@ -627,14 +682,16 @@ class SymbolicDim:
         zero = top.const(0, "index")
         neg = top.op("neg", f"arith.subi {zero}, {self._value} : index")
         value = top.op("abs", f"arith.maxsi {self._value}, {neg} : index")
-        return SymbolicDim(self._ctx, value, f"abs({self._desc})")
+        return SymbolicDim(self._ctx, value, f"abs({self._desc})", self._sources)
 
     def as_array(self, weak: bool = True) -> TracedArray:
         """The size as a traced ``int64`` scalar: a weak Python int for array arithmetic, or
         (``weak=False``) the strong ``int64`` NumPy makes of a Python int a ufunc receives."""
         value = self._ctx.top.op("n", f"arith.index_cast {self._value} : index to i64")
-        return TracedArray(self._ctx, value, _as_dtype("int64"), (), weak="int" if weak else None,
-                           is_scalar=True)
+        scalar = TracedArray(self._ctx, value, _as_dtype("int64"), (), weak="int" if weak else None,
+                             is_scalar=True)
+        scalar._sources = self._sources
+        return scalar
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """A NumPy ufunc (``np.sqrt(x.shape[-1])``) takes the size as a traced Python int."""
@@ -660,7 +717,7 @@ class TracedArray:
     __slots__ = (
         "_ctx", "_ssa", "_guard", "_dtype", "_dims", "_weak", "_is_scalar", "_dim_ssa", "_alias",
         "_base", "_base_version", "_view_op", "_perm", "_region", "_version", "_updated_at",
-        "_arg", "_serial",
+        "_arg", "_serial", "_sources", "_recipe",
     )
     __array_priority__ = 1000.0
 
@@ -699,6 +756,11 @@ class TracedArray:
         self._version = 0
         self._updated_at = ""
         self._arg: ArgSlot | None = None
+        # where a scalar's value comes from, when it is a size or an int argument (Sources)
+        self._sources: Any = None
+        # how a comparison computed the array from immutable operands (equal recipes, equal
+        # values), or None
+        self._recipe: Any = None
         self._serial = ctx.fresh_serial()  # creation order: arrays made inside a loop body are its own
 
     # ---- what the emitters read (ops.py and the other implementation modules)
@@ -776,8 +838,15 @@ class TracedArray:
             if d is not None:
                 out.append(d)
             else:
-                out.append(SymbolicDim(self._ctx, self._ctx.dim(self, k), f"dim {k}"))
+                out.append(SymbolicDim(self._ctx, self._ctx.dim(self, k), f"dim {k}",
+                                       self._dim_sources(k)))
         return tuple(out)
+
+    def _dim_sources(self, k: int) -> Any:
+        """Where dynamic dim ``k``'s size comes from: an argument's own dim, or any argument's."""
+        if self._arg is not None and self._arg.array is self:
+            return frozenset({(self._arg.index, k)})
+        return ALL_SIZES
 
     @property
     def size(self) -> Any:
@@ -805,24 +874,26 @@ class TracedArray:
 
     # ---- things that need concrete data
     def __bool__(self) -> bool:
-        raise unsupported("bool(array)", "data-dependent control flow cannot be traced; use where()")
+        raise need_value(self._sources, unsupported(
+            "bool(array)", "data-dependent control flow cannot be traced; use where()"))
 
     def __len__(self) -> int:
         if self._dims and self._dims[0] is not None:
             return self._dims[0]
-        raise unsupported("len(array)", "the size is dynamic")
+        raise need_value(self._dim_sources(0) if self._dims else None,
+                         unsupported("len(array)", "the size is dynamic"))
 
     def __iter__(self) -> Any:
         raise unsupported("iteration over an array")
 
     def __index__(self) -> int:
-        raise unsupported("operator.index(array)")
+        raise need_value(self._sources, unsupported("operator.index(array)"))
 
     def __int__(self) -> int:
-        raise unsupported("int(array)")
+        raise need_value(self._sources, unsupported("int(array)"))
 
     def __float__(self) -> float:
-        raise unsupported("float(array)")
+        raise need_value(self._sources, unsupported("float(array)"))
 
     def __complex__(self) -> complex:
         raise unsupported("complex(array)")

@@ -18,9 +18,11 @@ from .emitter import Block, clear_location, dims_str, tensor_type
 from .loop_source import rewrite_loops
 from .numpy_proxy import with_numpy_proxy
 from .tracer import (
+    ALL_SIZES,
     ArgSlot,
     ArraySpec,
     IntSlot,
+    NeedsValue,
     ResultSpec,
     ScalarSpec,
     StaticSpec,
@@ -158,21 +160,80 @@ def _flatten_results(out: Any, leaves: list[Any]) -> Any:
     return len(leaves) - 1
 
 
+Spec = ArraySpec | ScalarSpec | StaticSpec
+#: A size or value fixed for a trace: ``(argument, dim)``, or ``(argument, None)`` for the value
+#: of an int or bool argument.
+Fixed = tuple[int, "int | None"]
+
+
+def _values_at(sources: Any, specs: Sequence[Spec], hints: Sequence[Any] | None) -> dict[Fixed, int]:
+    """The call's values at ``sources`` (NeedsValue): the sizes and int arguments a value was
+    computed from; every dynamic size of every array argument for ALL_SIZES. Empty when the
+    call's values are not known."""
+    if hints is None:
+        return {}
+    if sources == ALL_SIZES:
+        sources = {(i, k) for i, spec in enumerate(specs) if isinstance(spec, ArraySpec)
+                   for k, d in enumerate(spec.dims) if d is None}
+    values: dict[Fixed, int] = {}
+    for i, k in sources:
+        hint = hints[i] if i < len(hints) else None
+        if hint is None:
+            return {}
+        values[(i, k)] = int(hint if k is None else hint[k])
+    return values
+
+
+def _fix(specs: Sequence[Spec], fixed: dict[Fixed, int]) -> list[Spec]:
+    """``specs`` with the sizes and values of ``fixed`` made constants of the trace."""
+    out: list[Spec] = []
+    for i, spec in enumerate(specs):
+        if isinstance(spec, ArraySpec) and any((i, k) in fixed for k in range(spec.rank)):
+            sizes = tuple(fixed.get((i, k), s) for k, s in enumerate(spec.sizes))
+            spec = ArraySpec(spec.dtype, spec.rank, spec.unit_dims, sizes)
+        elif isinstance(spec, ScalarSpec) and (i, None) in fixed:
+            spec = ScalarSpec(spec.kind, value=fixed[(i, None)], dtype=spec.dtype)
+        out.append(spec)
+    return out
+
+
 def trace(
     fn: Callable[..., Any],
-    arg_specs: Sequence[ArraySpec | ScalarSpec | StaticSpec],
+    arg_specs: Sequence[Spec],
     *,
     name: str,
+    hints: Sequence[Any] | None = None,
 ) -> TraceResult:
     """Trace ``fn`` called on symbolic arguments described by ``arg_specs`` into an MLIR module.
 
     Returns a :class:`TraceResult` whose ``mlir`` holds one ``func.func @<name>`` marked
-    ``dlpack.entry`` (linalg on tensors).
+    ``dlpack.entry`` (linalg on tensors). Sizes stay symbolic, so that one module serves every
+    size; where the function needs a size or an int argument as a number (``int(n)``,
+    ``math.sqrt(d)``, ``if d > 3:``), the trace starts again with it fixed at its value in
+    ``hints`` (per argument: an array's shape, an int's or bool's value, else None), as
+    ``torch.compile`` specialises dynamic shapes, and the result's ``guards`` say so.
 
     Raises:
         TraceError: (a ``TypeError``) for an operation that cannot be traced, naming the user's line.
         ValueError: for shapes that cannot broadcast, bad axes...
     """
+    fixed: dict[Fixed, int] = {}
+    while True:
+        try:
+            traced = _trace_once(fn, _fix(arg_specs, fixed), name)
+        except NeedsValue as need:
+            values = _values_at(need.sources, arg_specs, hints)
+            if not values or values.keys() <= fixed.keys():
+                raise need.error from None
+            fixed.update(values)
+            continue
+        traced.guards = tuple(sorted(((i, k, v) for (i, k), v in fixed.items()),
+                                     key=lambda g: (g[0], -1 if g[1] is None else g[1])))
+        return traced
+
+
+def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str) -> TraceResult:
+    """One trace of ``fn`` (see :func:`trace`); raises NeedsValue where it needs a number."""
     ctx = TraceContext()
     pnames = _param_names(fn, len(arg_specs))
     params: list[str | ArgSlot] = []
@@ -185,9 +246,8 @@ def trace(
         attrs = [f'dlpack.name = "{pname}"']
         if isinstance(spec, ArraySpec):
             dt = _as_dtype(spec.dtype)
-            dims = tuple(1 if u else None for u in spec.unit_dims)
-            arr = TracedArray(ctx, ssa, dt, dims, alias=True)
-            arr._arg = ArgSlot(pname, ssa, arr)
+            arr = TracedArray(ctx, ssa, dt, spec.dims, alias=True)
+            arr._arg = ArgSlot(pname, ssa, arr, index=len(call_args))
             ctx.args.append(arr._arg)
             params.append(arr._arg)  # typed once the trace shows whether it is written
             call_args.append(arr)
@@ -207,7 +267,10 @@ def trace(
             if spec.value is not None:
                 call_args.append({"int": int, "float": float, "bool": bool}[spec.kind](spec.value))
             else:
-                call_args.append(TracedArray(ctx, ssa, dt, (), weak=spec.kind, is_scalar=True))
+                scalar = TracedArray(ctx, ssa, dt, (), weak=spec.kind, is_scalar=True)
+                if spec.kind in ("int", "bool"):
+                    scalar._sources = frozenset({(len(call_args), None)})
+                call_args.append(scalar)
                 if spec.kind == "int":
                     params[-1] = ctx.int_args[ssa] = IntSlot(len(params) - 1, pname, ssa)
         else:

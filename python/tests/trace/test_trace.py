@@ -313,12 +313,15 @@ def test_shape_properties():
         seen["dtype"] = x.dtype
         s = x.shape
         seen["unit"] = s[1]
-        with pytest.raises(TypeError):
-            int(s[0])
-        return x
+        return x * int(s[0])
 
-    trace(fn, [ArraySpec("float32", 2, (False, True))], name="f")
+    # without the call's sizes, a size Python needs as a number cannot be had
+    with pytest.raises(TraceError, match=r"int\(shape entry\)"):
+        trace(fn, [ArraySpec("float32", 2, (False, True))], name="f")
     assert seen == {"ndim": 2, "dtype": np.dtype("float32"), "unit": 1}
+    fixed = trace(fn, [ArraySpec("float32", 2, (False, True))], name="f", hints=[(5, 1)])
+    assert fixed.guards == ((0, 0, 5),)
+    assert "tensor<5x1xf32>" in fixed.mlir
 
 
 def test_source_comments_and_locations():
@@ -415,7 +418,8 @@ def test_error_mask_read():
     def f(x):
         return x[x > 0]
 
-    _raises_at(f, "boolean mask indexing")
+    msg = _raises_at(f, "x[mask]")
+    assert "known only when the kernel runs" in msg, msg
 
 
 def test_error_np_asarray_and_object_constant():

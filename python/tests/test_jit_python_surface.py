@@ -1,0 +1,78 @@
+"""Python as NumPy programs write it around arrays: parameters whose defaults are tuples,
+strings, functions or dtypes are static without being named so; None leaves an optional array
+out; the built-in ``max``/``min`` take traced scalars and sizes as Python evaluates them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dlbridge
+import numpy as np
+import pytest
+
+
+def _layer(x: Any, w: Any = None, bias: Any = None, axes: tuple[int, ...] = (0,), act: Any = np.tanh,
+           mode: str = "sum", dtype: Any = np.float32, scale: float = 2.0) -> Any:
+    y = act(x).astype(dtype) * scale
+    if w is not None:
+        y = y * w
+    if bias is not None:
+        y = y + bias
+    return y.sum(axis=axes) if mode == "sum" else y.max(axis=axes)
+
+
+CALLS = [
+    {}, {"axes": (1,)}, {"axes": (0, 1)}, {"mode": "max"}, {"act": np.sin}, {"dtype": np.float64},
+    {"scale": 3.0}, {"w": np.full(3, 0.5)}, {"bias": np.ones((2, 3))},
+    {"w": np.full(3, 0.5), "bias": np.ones(3), "mode": "max"}, {"w": None},
+]
+
+
+def test_defaults_that_no_array_stands_for_are_static() -> None:
+    layer = dlbridge.jit(_layer)
+    x = np.arange(6.0).reshape(2, 3)
+    for kwargs in CALLS:
+        got, want = layer(x, **kwargs), _layer(x, **kwargs)
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+        assert got.dtype == want.dtype, kwargs
+    # an optional array given positionally, and left out again: no new kernel for the latter
+    np.testing.assert_allclose(layer(x, None, np.ones(3)), _layer(x, None, np.ones(3)), rtol=1e-6)
+    count = layer.num_specialisations
+    layer(x)
+    assert layer.num_specialisations == count
+
+
+def test_none_reaches_the_function_as_none() -> None:
+    pick = dlbridge.jit(lambda a, b: a * 2 if b is None else a + b)
+    np.testing.assert_array_equal(pick(np.ones(2), None), [2.0, 2.0])
+    np.testing.assert_array_equal(pick(np.ones(2), np.ones(2)), [2.0, 2.0])
+    np.testing.assert_array_equal(pick(np.ones(2), b=None), [2.0, 2.0])
+    with pytest.raises(TypeError):
+        dlbridge.jit(lambda a: a + 1)(None)
+
+
+def _clamped(x: Any, v: Any) -> Any:
+    hi = max(1.0, v)
+    lo = min(v, x.sum(), 3.0)
+    n = max(x.shape[0] - 3 + 1, 0)
+    return np.zeros(n) + hi + lo
+
+
+@pytest.mark.parametrize("v", [0.5, 2.0, 7.0, float("nan")])
+def test_builtin_max_and_min_as_python_evaluates_them(v: float) -> None:
+    clamped = dlbridge.jit(_clamped)
+    for size in (5, 2, 0):
+        x = np.arange(float(size))
+        np.testing.assert_allclose(clamped(x, v), _clamped(x, v), equal_nan=True)
+
+
+def test_builtin_max_of_sizes_stays_a_size() -> None:
+    clamped = dlbridge.jit(_clamped)
+    for size in (4, 6, 9):
+        clamped(np.arange(float(size)), 1.0)
+    assert clamped.num_specialisations == 1  # no size was fixed
+
+
+def test_builtin_max_of_arrays_is_numpys_error() -> None:
+    with pytest.raises(dlbridge.TraceError, match="bool"):
+        dlbridge.jit(lambda x, y: max(x, y))(np.ones(3), np.zeros(3))
