@@ -287,6 +287,14 @@ def _spec_of(value: Any, where: str) -> tuple[Any, ...] | None:
     return None
 
 
+def _hints(args: Sequence[Any]) -> tuple[Any, ...]:
+    """What a trace needs where the function uses a size or an int as a number (see
+    ``dlbridge._trace.trace``): each tensor's shape and each int's or bool's value, symbolic ones
+    included (the trace then turns them into ints, and PyTorch guards on their values)."""
+    return tuple(tuple(a.shape) if isinstance(a, torch.Tensor)
+                 else a if isinstance(a, (bool, int, torch.SymInt, torch.SymBool)) else None for a in args)
+
+
 def _name_of(fn: Function) -> str:
     """A jitted function's name, or a kernel's entry's."""
     return fn.__name__ if isinstance(fn, JitFunction) else str(fn.signature["name"])
@@ -353,11 +361,12 @@ class _Target:
         given = dict(zip((p.name for p in self.params), specs))
         return tuple(("static", self.statics[n]) if n in self.statics else given[n] for n in self.order)
 
-    def traced(self, specs: tuple[Any, ...]) -> _Traced:
-        """The trace of the specialisation ``specs`` selects (the kernel's, for a kernel)."""
+    def traced(self, specs: tuple[Any, ...], args: Sequence[Any]) -> _Traced:
+        """The trace of the specialisation ``specs`` and the operator's arguments ``args``
+        select (the kernel's, for a kernel)."""
         if self.jit is None:
             return self._kernel_traced
-        result = self.jit._trace(specs)
+        result = self.jit._trace(specs, _hints(self.full_args(args)))
         return _Traced([r.dtype for r in result.results], list(result.written_args), result.result_tree,
                        result.mlir, result.entry)
 
@@ -383,7 +392,7 @@ class _Target:
                 if isinstance(value, torch.Tensor) and _DTYPES[value.dtype] != arg["dtype"]:
                     raise TypeError(f"{where}: argument '{param.name}': expected {arg['dtype']}, "
                                     f"got {_DTYPES[value.dtype]}")
-        traced = self.traced(specs)
+        traced = self.traced(specs, args)
         marked = {p.name for p in self.params if p.mutable}
         for name in traced.written:
             if name not in marked:
@@ -416,7 +425,8 @@ class _Target:
             return out if count > 1 else out[0]
         # another structure (lists, nesting, a result returned twice): the trace's tree says
         flat: list[Any] = [None] * count
-        _leaves(self.jit._trace(self.jit.specs(*self.full_args(args))).result_tree, out, flat)
+        full = self.full_args(args)
+        _leaves(self.jit._trace(self.jit.specs(*full), self.jit.hints(*full)).result_tree, out, flat)
         return flat[0] if count == 1 else tuple(flat)
 
 
@@ -725,11 +735,11 @@ class _AutoOps:
 _AUTO = _AutoOps()
 
 
-def _auto_op(fn: JitFunction, names: list[str], values: list[Any], statics: dict[str, Any],
-             specs: tuple[Any, ...]) -> tuple[Any, Any]:
+def _auto_op(fn: JitFunction, names: list[str], statics: dict[str, Any], specs: tuple[Any, ...],
+             full_args: list[Any]) -> tuple[Any, Any]:
     """The automatic operator for calls of ``fn`` like this one, and the structure of its
     results; registers it (``dlbridge::<name>_<n>``) on first use."""
-    traced = fn._trace(specs)
+    traced = fn._trace(specs, _hints(full_args))
     kinds = tuple("Tensor" if s[0] == "array" else {"int": "SymInt"}.get(s[1], s[1])
                   for s in specs if s[0] != "static")
     key = (kinds, tuple(_api._dlbridge.static_key(v) for v in statics.values()),
@@ -791,7 +801,7 @@ def route(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
         specs.append(spec)
     if not any(s[0] == "array" for s in specs):
         return NotImplemented
-    op, rebuild = _auto_op(fn, names, values, statics, tuple(specs))
+    op, rebuild = _auto_op(fn, names, statics, tuple(specs), list(bound.arguments.values()))
     out = op(*values)
     return out if rebuild is None else rebuild(out)
 

@@ -326,6 +326,20 @@ def test_symbolic_sizes_broadcast_and_int_scalars_compile_once() -> None:
     assert len(recorder.dynamo) == 1
 
 
+@dlbridge.jit
+def row_sums(x, rows):
+    return x.reshape(rows, -1).sum(axis=1)
+
+
+def test_sizes_a_function_needs_as_numbers_are_specialised() -> None:
+    recorder = Recorder()
+    compiled = torch.compile(lambda x, n: row_sums(x * 2, n), fullgraph=True, dynamic=True, backend=recorder)
+    for size, rows in [(12, 3), (12, 4), (20, 4)]:
+        x = _rand(size)
+        torch.testing.assert_close(compiled(x, rows), (x * 2).reshape(rows, -1).sum(1))
+    assert len(recorder.dynamo) >= 2  # PyTorch guards on the value reshape needed, as dlbridge does
+
+
 def test_plain_jitted_functions_write_in_place_and_export() -> None:
     counts = torch.zeros(5)
     compiled = torch.compile(lambda c, x: bump(c, x), fullgraph=True)
