@@ -27,407 +27,20 @@ import inspect
 import re
 import sys
 import threading
-import typing
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any, Callable
 
 import torch
 
 from . import _api
 from ._api import JitFunction
 from ._dlbridge import Kernel
+from ._torch_schema import Param, kernel_params, python_params, return_count, schema_params, schema_text, split_name
+from ._torch_target import TORCH_DTYPES, Function, Target, hints_of, name_of, shape_rule_of, size_ops, spec_of
 
 __all__ = ["CustomOp", "custom_op", "route"]
-
-#: PyTorch's dtypes dlbridge takes, by their NumPy names (what traces and signatures use).
-_DTYPES: dict[torch.dtype, str] = {
-    torch.bool: "bool", torch.int8: "int8", torch.int16: "int16", torch.int32: "int32",
-    torch.int64: "int64", torch.uint8: "uint8", torch.uint16: "uint16", torch.uint32: "uint32",
-    torch.uint64: "uint64", torch.float16: "float16", torch.bfloat16: "bfloat16",
-    torch.float32: "float32", torch.float64: "float64", torch.complex64: "complex64",
-    torch.complex128: "complex128",
-}
-_TORCH_DTYPES = {name: dtype for dtype, name in _DTYPES.items()}
-#: DLPack device types of the devices dlbridge runs on.
-_DEVICE_TYPES = {"cpu": 1, "cuda": 2}
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-#: schema types of scalar parameters, by the Python type annotating or defaulting them
-_SCALAR_TYPES: dict[type, str] = {bool: "bool", int: "SymInt", float: "float"}
-
-Function = Union[JitFunction, Kernel]
-
-
-# --------------------------------------------------------------------------------------------------
-# Parameters and schemas
-
-
-@dataclass(frozen=True)
-class _Param:
-    """One operator parameter: its name, schema type (``Tensor``, ``float``, ``SymInt``,
-    ``bool``), whether the function writes it, and its default (scalars only)."""
-
-    name: str
-    kind: str
-    mutable: bool = False
-    default: Any = inspect.Parameter.empty
-
-    def schema(self, alias: str) -> str:
-        """This parameter as a schema argument; ``alias`` names a written tensor's alias set."""
-        kind = f"Tensor({alias}!)" if self.mutable else self.kind
-        if self.default is inspect.Parameter.empty:
-            return f"{kind} {self.name}"
-        return f"{kind} {self.name}={self.default!r}"
-
-
-def _schema(params: Sequence[_Param], num_results: int) -> str:
-    """The operator schema (without its name): ``(Tensor x, float a) -> Tensor``."""
-    aliases = iter("abcdefghijklmnopqrstuvwxyz")
-    args = ", ".join(p.schema(next(aliases) if p.mutable else "") for p in params)
-    results = "()" if num_results == 0 else "Tensor" if num_results == 1 else \
-        "(" + ", ".join(["Tensor"] * num_results) + ")"
-    return f"({args}) -> {results}"
-
-
-def _split_name(name: object) -> tuple[str, str]:
-    """``"ns::name"`` as its namespace and name.
-
-    Raises:
-        ValueError: anything else, naming it.
-    """
-    if isinstance(name, str) and name.count("::") == 1:
-        namespace, op = name.split("::")
-        if _NAME.match(namespace) and _NAME.match(op):
-            return namespace, op
-    raise ValueError(f"custom_op(): name: expected 'namespace::name' with identifiers on both sides, got {name!r}")
-
-
-def _annotation_kind(annotation: Any) -> str | None:
-    """The scalar schema type an annotation names (``float``, ``int``, ``bool`` or their
-    names as strings), else None: a tensor."""
-    if isinstance(annotation, str):
-        annotation = {"float": float, "int": int, "bool": bool}.get(annotation.strip(), annotation)
-    return _SCALAR_TYPES.get(annotation) if isinstance(annotation, type) else None
-
-
-def _return_count(annotation: Any) -> tuple[int, bool] | None:
-    """How many results a return annotation declares and whether it is a tuple; None when
-    there is none. ``None`` is no result, ``tuple[A, B]`` two, anything else one."""
-    if annotation is inspect.Signature.empty:
-        return None
-    if annotation is None or annotation is type(None) or annotation == "None":
-        return 0, False
-    text = annotation.replace(" ", "") if isinstance(annotation, str) else ""
-    if typing.get_origin(annotation) is list or text.startswith(("list[", "List[", "typing.List[")):
-        raise TypeError("custom_op(): a list return annotation does not say how many results there are: "
-                        "annotate tuple[Tensor, Tensor] (the operator returns a tuple)")
-    if isinstance(annotation, str):
-        match = re.match(r"^(?:typing\.)?(?:tuple|Tuple)\[(.*)\]$", text)
-        if not match:
-            return 1, False
-        depth, count = 0, 1
-        for char in match.group(1):
-            depth += char == "["
-            depth -= char == "]"
-            count += char == "," and depth == 0
-        return count, True
-    if typing.get_origin(annotation) is tuple:
-        items = typing.get_args(annotation)
-        if Ellipsis in items:
-            raise TypeError("custom_op(): a tuple[Tensor, ...] return annotation does not say how many results "
-                            "there are: write each, tuple[Tensor, Tensor]")
-        return len(items), True
-    return 1, False
-
-
-def _python_params(fn: JitFunction, statics: Mapping[str, Any]) -> tuple[list[_Param], list[str], Any]:
-    """The operator parameters of a jitted function from its Python signature (annotations and
-    defaults give scalars' types; the others are tensors), the names of its static parameters,
-    and its return annotation.
-
-    Raises:
-        TypeError: ``*args``/``**kwargs``, or a static parameter with no value to bake.
-    """
-    signature = inspect.signature(fn.__wrapped__)
-    try:
-        hints = typing.get_type_hints(fn.__wrapped__)
-    except Exception:  # unresolvable string annotations: read them as written
-        hints = dict(getattr(fn.__wrapped__, "__annotations__", {}))
-    static_names = list(getattr(fn, "_static_names", ()))
-    params: list[_Param] = []
-    for p in signature.parameters.values():
-        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            raise TypeError(f"custom_op(): {fn.__name__}(): parameter '{p.name}': an operator takes named "
-                            "positional parameters only, not *args, **kwargs or keyword-only ones")
-        if p.name in static_names:
-            if p.name not in statics and p.default is p.empty:
-                raise TypeError(f"custom_op(): {fn.__name__}(): parameter '{p.name}' is static: give its "
-                                f"value with static_args={{'{p.name}': ...}}; it is baked into the operator")
-            continue
-        kind = _annotation_kind(hints.get(p.name, p.empty))
-        if kind is None and p.name not in hints and type(p.default) in _SCALAR_TYPES:
-            kind = _SCALAR_TYPES[type(p.default)]
-        default = p.default if kind is not None else p.empty
-        params.append(_Param(p.name, kind or "Tensor", default=default))
-    unknown = sorted(set(statics) - set(static_names))
-    if unknown:
-        raise TypeError(f"custom_op(): static_args: {unknown[0]!r} is not a static parameter of "
-                        f"{fn.__name__}() (its static parameters: {static_names})")
-    return params, static_names, hints.get("return", signature.return_annotation)
-
-
-def _kernel_params(kernel: Kernel) -> tuple[list[_Param], int]:
-    """The operator parameters and result count of a compiled kernel, from its signature:
-    ``read_write`` tensors are written; scalar dtypes give float, SymInt or bool."""
-    params = []
-    for arg in kernel.signature["args"]:
-        if arg["kind"] == "scalar":
-            dtype = arg["dtype"]
-            kind = "bool" if dtype == "bool" else "float" if dtype.startswith(("float", "bfloat")) else "SymInt"
-            params.append(_Param(arg["name"], kind))
-        else:
-            params.append(_Param(arg["name"], "Tensor", mutable=arg.get("access") == "read_write"))
-    return params, len(kernel.signature["results"])
-
-
-def _schema_params(text: str, qualname: str) -> tuple[list[_Param], int]:
-    """The parameters and result count of a schema the user wrote.
-
-    Raises:
-        ValueError: a schema PyTorch cannot parse, or types other than Tensor, float, int,
-            SymInt and bool.
-    """
-    try:
-        parsed = torch._C.parse_schema(qualname + text)
-    except RuntimeError as error:
-        raise ValueError(f"custom_op(): schema: {error}") from None
-    params = []
-    for arg in parsed.arguments:
-        kind = {"Tensor": "Tensor", "float": "float", "int": "SymInt", "SymInt": "SymInt",
-                "bool": "bool"}.get(str(arg.type))
-        if kind is None:
-            raise ValueError(f"custom_op(): schema: argument '{arg.name}': type {arg.type} is not one of "
-                             "Tensor, float, int, SymInt, bool")
-        default = arg.default_value if arg.has_default_value() else inspect.Parameter.empty
-        mutable = bool(arg.alias_info is not None and arg.alias_info.is_write)
-        params.append(_Param(arg.name, kind, mutable, default))
-    for ret in parsed.returns:
-        if str(ret.type) != "Tensor" or ret.alias_info is not None:
-            raise ValueError(f"custom_op(): schema: results must be new Tensors, got {ret.type}")
-    return params, len(parsed.returns)
-
-
-# --------------------------------------------------------------------------------------------------
-# What an operator calls
-
-
-@dataclass
-class _Traced:
-    """What the fake implementation needs of one specialisation: the results' dtypes, the
-    arguments written, how the Python function structures its results, and the shape rule."""
-
-    dtypes: list[str]
-    written: list[str]
-    tree: Any
-    mlir: str
-    entry: str
-
-
-@functools.lru_cache(maxsize=256)
-def _shape_rule(mlir: str, entry: str) -> Any:
-    from ._shape_rules import shape_rule
-
-    return shape_rule(mlir, entry)
-
-
-def _size_ops(args: Sequence[Any]) -> Any:
-    """Size operations for shape rules: PyTorch's symbolic ones when a size is a SymInt."""
-    symbolic = any(isinstance(a, torch.SymInt) for a in args) or any(
-        isinstance(d, torch.SymInt) for a in args if isinstance(a, torch.Tensor) for d in a.shape)
-    if not symbolic:
-        return None
-    from ._shape_rules import SizeOps
-
-    return SizeOps(min=torch.sym_min, max=torch.sym_max, select=torch.sym_ite)
-
-
-def _unit_dim(size: Any) -> bool:
-    """Whether a size is 1 for certain: a SymInt that may be 1 is taken as not (Dynamo
-    specialises sizes 0 and 1, so a backed SymInt is never 1)."""
-    if isinstance(size, int):
-        return size == 1
-    from torch.fx.experimental.symbolic_shapes import statically_known_true
-
-    return bool(statically_known_true(size == 1))
-
-
-def _spec_of(value: Any, where: str) -> tuple[Any, ...] | None:
-    """The dispatcher's spec of one dynamic argument (see JitFunction.specs), for real, fake
-    and functional tensors alike; None for a value no operator parameter takes.
-
-    Raises:
-        TypeError: a tensor of a dtype dlbridge does not take, naming the argument.
-    """
-    if isinstance(value, torch.Tensor):
-        dtype = _DTYPES.get(value.dtype)
-        if dtype is None:
-            raise TypeError(f"{where}: dtype {value.dtype} is not supported by dlbridge "
-                            f"(it takes {', '.join(sorted(_TORCH_DTYPES))})")
-        device = value.device
-        device_id = device.index if device.index is not None else 0
-        return ("array", dtype, value.dim(), tuple(_unit_dim(d) for d in value.shape),
-                (_DEVICE_TYPES.get(device.type, 0), device_id))
-    if isinstance(value, (bool, torch.SymBool)):
-        return ("scalar", "bool", None)
-    if isinstance(value, (int, torch.SymInt)):
-        return ("scalar", "int", None)
-    if isinstance(value, (float, torch.SymFloat)):
-        return ("scalar", "float", None)
-    return None
-
-
-def _hints(args: Sequence[Any]) -> tuple[Any, ...]:
-    """What a trace needs where the function uses a size or an int as a number (see
-    ``dlbridge._trace.trace``): each tensor's shape and each int's or bool's value, symbolic ones
-    included (the trace then turns them into ints, and PyTorch guards on their values)."""
-    return tuple(tuple(a.shape) if isinstance(a, torch.Tensor)
-                 else a if isinstance(a, (bool, int, torch.SymInt, torch.SymBool)) else None for a in args)
-
-
-def _name_of(fn: Function) -> str:
-    """A jitted function's name, or a kernel's entry's."""
-    return fn.__name__ if isinstance(fn, JitFunction) else str(fn.signature["name"])
-
-
-def _leaves(tree: Any, value: Any, flat: list[Any]) -> None:
-    """Puts the results in ``value``, structured as ``tree`` says, at their indices in ``flat``."""
-    if tree is None:
-        return
-    if isinstance(tree, (tuple, list)):
-        for node, item in zip(tree, value):
-            _leaves(node, item, flat)
-        return
-    flat[tree] = value
-
-
-class _Target:
-    """What an operator runs: a jitted function (with its static arguments baked in) or a
-    compiled kernel, behind one interface."""
-
-    def __init__(self, fn: Function, params: list[_Param], statics: Mapping[str, Any], static_names: Sequence[str],
-                 num_results: int) -> None:
-        self.fn = fn
-        self.params = params
-        self.num_results = num_results
-        self.jit = fn if isinstance(fn, JitFunction) else None
-        self.name = _name_of(fn)
-        #: the kernel's scalar results (Python numbers), which the operator returns as 0-d tensors
-        self.scalar_results: list[tuple[int, torch.dtype]] = []
-        self.device: str | None
-        if isinstance(fn, JitFunction):
-            parameters = inspect.signature(fn.__wrapped__).parameters
-            self.statics = {n: statics.get(n, parameters[n].default) for n in static_names}
-            self.order = list(parameters)
-            self.device = fn._target
-        else:
-            signature = fn.signature
-            self.statics = {}
-            self.order = [p.name for p in params]
-            self.device = signature["device"]
-            self._kernel_traced = _Traced(
-                [r["dtype"] for r in signature["results"]],
-                [p.name for p in params if p.mutable], None, fn.mlir["input"], signature["name"])
-            self.scalar_results = [(i, _TORCH_DTYPES[r["dtype"]]) for i, r in enumerate(signature["results"])
-                                   if r["kind"] == "scalar"]
-
-    def full_args(self, args: Sequence[Any]) -> list[Any]:
-        """The function's arguments in order, the static ones included."""
-        if not self.statics:
-            return list(args)
-        given = dict(zip((p.name for p in self.params), args))
-        return [self.statics[n] if n in self.statics else given[n] for n in self.order]
-
-    def specs(self, args: Sequence[Any], where: str) -> tuple[Any, ...]:
-        """The dispatcher's specs of a call with ``args`` (the operator's arguments)."""
-        specs = []
-        for param, value in zip(self.params, args):
-            spec = _spec_of(value, f"{where}: argument '{param.name}'")
-            if spec is None or (spec[0] == "array") != (param.kind == "Tensor"):
-                raise TypeError(f"{where}: argument '{param.name}': expected {param.kind}, got {type(value).__name__}")
-            specs.append(spec)
-        if not self.statics:
-            return tuple(specs)
-        given = dict(zip((p.name for p in self.params), specs))
-        return tuple(("static", self.statics[n]) if n in self.statics else given[n] for n in self.order)
-
-    def traced(self, specs: tuple[Any, ...], args: Sequence[Any]) -> _Traced:
-        """The trace of the specialisation ``specs`` and the operator's arguments ``args``
-        select (the kernel's, for a kernel)."""
-        if self.jit is None:
-            return self._kernel_traced
-        result = self.jit._trace(specs, _hints(self.full_args(args)))
-        return _Traced([r.dtype for r in result.results], list(result.written_args), result.result_tree,
-                       result.mlir, result.entry)
-
-    def check(self, args: Sequence[Any], where: str) -> tuple[tuple[Any, ...], _Traced]:
-        """Checks a call against what the function and the schema say, naming the argument:
-        devices the function was not compiled for, a kernel's dtypes, arguments written that
-        the schema does not mark, the number of results.
-
-        Raises:
-            TypeError, ValueError: as above.
-        """
-        for param, value in zip(self.params, args):
-            if not isinstance(value, torch.Tensor):
-                continue
-            device = value.device.type
-            if device not in _DEVICE_TYPES or (self.device is not None and device != self.device):
-                expected = self.device or "cpu or cuda"
-                raise ValueError(f"{where}: argument '{param.name}': a tensor on {value.device}, but "
-                                 f"{self.name} was compiled for {expected}")
-        specs = self.specs(args, where)
-        if isinstance(self.fn, Kernel):
-            for arg, param, value in zip(self.fn.signature["args"], self.params, args):
-                if isinstance(value, torch.Tensor) and _DTYPES[value.dtype] != arg["dtype"]:
-                    raise TypeError(f"{where}: argument '{param.name}': expected {arg['dtype']}, "
-                                    f"got {_DTYPES[value.dtype]}")
-        traced = self.traced(specs, args)
-        marked = {p.name for p in self.params if p.mutable}
-        for name in traced.written:
-            if name not in marked:
-                raise ValueError(f"{where}: {self.name}() writes argument '{name}', which the operator's "
-                                 f"schema does not mark as written: add it to mutates_args")
-        if len(traced.dtypes) != self.num_results:
-            raise ValueError(f"{where}: {self.name}() returns {len(traced.dtypes)} result(s) for these "
-                             f"arguments, the operator's schema {self.num_results}")
-        return specs, traced
-
-    def _scalars_as_tensors(self, args: Sequence[Any], out: Any) -> Any:
-        device = next(a.device for a in args if isinstance(a, torch.Tensor))
-        outs = list(out) if self.num_results > 1 else [out]
-        for index, dtype in self.scalar_results:
-            outs[index] = torch.tensor(outs[index], dtype=dtype, device=device)
-        return tuple(outs) if self.num_results > 1 else outs[0]
-
-    def __call__(self, args: Sequence[Any]) -> Any:
-        """Runs the function on real tensors; returns its results as the operator does (None,
-        one tensor, or a tuple)."""
-        out = self.fn(*args) if not self.statics else self.fn(*self.full_args(args))
-        count = self.num_results
-        if self.scalar_results:
-            return self._scalars_as_tensors(args, out)
-        if self.jit is None or count == 0:
-            return out
-        if count == 1 and isinstance(out, torch.Tensor):
-            return out
-        if isinstance(out, tuple) and len(out) == count and all(isinstance(o, torch.Tensor) for o in out):
-            return out if count > 1 else out[0]
-        # another structure (lists, nesting, a result returned twice): the trace's tree says
-        flat: list[Any] = [None] * count
-        full = self.full_args(args)
-        _leaves(self.jit._trace(self.jit.specs(*full), self.jit.hints(*full)).result_tree, out, flat)
-        return flat[0] if count == 1 else tuple(flat)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -436,7 +49,7 @@ class _Target:
 
 _LIBRARIES: dict[str, torch.library.Library] = {}
 #: what each of dlbridge's operators calls, by qualified name
-_TARGETS: dict[str, _Target] = {}
+_TARGETS: dict[str, Target] = {}
 _LOCK = threading.RLock()
 
 
@@ -469,15 +82,15 @@ def _library(namespace: str) -> torch.library.Library:
         return lib
 
 
-def _register(qualname: str, target: _Target) -> str:
+def _register(qualname: str, target: Target) -> str:
     """Defines ``qualname`` with ``target``'s schema and registers its CPU, CUDA and fake
     implementations; returns the schema.
 
     Raises:
         ValueError: an operator of that name exists.
     """
-    namespace, name = _split_name(qualname)
-    schema = _schema(target.params, target.num_results)
+    namespace, name = split_name(qualname)
+    schema = schema_text(target.params, target.num_results)
     lib = _library(namespace)
     if hasattr(getattr(torch.ops, namespace), name):
         raise ValueError(f"custom_op(): an operator named {qualname} is already registered")
@@ -502,12 +115,12 @@ def _register(qualname: str, target: _Target) -> str:
         target = _TARGETS[qualname]
         _, traced = target.check(args, qualname)
         try:
-            rule = _shape_rule(traced.mlir, traced.entry)
+            rule = shape_rule_of(traced.mlir, traced.entry)
         except ValueError as error:
             raise ValueError(f"{qualname}: {target.name}(): {error}") from None
-        shapes = rule(list(args), _size_ops(args))
+        shapes = rule(list(args), size_ops(args))
         device = next(a.device for a in args if isinstance(a, torch.Tensor))
-        outs = tuple(torch.empty(shape, dtype=_TORCH_DTYPES[dtype], device=device)
+        outs = tuple(torch.empty(shape, dtype=TORCH_DTYPES[dtype], device=device)
                      for shape, dtype in zip(shapes, traced.dtypes))
         return None if not outs else outs[0] if len(outs) == 1 else outs
 
@@ -530,8 +143,8 @@ class CustomOp:
         op: the operator, ``torch.ops.<ns>.<name>``.
     """
 
-    def __init__(self, name: str, target: _Target, schema: str, one_tuple: bool) -> None:
-        namespace, op = _split_name(name)
+    def __init__(self, name: str, target: Target, schema: str, one_tuple: bool) -> None:
+        namespace, op = split_name(name)
         self.name = name
         self.schema = schema
         self.function = target.fn
@@ -565,39 +178,39 @@ class CustomOp:
 
 
 def _target_for(name: str, fn: object, mutates_args: Sequence[str] | None, schema: str | None,
-                static_args: Mapping[str, Any]) -> tuple[_Target, bool]:
+                static_args: Mapping[str, Any]) -> tuple[Target, bool]:
     """The target of ``custom_op(name, fn, ...)`` and whether the function returns a 1-tuple."""
     if isinstance(fn, Kernel):
         if static_args:
             raise TypeError("custom_op(): static_args: a compiled kernel has no static parameters")
-        params, count = _kernel_params(fn)
+        params, count = kernel_params(fn)
         if schema is not None:
-            declared, declared_count = _schema_params(schema, name)
+            declared, declared_count = schema_params(schema, name)
             if [(p.name, p.kind, p.mutable) for p in declared] != [(p.name, p.kind, p.mutable) for p in params] \
                     or declared_count != count:
                 raise ValueError(f"custom_op(): schema: {schema!r} does not match the kernel's signature "
-                                 f"{_schema(params, count)!r}")
+                                 f"{schema_text(params, count)!r}")
             params = declared
         written = {p.name for p in params if p.mutable}
         for arg in mutates_args or ():
             if arg not in written:
                 raise ValueError(f"custom_op(): mutates_args: the kernel does not write {arg!r} "
                                  f"(it writes {sorted(written)})")
-        _shape_rule(fn.mlir["input"], fn.signature["name"])  # data-dependent result sizes: ValueError now
-        return _Target(fn, params, {}, (), count), False
+        shape_rule_of(fn.mlir["input"], fn.signature["name"])  # data-dependent result sizes: ValueError now
+        return Target(fn, params, {}, (), count), False
     if not isinstance(fn, JitFunction):
         raise TypeError(f"custom_op(): expected a @dlbridge.jit function or a dlbridge.compile()d Kernel, "
                         f"got {type(fn).__name__}")
-    params, static_names, returns = _python_params(fn, static_args)
+    params, static_names, returns = python_params(fn, static_args)
     if schema is not None:
-        declared, count = _schema_params(schema, name)
+        declared, count = schema_params(schema, name)
         if [p.name for p in declared] != [p.name for p in params]:
             raise ValueError(f"custom_op(): schema: its parameters {[p.name for p in declared]} are not "
                              f"{fn.__name__}()'s {[p.name for p in params]}")
         params = declared
         one_tuple = False
     else:
-        declared_results = _return_count(returns)
+        declared_results = return_count(returns)
         if declared_results is None:
             raise TypeError(f"custom_op(): {fn.__name__}() has no return annotation, so the number of its "
                             "results is unknown: annotate it (-> Tensor, -> tuple[Tensor, Tensor], -> None) "
@@ -608,11 +221,11 @@ def _target_for(name: str, fn: object, mutates_args: Sequence[str] | None, schem
     for arg in mutates_args or ():
         if arg not in names or names[arg].kind != "Tensor":
             raise ValueError(f"custom_op(): mutates_args: {arg!r} is not a Tensor parameter of {fn.__name__}()")
-    params = [_Param(p.name, p.kind, p.mutable or p.name in (mutates_args or ()), p.default) for p in params]
+    params = [Param(p.name, p.kind, p.mutable or p.name in (mutates_args or ()), p.default) for p in params]
     if not any(p.kind == "Tensor" for p in params):
         raise TypeError(f"custom_op(): {fn.__name__}() has no Tensor parameter: PyTorch picks an operator's "
                         "device from its tensors")
-    return _Target(fn, params, static_args, static_names, count), one_tuple
+    return Target(fn, params, static_args, static_names, count), one_tuple
 
 
 #: the operator custom_op registered for a jitted function, which route() calls for it (weakly
@@ -660,7 +273,7 @@ def custom_op(
             static parameter without a value or no tensor parameter, or its results are not
             declared.
     """
-    _split_name(name)
+    split_name(name)
 
     def make(function: Function) -> CustomOp:
         target, one_tuple = _target_for(name, function, mutates_args, schema, dict(static_args or {}))
@@ -685,21 +298,21 @@ def _register_autograd(op: CustomOp, backward: Function, static_args: dict[str, 
         names = [a["name"] for a in backward.signature["args"]]
         statics: list[str] = []
     elif isinstance(backward, JitFunction):
-        own, statics, _ = _python_params(backward, static_args)
+        own, statics, _ = python_params(backward, static_args)
         names = [p.name for p in own]
     else:
         raise TypeError(f"register_autograd(): backward: expected a @dlbridge.jit function or a compiled "
                         f"Kernel, got {type(backward).__name__}")
     if len(names) != expected:
-        raise TypeError(f"register_autograd(): backward {_name_of(backward)}() takes {len(names)} parameters; "
+        raise TypeError(f"register_autograd(): backward {name_of(backward)}() takes {len(names)} parameters; "
                         f"it must take {op.name}'s {len(forward.params)} arguments and the gradients of its "
                         f"{forward.num_results} result(s): {expected}")
-    params = [_Param(n, p.kind) for n, p in zip(names, forward.params)]
-    params += [_Param(n, "Tensor") for n in names[len(forward.params):]]
-    target = _Target(backward, params, static_args, statics, len(tensor_params))
+    params = [Param(n, p.kind) for n, p in zip(names, forward.params)]
+    params += [Param(n, "Tensor") for n in names[len(forward.params):]]
+    target = Target(backward, params, static_args, statics, len(tensor_params))
     backward_name = op.name + "_backward"
     _register(backward_name, target)
-    namespace, name = _split_name(backward_name)
+    namespace, name = split_name(backward_name)
     backward_op = getattr(getattr(torch.ops, namespace), name)
     kinds = [p.kind for p in forward.params]
 
@@ -715,7 +328,7 @@ def _register_autograd(op: CustomOp, backward: Function, static_args: dict[str, 
         return tuple(next(results) if kind == "Tensor" else None for kind in kinds)
 
     torch.library.register_autograd(op.name, run_backward, setup_context=setup_context,
-                                    lib=_library(_split_name(op.name)[0]))
+                                    lib=_library(split_name(op.name)[0]))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -739,7 +352,7 @@ def _auto_op(fn: JitFunction, names: list[str], statics: dict[str, Any], specs: 
              full_args: list[Any]) -> tuple[Any, Any]:
     """The automatic operator for calls of ``fn`` like this one, and the structure of its
     results; registers it (``dlbridge::<name>_<n>``) on first use."""
-    traced = fn._trace(specs, _hints(full_args))
+    traced = fn._trace(specs, hints_of(full_args))
     kinds = tuple("Tensor" if s[0] == "array" else {"int": "SymInt"}.get(s[1], s[1])
                   for s in specs if s[0] != "static")
     key = (kinds, tuple(_api._dlbridge.static_key(v) for v in statics.values()),
@@ -752,9 +365,9 @@ def _auto_op(fn: JitFunction, names: list[str], statics: dict[str, Any], specs: 
         base = re.sub(r"\W", "_", fn.__name__) or "fn"
         number = _AUTO.counts.get(base, 0)
         _AUTO.counts[base] = number + 1
-        params = [_Param(n, k, n in traced.written_args) for n, k in zip(names, kinds)]
+        params = [Param(n, k, n in traced.written_args) for n, k in zip(names, kinds)]
         static_names = list(statics)
-        target = _Target(fn, params, statics, static_names, traced.num_outputs)
+        target = Target(fn, params, statics, static_names, traced.num_outputs)
         qualname = f"dlbridge::{base}_{number}"
         _register(qualname, target)
         op = getattr(torch.ops.dlbridge, f"{base}_{number}")
@@ -791,7 +404,7 @@ def route(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any
             statics[name] = value
             specs.append(("static", value))
             continue
-        spec = _spec_of(value, f"{fn.__name__}(): argument '{name}'")
+        spec = spec_of(value, f"{fn.__name__}(): argument '{name}'")
         if spec is None:
             raise TypeError(f"{fn.__name__}(): argument '{name}': {type(value).__name__} values cannot be passed to "
                             "a jitted function PyTorch is tracing (torch.compile, torch.export): it takes tensors, "
