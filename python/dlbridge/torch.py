@@ -174,7 +174,8 @@ class CustomOp:
             ValueError: the operator writes its arguments (PyTorch differentiates functional
                 operators only).
         """
-        _register_autograd(self, backward, dict(static_args or {}))
+        _register_autograd(self.name, self._target, _backward_target(self.name, self._target, backward,
+                                                                     dict(static_args or {})))
 
 
 def _target_for(name: str, fn: object, mutates_args: Sequence[str] | None, schema: str | None,
@@ -277,22 +278,29 @@ def custom_op(
 
     def make(function: Function) -> CustomOp:
         target, one_tuple = _target_for(name, function, mutates_args, schema, dict(static_args or {}))
+        # the backward is checked before anything is registered
+        backward_target = None if backward is None else _backward_target(name, target, backward, {})
         op = CustomOp(name, target, _register(name, target), one_tuple)
         if isinstance(function, JitFunction) and not target.statics:
             _EXPLICIT[function] = weakref.ref(op)
-        if backward is not None:
-            op.register_autograd(backward)
+        if backward_target is not None:
+            _register_autograd(name, target, backward_target)
         return op
 
     return make if fn is None else make(fn)
 
 
-def _register_autograd(op: CustomOp, backward: Function, static_args: dict[str, Any]) -> None:
-    forward = op._target
+def _backward_target(name: str, forward: Target, backward: object, static_args: Mapping[str, Any]) -> Target:
+    """What the operator ``<name>_backward`` calls: ``backward``, checked against the forward.
+
+    Raises:
+        TypeError: ``backward`` is not a jitted function or kernel, or takes another number of
+            parameters than the forward's arguments and gradients.
+        ValueError: the forward writes its arguments.
+    """
     if any(p.mutable for p in forward.params):
-        raise ValueError(f"register_autograd(): {op.name} writes its arguments; PyTorch differentiates "
+        raise ValueError(f"register_autograd(): {name} writes its arguments; PyTorch differentiates "
                          "functional operators only")
-    tensor_params = [p for p in forward.params if p.kind == "Tensor"]
     expected = len(forward.params) + forward.num_results
     if isinstance(backward, Kernel):
         names = [a["name"] for a in backward.signature["args"]]
@@ -305,16 +313,22 @@ def _register_autograd(op: CustomOp, backward: Function, static_args: dict[str, 
                         f"Kernel, got {type(backward).__name__}")
     if len(names) != expected:
         raise TypeError(f"register_autograd(): backward {name_of(backward)}() takes {len(names)} parameters; "
-                        f"it must take {op.name}'s {len(forward.params)} arguments and the gradients of its "
+                        f"it must take {name}'s {len(forward.params)} arguments and the gradients of its "
                         f"{forward.num_results} result(s): {expected}")
     params = [Param(n, p.kind) for n, p in zip(names, forward.params)]
     params += [Param(n, "Tensor") for n in names[len(forward.params):]]
-    target = Target(backward, params, static_args, statics, len(tensor_params))
-    backward_name = op.name + "_backward"
-    _register(backward_name, target)
-    namespace, name = split_name(backward_name)
-    backward_op = getattr(getattr(torch.ops, namespace), name)
+    return Target(backward, params, static_args, statics, sum(p.kind == "Tensor" for p in forward.params))
+
+
+def _register_autograd(name: str, forward: Target, backward: Target) -> None:
+    """Registers ``backward`` as ``<name>_backward`` and makes ``name`` differentiable with it:
+    the forward's tensors are saved for the backward, which returns a gradient for each."""
+    backward_name = name + "_backward"
+    _register(backward_name, backward)
+    namespace, op_name = split_name(backward_name)
+    backward_op = getattr(getattr(torch.ops, namespace), op_name)
     kinds = [p.kind for p in forward.params]
+    single = backward.num_results == 1
 
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
         ctx.save_for_backward(*(x for x, kind in zip(inputs, kinds) if kind == "Tensor"))
@@ -324,11 +338,10 @@ def _register_autograd(op: CustomOp, backward: Function, static_args: dict[str, 
         tensors, scalars = iter(ctx.saved_tensors), iter(ctx.scalars)
         inputs = [next(tensors) if kind == "Tensor" else next(scalars) for kind in kinds]
         out = backward_op(*inputs, *grads)
-        results = iter((out,) if len(tensor_params) == 1 else out)
+        results = iter((out,) if single else out)
         return tuple(next(results) if kind == "Tensor" else None for kind in kinds)
 
-    torch.library.register_autograd(op.name, run_backward, setup_context=setup_context,
-                                    lib=_library(split_name(op.name)[0]))
+    torch.library.register_autograd(name, run_backward, setup_context=setup_context, lib=_library(namespace))
 
 
 # --------------------------------------------------------------------------------------------------

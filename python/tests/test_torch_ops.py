@@ -544,6 +544,7 @@ def test_a_cuda_kernel_refuses_cpu_tensors() -> None:
 def test_registration_errors_name_what_is_wrong(make: Callable[[], Any], error: type, message: str | None) -> None:
     with pytest.raises(error, match=message):
         make()
+    assert not any(hasattr(torch.ops.dlbridge_test, f"e{i}") for i in range(1, 12))  # nothing half-registered
 
 
 def test_writes_the_schema_does_not_declare_are_refused_when_tracing() -> None:
