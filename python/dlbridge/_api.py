@@ -313,11 +313,11 @@ class JitFunction(_dlbridge.Dispatcher):
         self._cache = cache
         self._names = names
         self._static_names = tuple(names[i] for i in statics) if names is not None else ()
-        _note_new_function(self)
         # the latest traces (lower(), inspect() and a call's compile trace once) and specs
         # (compile_reason's comparisons); the kernels live in the extension's caches
         self._traces: collections.OrderedDict[tuple[Any, ...], TraceResult] = collections.OrderedDict()
         self._compiled: collections.deque[tuple[Any, ...]] = collections.deque(maxlen=_RECENT_SPECS)
+        _note_new_function(self)
 
     def _trace(self, specs: tuple[Any, ...], hints: tuple[Any, ...] | None = None) -> TraceResult:
         # static values by type and value at every level, as the dispatcher keys them
@@ -368,7 +368,7 @@ class JitFunction(_dlbridge.Dispatcher):
 
 #: every live jitted function, for front doors that tell a framework about them (dlbridge.torch)
 _LIVE_FUNCTIONS: weakref.WeakSet[JitFunction] = weakref.WeakSet()
-#: called with each new jitted function (dlbridge.torch adds one when imported)
+#: called with each new jitted function (dlbridge.torch adds one once Dynamo is loaded)
 _NEW_FUNCTION_HOOKS: list[Callable[[JitFunction], None]] = []
 
 
