@@ -9,6 +9,9 @@
 #include "Dispatcher.h"
 #include "Errors.h"
 #include "Tensor.h"
+#ifdef DLBRIDGE_HAVE_XLA_FFI
+#include "XlaFfi.h"
+#endif
 
 #include "dlbridge/JIT/Kernel.h"
 #include "dlbridge/JIT/ResultShapes.h"
@@ -256,6 +259,9 @@ NB_MODULE(_dlbridge, m) {
   m.doc() = "dlbridge's compiled core: kernels, tensors and the call path.";
   bindTensor(m);
   bindDispatcher(m);
+#ifdef DLBRIDGE_HAVE_XLA_FFI
+  bindXlaFfi(m);
+#endif
 
   nb::class_<jit::Kernel>(m, "Kernel",
                           "A compiled entry point, callable with DLPack "

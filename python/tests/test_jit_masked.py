@@ -1,6 +1,6 @@
 """``x[mask]`` with a traced boolean mask: arithmetic on selections by the same mask,
 reductions over them and assignments through the mask give NumPy's numbers without building
-the selection; uses that need the selected elements as an array are refused when tracing."""
+the selection; used as an array, the selection is gathered at the positions the mask selects."""
 
 from __future__ import annotations
 
@@ -102,15 +102,19 @@ def test_a_mask_of_another_shape_is_an_index_error() -> None:
 
 @pytest.mark.parametrize("use", [
     lambda x: x[x > 0],
-    lambda x: x[x > 0].reshape(-1, 1).sum(),
-    lambda x: np.sort(x[x > 0]),
-    lambda x: x[x > 0] + x,
-    lambda x: x[x > 0][0],
-    lambda x: len(x[x > 0]),
-], ids=["returned", "reshaped", "sorted", "with_array", "indexed", "len"])
-def test_uses_that_need_the_selected_elements_are_trace_errors(use: Any) -> None:
-    with pytest.raises(dlbridge.TraceError, match=r"x\[mask\]|known only when the kernel runs"):
-        dlbridge.jit(use)(np.arange(-2.0, 3.0))
+    lambda x: x[x > 0].reshape(-1, 1) * 2,
+    lambda x: x[x > 0] + x[x > 0][::-1],
+    lambda x: x[x > 0][1:],
+    lambda x: np.concatenate([x[x > 0], x[x < 0]]),
+], ids=["returned", "reshaped", "with_array", "indexed", "concatenated"])
+def test_selections_used_as_arrays_are_gathered(use: Any) -> None:
+    for x in (np.arange(-2.0, 5.0), np.arange(-2.0, 5.0)[::-2], np.zeros(0)):
+        np.testing.assert_array_equal(dlbridge.jit(use)(x), use(x))
+
+
+def test_the_length_of_a_selection_is_not_a_python_int() -> None:
+    with pytest.raises(dlbridge.TraceError, match=r"len\(x\[mask\]\)"):
+        dlbridge.jit(lambda x: len(x[x > 0]))(np.arange(-2.0, 3.0))
 
 
 def test_inputs_that_are_only_read_stay_untouched() -> None:

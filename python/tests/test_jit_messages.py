@@ -103,8 +103,8 @@ def scalar_item_assignment(x):
     return s
 
 
-def iterate_dynamic_array(x):
-    return [v for v in x]  # <- here
+def iterate_0d_array(x):
+    return [v for v in x.sum()]  # <- here
 
 
 def division_of_size_by_zero(x):
@@ -128,7 +128,7 @@ CORPUS: list[tuple[Callable[..., Any], type[Exception], str]] = [
     (float_index, IndexError, "not float"),
     (bad_dtype, TraceError, "no-such-dtype"),
     (scalar_item_assignment, IndexError, "0-dimensional"),
-    (iterate_dynamic_array, TraceError, ""),
+    (iterate_0d_array, TypeError, "iteration over a 0-d array"),
     (division_of_size_by_zero, ZeroDivisionError, "division or modulo by zero"),
 ]
 

@@ -76,3 +76,32 @@ def test_builtin_max_of_sizes_stays_a_size() -> None:
 def test_builtin_max_of_arrays_is_numpys_error() -> None:
     with pytest.raises(dlbridge.TraceError, match="bool"):
         dlbridge.jit(lambda x, y: max(x, y))(np.ones(3), np.zeros(3))
+
+
+def _path_length(cpos: Any) -> Any:
+    total = 0.0
+    for i in range(1, cpos.shape[0]):
+        dx, dy = cpos[i] - cpos[i - 1]
+        total = total + np.sqrt(dx * dx + dy * dy)
+    return total
+
+
+def _sum_of_squares(pts: Any) -> Any:
+    acc = np.zeros(pts.shape[1:])
+    for z in pts:
+        acc = acc + z * z
+    return acc
+
+
+@pytest.mark.parametrize("fn", [_path_length, _sum_of_squares], ids=lambda f: f.__name__)
+def test_iterating_over_an_array_as_numpy_does(fn: Any) -> None:
+    jitted = dlbridge.jit(fn)
+    for n in (6, 3):
+        c = np.random.default_rng(n).normal(size=(n, 2))
+        np.testing.assert_allclose(jitted(c), fn(c))
+        np.testing.assert_allclose(jitted(c[::-1]), fn(c[::-1]))
+
+
+def test_iterating_over_a_0d_array_is_numpys_type_error() -> None:
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        dlbridge.jit(lambda x: [v for v in x.sum()])(np.ones(3))

@@ -7,6 +7,7 @@ from the table, and ``numpy_dispatch`` routes NumPy's protocols to it.
 
 from . import (  # noqa: F401 - importing a module declares its operations
     array_methods,
+    compaction,
     contractions,
     core,
     creation,

@@ -5,9 +5,9 @@ on selections by the same mask (``Z[M] ** 2 + C[M]``), reductions over them
 (``data[mask].mean()``), and assigning them back through the mask
 (``x[x > 0] = x[x > 0] ** -1.5``). A :class:`MaskedSelection` keeps the whole arrays and the
 mask instead: arithmetic runs at every element (the unselected results are never read), a
-reduction is a masked reduction, and the assignment is a select. A selection used any other
-way (returned, reshaped, indexed) needs its elements compacted, which is refused with a
-TraceError saying so.
+reduction is a masked reduction, and the assignment is a select. Used any other way (returned,
+reshaped, indexed, combined with an array), the selection becomes an array: its elements are
+gathered at the positions the mask selects (``compaction``).
 """
 
 from __future__ import annotations
@@ -18,23 +18,13 @@ import numpy as np
 
 from . import dtypes as D
 from . import ops
+from .compaction import flat_positions, scalar_ssa
 from .tracer import TracedArray, trace_error, unsupported
 
 #: NumPy functions of the elements of their array operands, besides ufuncs.
 _ELEMENTWISE = {np.where, np.clip}
 
-_ESCAPES = (
-    "the selected elements' number is known only when the kernel runs; arithmetic on selections "
-    "by the same mask, reductions over them and x[mask] = ... with the same mask are compiled, "
-    "other uses need numpy.where(mask, x, fill) to keep the shape"
-)
-
-
-def _scalar_ssa(value: TracedArray) -> str:
-    """The SSA scalar of a 0-d traced value."""
-    if value.is_scalar:
-        return value.value
-    return value.context.top.op("s", f"tensor.extract {value.value}[] : {value.mlir_type}")
+_ESCAPES = "the number of selected elements is known only when the kernel runs"
 
 
 def _assert(condition: TracedArray, kind: str, message: str, sizes: tuple[Any, ...] = ()) -> None:
@@ -44,7 +34,7 @@ def _assert(condition: TracedArray, kind: str, message: str, sizes: tuple[Any, .
     text = message.replace("\\", "\\\\").replace('"', '\\"')
     values = [ctx.top.const(z, "index") if isinstance(z, int) else z.value for z in sizes]
     operands = f" ({', '.join(values)} : {', '.join('index' for _ in values)})" if values else ""
-    ctx.top.raw(f'dlpack.assert {_scalar_ssa(condition)}, {kind}, "{text}"{operands}')
+    ctx.top.raw(f'dlpack.assert {scalar_ssa(condition)}, {kind}, "{text}"{operands}')
 
 
 class MaskedSelection:
@@ -98,19 +88,25 @@ class MaskedSelection:
                 f"{what}: selections by different masks are supported only when the masks are "
                 "equal")
 
-    def _operand(self, value: Any, what: str) -> Any:
-        if isinstance(value, MaskedSelection):
-            self._same_selection(value, what)
-            return value.values
-        if isinstance(value, TracedArray) and value.ndim > 0:
-            raise unsupported(what, "an array combined with x[mask]: " + _ESCAPES)
-        if isinstance(value, np.ndarray) and value.ndim > 0:
-            raise unsupported(what, "an array combined with x[mask]: " + _ESCAPES)
-        return value
+    def compact(self) -> TracedArray:
+        """The selection as an array: the selected elements (rows, for a mask over leading
+        dims) in order, gathered at the positions the mask selects."""
+        trailing = tuple(self.values.shape[self.mask.ndim:])
+        rows = ops.reshape(self.values, (-1, *trailing))
+        return rows[flat_positions(self.mask)]  # type: ignore[no-any-return]
 
-    def _map(self, fn: Any, *operands: Any, **kwargs: Any) -> MaskedSelection:
+    def _map(self, fn: Any, *operands: Any, **kwargs: Any) -> Any:
+        """``fn`` of the selections and scalars ``operands``: a selection by the same mask; with
+        an array among them, ``fn`` of the selections as arrays (NumPy pairs them by position)."""
+        if any(isinstance(o, (TracedArray, np.ndarray)) and np.ndim(o) > 0 for o in operands):
+            return fn(*(o.compact() if isinstance(o, MaskedSelection) else o for o in operands), **kwargs)
         name = getattr(fn, "__name__", "operation")
-        values = [self._operand(o, name) for o in operands]
+        values = []
+        for o in operands:
+            if isinstance(o, MaskedSelection):
+                self._same_selection(o, name)
+                o = o.values
+            values.append(o)
         return MaskedSelection(fn(*values, **kwargs), self.mask)
 
     # ---- NumPy protocols
@@ -129,18 +125,19 @@ class MaskedSelection:
         reduction = _REDUCTIONS.get(func.__name__)
         if reduction is not None and args and args[0] is self:
             return reduction(self, *args[1:], **kwargs)
-        raise unsupported(f"numpy.{func.__name__}", "on x[mask]: " + _ESCAPES)
+        return func(*_compacted(args), **dict(zip(kwargs, _compacted(kwargs.values()))))
 
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise unsupported("numpy.asarray", "of x[mask]: " + _ESCAPES)
 
-    def __dlbridge_trace_error__(self) -> Exception:
-        return unsupported("x[mask]", _ESCAPES)
+    def __dlbridge_array__(self) -> TracedArray:
+        """What the tracer's operations take this selection as: an array."""
+        return self.compact()
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        raise unsupported(f"x[mask].{name}", _ESCAPES)
+        return getattr(self.compact(), name)
 
     def __len__(self) -> int:
         raise unsupported("len(x[mask])", _ESCAPES)
@@ -152,7 +149,7 @@ class MaskedSelection:
         raise unsupported("bool(x[mask])", _ESCAPES)
 
     def __getitem__(self, key: Any) -> Any:
-        raise unsupported("indexing x[mask]", _ESCAPES)
+        return self.compact()[key]
 
     # ---- methods
 
@@ -201,6 +198,18 @@ class MaskedSelection:
 
     def all(self, axis: Any = None, keepdims: bool = False) -> Any:
         return _all(self, axis, keepdims=keepdims)
+
+
+def _compacted(values: Any) -> list[Any]:
+    """``values`` with every selection as an array, in lists and tuples too."""
+    out: list[Any] = []
+    for v in values:
+        if isinstance(v, MaskedSelection):
+            v = v.compact()
+        elif isinstance(v, (list, tuple)):
+            v = type(v)(_compacted(v))
+        out.append(v)
+    return out
 
 
 def _binary(ufunc: Any, reflected: bool = False) -> Any:

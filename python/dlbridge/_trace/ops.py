@@ -74,6 +74,9 @@ def _lift(ctx: TraceContext, x: Any, opname: str = "operand") -> Any:
         if x.context is not ctx:
             raise TraceError("dlbridge.jit: a shape entry from another trace was used")
         return x.as_array()
+    as_array = getattr(x, "__dlbridge_array__", None)
+    if as_array is not None:
+        return as_array()
     explain = getattr(x, "__dlbridge_trace_error__", None)
     if explain is not None:
         raise explain()

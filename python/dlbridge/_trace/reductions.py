@@ -53,6 +53,15 @@ def all_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, w
     return ops.reduce("all", a, axis=axis, keepdims=keepdims)
 
 
+@op("count_nonzero", dtype_rule="explicit")
+def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> TracedArray:
+    """How many elements over ``axis`` are non-zero (``int64``; NaN counts)."""
+    ctx = ops._ctx_of(a)
+    a = ops._lift(ctx, a, "numpy.count_nonzero")
+    flags = a if isinstance(a, TracedArray) and a.element_type.is_bool else ops.binary("not_equal", a, 0)
+    return ops.reduce("sum", flags, axis=axis, keepdims=keepdims, dtype="int64")
+
+
 def _count(x: TracedArray, axis: Any) -> Any:
     """The number of elements reduced over ``axis``: an int or a SymbolicDim."""
     axes = ops._norm_axes(axis, x.ndim, "var")

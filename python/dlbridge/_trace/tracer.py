@@ -884,7 +884,14 @@ class TracedArray:
                          unsupported("len(array)", "the size is dynamic"))
 
     def __iter__(self) -> Any:
-        raise unsupported("iteration over an array")
+        """The sub-arrays along the first dim, as NumPy iterates (``dx, dy = p - q``): its size
+        must be known while tracing, or fixed at the call's (see NeedsValue)."""
+        if not self._dims or self._is_scalar:
+            raise trace_error("iteration over a 0-d array", TypeError)
+        if self._dims[0] is None:
+            raise need_value(self._dim_sources(0), unsupported(
+                "iteration over an array", "its first dim is dynamic; use for i in range(len(x))"))
+        return (self[k] for k in range(self._dims[0]))
 
     def __index__(self) -> int:
         raise need_value(self._sources, unsupported("operator.index(array)"))

@@ -1,0 +1,117 @@
+"""Arrays whose size the data gives: the positions a mask selects, and what NumPy builds on
+them (``np.flatnonzero``, ``np.nonzero``, ``np.argwhere``, ``np.extract``, and ``x[mask]`` used
+as an array).
+
+The positions are found as NumPy finds them: a count of the selected elements, which sizes the
+result, then one pass in order storing each selected position at the next slot. The result's
+size is a value the kernel computes, so a kernel returning one has no shape rule
+(``dlbridge._shape_rules``) and, on CUDA, needs the count on the host, which the CUDA pipeline
+refuses with a compile error naming the operation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import dtypes as D
+from . import ops
+from .emitter import Block
+from .registry import op
+from .tracer import TracedArray, trace_error
+
+
+def scalar_ssa(value: TracedArray) -> str:
+    """The SSA scalar of a 0-d traced value."""
+    if value.is_scalar:
+        return value.value
+    return value.context.top.op("s", f"tensor.extract {value.value}[] : {value.mlir_type}")
+
+
+def flat_positions(mask: TracedArray) -> TracedArray:
+    """The C-order flat positions of ``mask``'s true (non-zero) elements, in order: a 1-D
+    ``int64`` array of as many elements as there are."""
+    ctx = mask.context
+    flat = ops.reshape(ops._lift(ctx, mask), (-1,))
+    if not flat.element_type.is_bool:
+        flat = np.not_equal(flat, 0)
+    top = ctx.top
+    count = np.sum(flat, dtype=np.int64)
+    size = top.op("count", f"arith.index_cast {scalar_ssa(ops._lift(ctx, count))} : "
+                           f"{D.INT64.mlir} to index")
+    n = ctx.dim(flat, 0)
+    out_ty = "tensor<?xi64>"
+    empty = top.op("positions", f"tensor.empty({size}) : {out_ty}")
+    c0, c1 = top.const(0, "index"), top.const(1, "index")
+    i, slots, next_slot, found = ("%" + ctx.names.fresh(h) for h in ("i", "slots", "slot", "found"))
+    step = Block(ctx.names, indent=top.indent + 1)
+    selected = step.op("selected", f"tensor.extract {flat.value}[{i}] : {flat.mlir_type}")
+    taken = Block(ctx.names, indent=step.indent + 1)
+    position = taken.op("position", f"arith.index_cast {i} : index to i64")
+    stored = taken.op("slots", f"tensor.insert {position} into {slots}[{next_slot}] : {out_ty}")
+    advanced = taken.op("slot", f"arith.addi {next_slot}, {c1} : index")
+    taken.raw(f"scf.yield {stored}, {advanced} : {out_ty}, index")
+    branch = "%" + ctx.names.fresh("kept")
+    step.raw(f"{branch}:2 = scf.if {selected} -> ({out_ty}, index) {{")
+    step.lines.extend(taken.lines)
+    step.raw("} else {")
+    step.raw(f"  scf.yield {slots}, {next_slot} : {out_ty}, index")
+    step.raw("}")
+    step.raw(f"scf.yield {branch}#0, {branch}#1 : {out_ty}, index")
+    top.raw(f"{found}:2 = scf.for {i} = {c0} to {n} step {c1} "
+            f"iter_args({slots} = {empty}, {next_slot} = {c0}) -> ({out_ty}, index) {{")
+    top.lines.extend(step.lines)
+    top.raw("}")
+    return TracedArray(ctx, f"{found}#0", D.INT64, (None,), sizes=[size])
+
+
+def _as_array(ctx: Any, a: Any, what: str) -> TracedArray:
+    a = ops._lift(ctx, a, what)
+    if not isinstance(a, TracedArray):
+        a = TracedArray(ctx, ops._py_const(ctx.top, a, D.dtype(np.asarray(a).dtype)),
+                        D.dtype(np.asarray(a).dtype), (), is_scalar=True)
+    return a
+
+
+@op("flatnonzero")
+def flatnonzero(a: Any) -> TracedArray:
+    """The indices of the non-zero elements of ``a`` flattened, in order."""
+    ctx = ops._ctx_of(a)
+    return flat_positions(_as_array(ctx, a, "numpy.flatnonzero"))
+
+
+@op("nonzero", method="nonzero")
+def nonzero(a: Any) -> tuple[TracedArray, ...]:
+    """The indices of the non-zero elements of ``a``, one array per dim."""
+    ctx = ops._ctx_of(a)
+    a = _as_array(ctx, a, "numpy.nonzero")
+    if a.ndim == 0:
+        raise trace_error("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
+                          "instead.", ValueError)
+    rest = flat_positions(a)
+    coords: list[Any] = []
+    for k in range(a.ndim - 1, 0, -1):
+        size = a.shape[k]
+        coords.append(rest % size)
+        rest = rest // size
+    coords.append(rest)
+    return tuple(reversed(coords))
+
+
+@op("argwhere")
+def argwhere(a: Any) -> TracedArray:
+    """The indices of the non-zero elements of ``a``, one row per element."""
+    ctx = ops._ctx_of(a)
+    a = _as_array(ctx, a, "numpy.argwhere")
+    if a.ndim == 0:
+        return np.reshape(flat_positions(a), (-1, 0))
+    return np.stack(nonzero(a), axis=-1)
+
+
+@op("extract")
+def extract(condition: Any, arr: Any) -> TracedArray:
+    """The elements of ``arr`` flattened where ``condition`` flattened is non-zero."""
+    ctx = ops._ctx_of(condition, arr)
+    arr = _as_array(ctx, arr, "numpy.extract")
+    return ops.reshape(arr, (-1,))[flat_positions(_as_array(ctx, condition, "numpy.extract"))]

@@ -1,0 +1,68 @@
+"""Results whose size the data gives (``np.nonzero``, ``np.flatnonzero``, ``np.argwhere``,
+``np.extract``, ``x[mask]`` as an array): a count, then one pass storing the selected positions,
+give NumPy's arrays for every layout, dtype and size; such kernels have no shape rule, which
+says why."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dlbridge
+import numpy as np
+import pytest
+from dlbridge._shape_rules import shape_rule
+
+RNG = np.random.default_rng(3)
+
+
+def _samples(shape: tuple[int, ...], dtype: Any) -> list[Any]:
+    values = RNG.integers(-2, 3, size=shape).astype(dtype)
+    samples = [values, np.zeros(shape, dtype), np.ones(shape, dtype)]
+    if values.ndim:
+        samples.append(values[::-1])
+    if values.ndim > 1:
+        samples.append(values.T)
+    return samples
+
+
+FUNCTIONS = {
+    "nonzero": lambda x: np.nonzero(x),
+    "method_nonzero": lambda x: x.nonzero(),
+    "flatnonzero": lambda x: np.flatnonzero(x),
+    "argwhere": lambda x: np.argwhere(x),
+    "extract": lambda x: np.extract(x > 0, x * 2),
+    "mask": lambda x: x[x != 0],
+    "positions_used": lambda x: (np.flatnonzero(x) * 10).sum(),
+    "count_nonzero": lambda x: (np.count_nonzero(x), np.count_nonzero(x, axis=0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 2), (0, 3)], ids=str)
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.bool_], ids=lambda d: np.dtype(d).name)
+def test_data_dependent_sizes_match_numpy(name: str, shape: tuple[int, ...], dtype: Any) -> None:
+    fn = FUNCTIONS[name]
+    jitted = dlbridge.jit(fn)
+    for x in _samples(shape, dtype):
+        got, want = jitted(x), fn(x)
+        for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            np.testing.assert_array_equal(g, w)
+            assert np.asarray(g).shape == np.asarray(w).shape
+
+
+def test_rows_selected_by_a_mask_over_leading_dims() -> None:
+    x = RNG.normal(size=(6, 3, 2))
+    keep = x[:, 0, 0] > 0
+    np.testing.assert_array_equal(dlbridge.jit(lambda a, m: a[m])(x, keep), x[keep])
+
+
+def test_nonzero_of_a_0d_array_is_numpys_error() -> None:
+    with pytest.raises(ValueError, match="Calling nonzero on 0d arrays is not allowed"):
+        dlbridge.jit(lambda x: np.nonzero(x.sum()))(np.ones(3))
+
+
+def test_kernels_with_data_dependent_sizes_have_no_shape_rule() -> None:
+    jitted = dlbridge.jit(lambda x: x[x > 0])
+    traced = jitted._trace(jitted.specs(np.ones(3)))
+    with pytest.raises(ValueError, match="result 0, dim 0: its size depends on the values"):
+        shape_rule(traced.mlir, traced.entry)
