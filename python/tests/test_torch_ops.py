@@ -455,6 +455,11 @@ def double(x):
 
 
 @dlbridge.jit
+def nonzeros(x):
+    return np.nonzero(x)[0]
+
+
+@dlbridge.jit
 def listed(x) -> list[Tensor]:
     return [x, x]
 
@@ -469,6 +474,9 @@ def test_data_dependent_sizes_are_refused_when_tracing() -> None:
     assert op(torch.tensor([2, 5, 7])).tolist() == [2, 5]  # eager runs
     with pytest.raises(Exception, match=r"dlbridge_test::head: head\(\): result 0, dim 0: its size depends on the values"):
         torch.compile(op, fullgraph=True, backend="eager")(torch.tensor([2, 5, 7]))
+    assert nonzeros(torch.tensor([0.0, 1.0, 2.0])).tolist() == [1, 2]
+    with pytest.raises(Exception, match=r"dlbridge::nonzeros_\d+: nonzeros\(\): result 0, dim 0: its size depends"):
+        torch.compile(lambda x: nonzeros(x), fullgraph=True, backend="eager")(torch.tensor([0.0, 1.0, 2.0]))
     kernel = dlbridge.compile("""
 func.func @count(%a: memref<?xi64>) -> memref<?xf32> attributes {dlpack.entry} {
   %c0 = arith.constant 0 : index
