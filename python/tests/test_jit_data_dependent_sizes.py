@@ -66,3 +66,41 @@ def test_kernels_with_data_dependent_sizes_have_no_shape_rule() -> None:
     traced = jitted._trace(jitted.specs(np.ones(3)))
     with pytest.raises(ValueError, match="result 0, dim 0: its size depends on the values"):
         shape_rule(traced.mlir, traced.entry)
+
+
+HISTOGRAMS = {
+    "bincount": lambda x, w: np.bincount(x),
+    "bincount_minlength": lambda x, w: np.bincount(x, minlength=12),
+    "bincount_weights": lambda x, w: np.bincount(x, weights=w),
+    "histogram": lambda x, w: np.histogram(w, bins=5),
+    "histogram_range": lambda x, w: np.histogram(w, bins=4, range=(-1, 1)),
+    "histogram_weights_density": lambda x, w: np.histogram(w, bins=6, weights=x, density=True),
+    "histogram_of_ints": lambda x, w: np.histogram(x, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HISTOGRAMS))
+@pytest.mark.parametrize("n", [1, 40])
+def test_counting_into_bins_matches_numpy(name: str, n: int) -> None:
+    fn = HISTOGRAMS[name]
+    x = RNG.integers(0, 9, size=n)
+    w = RNG.normal(size=n)
+    got, want = dlbridge.jit(fn)(x, w), fn(x, w)
+    for g, v in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        np.testing.assert_allclose(g, v, rtol=1e-12)
+        assert np.asarray(g).dtype == np.asarray(v).dtype
+
+
+def test_values_on_bin_edges_land_as_numpy_puts_them() -> None:
+    a = np.linspace(0.0, 1.0, 31)
+    got, want = dlbridge.jit(lambda v: np.histogram(v, 7))(a), np.histogram(a, 7)
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_counting_errors_are_numpys() -> None:
+    with pytest.raises(ValueError, match="'list' argument must have no negative elements"):
+        dlbridge.jit(lambda x: np.bincount(x))(np.array([1, -1]))
+    with pytest.raises(ValueError, match="The weights and list don't have the same length"):
+        dlbridge.jit(lambda x, w: np.bincount(x, weights=w))(np.array([1, 2]), np.ones(3))
+    with pytest.raises(ValueError, match="autodetected range is not finite"):
+        dlbridge.jit(lambda a: np.histogram(a, 3))(np.array([1.0, np.inf]))

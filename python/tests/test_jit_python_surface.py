@@ -105,3 +105,23 @@ def test_iterating_over_an_array_as_numpy_does(fn: Any) -> None:
 def test_iterating_over_a_0d_array_is_numpys_type_error() -> None:
     with pytest.raises(TypeError, match="iteration over a 0-d array"):
         dlbridge.jit(lambda x: [v for v in x.sum()])(np.ones(3))
+
+
+def _relax(u: Any, steps: int) -> Any:
+    for _ in range(steps):
+        u = u * 0.5 + 1.0
+    return u
+
+
+def _relaxed_twice(u: Any, n: Any) -> Any:
+    return _relax(u, 300) + _relax(u, n)
+
+
+def test_loops_in_called_helpers_compile_as_loops() -> None:
+    jitted = dlbridge.jit(_relaxed_twice)
+    u = np.arange(4.0)
+    np.testing.assert_allclose(jitted(u, 7), _relaxed_twice(u, 7))
+    np.testing.assert_allclose(jitted(u, 0), _relaxed_twice(u, 0))
+    # 300 trips and a dynamic count: two scf.for, not 300 unrolled bodies
+    mlir = jitted.lower(u, 7)
+    assert mlir.count("scf.for") == 2 and len(mlir.splitlines()) < 120

@@ -12,6 +12,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     core,
     creation,
     elementwise,
+    histograms,
     reductions,
 )
 from .dtypes import DType, result_type, weak_result_type

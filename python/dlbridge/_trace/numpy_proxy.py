@@ -19,6 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import registry
+from .loop_source import rewrite_loops
 from .masked import MaskedSelection
 from .tracer import SymbolicDim, TracedArray
 
@@ -128,7 +129,8 @@ def _replacement(value: Any, seen: dict[int, Any]) -> Any:
             if traced is not None:
                 return traced
     if isinstance(value, types.FunctionType) and not _is_library(value):
-        return with_numpy_proxy(value, seen)
+        # a helper's loops are compiled as the function's own are
+        return with_numpy_proxy(rewrite_loops(value)[0], seen)
     return value
 
 

@@ -1,0 +1,138 @@
+"""Counting into bins: ``np.bincount`` and ``np.histogram`` (integer ``bins``).
+
+Both add each element's weight into the bin its value picks: one pass in order, as NumPy's own
+loop, carrying the counts (an ``scf.for`` over the elements). ``bincount``'s number of bins is
+the largest value plus one, a size the data gives; ``histogram``'s is ``bins``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import ops, registry
+from .compaction import scalar_ssa
+from .emitter import Block
+from .registry import op
+from .tracer import TracedArray, trace_error, unsupported
+
+
+def _scatter_add(bins: TracedArray, weights: TracedArray, size: str) -> TracedArray:
+    """Counts of ``size`` bins (an ``index`` SSA value): the sum of ``weights`` whose
+    ``bins`` (1-D, int64, each in ``[0, size)``) name each bin."""
+    ctx = bins.context
+    top = ctx.top
+    dt = weights.element_type
+    ty = f"tensor<?x{dt.mlir}>"
+    empty = top.op("bins", f"tensor.empty({size}) : {ty}")
+    zero = top.const(0, dt.mlir) if not dt.is_float else top.const(0.0, dt.mlir)
+    counts = top.op("bins", f"linalg.fill ins({zero} : {dt.mlir}) outs({empty} : {ty}) -> {ty}")
+    c0, c1 = top.const(0, "index"), top.const(1, "index")
+    n = ctx.dim(bins, 0)
+    i, acc, done = ("%" + ctx.names.fresh(h) for h in ("i", "acc", "counted"))
+    step = Block(ctx.names, indent=top.indent + 1)
+    b = step.op("bin", f"tensor.extract {bins.value}[{i}] : {bins.mlir_type}")
+    k = step.op("k", f"arith.index_cast {b} : i64 to index")
+    w = step.op("w", f"tensor.extract {weights.value}[{i}] : {weights.mlir_type}")
+    old = step.op("old", f"tensor.extract {acc}[{k}] : {ty}")
+    new = ops._s_add(step, old, w, dt)
+    updated = step.op("acc", f"tensor.insert {new} into {acc}[{k}] : {ty}")
+    step.raw(f"scf.yield {updated} : {ty}")
+    top.raw(f"{done} = scf.for {i} = {c0} to {n} step {c1} iter_args({acc} = {counts}) -> ({ty}) {{")
+    top.lines.extend(step.lines)
+    top.raw("}")
+    return TracedArray(ctx, done, dt, (None,), sizes=[size])
+
+
+def _flat(ctx: Any, a: Any, what: str) -> TracedArray:
+    a = ops._lift(ctx, a, what)
+    if not isinstance(a, TracedArray):
+        raise unsupported(what, "a Python scalar; pass an array")
+    return ops.reshape(a, (-1,))
+
+
+def _weights_for(ctx: Any, x: TracedArray, weights: Any, what: str) -> TracedArray:
+    """The weight of each element: ``weights`` flattened as float64, or 1 (int64)."""
+    if weights is None:
+        return np.ones_like(x, dtype=np.int64)
+    w = _flat(ctx, weights, what)
+    message = f"{what}: The weights and list don't have the same length."
+    n, m = w.shape[0], x.shape[0]
+    if isinstance(n, int) and isinstance(m, int):
+        if n != m:
+            raise trace_error(message, ValueError)
+    else:
+        _check(np.equal(ops._lift(ctx, n), ops._lift(ctx, m)), message)
+    return ops.astype(w, "float64")
+
+
+def _check(condition: Any, message: str) -> None:
+    ctx = condition.context
+    text = message.replace("\\", "\\\\").replace('"', '\\"')
+    ctx.top.raw(f'dlpack.assert {scalar_ssa(condition)}, invalid_argument, "{text}"')
+
+
+@op("bincount")
+def bincount(x: Any, weights: Any = None, minlength: int = 0) -> TracedArray:
+    """How many times each non-negative integer occurs in ``x`` (or the sum of its weights)."""
+    ctx = ops._ctx_of(x, weights)
+    values = _flat(ctx, x, "numpy.bincount")
+    if not values.element_type.is_int:
+        raise trace_error("Cannot cast array data from dtype('float64') to dtype('int64') according to "
+                          "the rule 'safe'", TypeError)
+    if isinstance(minlength, bool) or not isinstance(minlength, int) or minlength < 0:
+        raise trace_error("minlength must be a non-negative integer", ValueError)
+    values = ops.astype(values, "int64")
+    if values.ndim != 1:
+        raise trace_error("object too deep for desired array", ValueError)
+    _check(np.all(np.greater_equal(values, 0)), "'list' argument must have no negative elements")
+    largest = np.max(np.concatenate([values, np.full(1, minlength - 1, dtype=np.int64)]))
+    size = ctx.top.op("nbins", f"arith.index_cast {scalar_ssa(ops._lift(ctx, largest))} : i64 to index")
+    size = ctx.top.op("nbins", f"arith.addi {size}, {ctx.top.const(1, 'index')} : index")
+    return _scatter_add(values, _weights_for(ctx, values, weights, "numpy.bincount"), size)
+
+
+@op("histogram")
+def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,  # noqa: A002
+              weights: Any = None) -> tuple[TracedArray, TracedArray]:
+    """The counts of ``a``'s values in ``bins`` equal bins over ``range`` (else from its
+    minimum to its maximum), and the bin edges, as NumPy computes them."""
+    ctx = ops._ctx_of(a, weights)
+    values = _flat(ctx, a, "numpy.histogram")
+    if isinstance(bins, bool) or not isinstance(bins, int):
+        raise unsupported("numpy.histogram", "bins other than a number of equal bins")
+    if bins < 1:
+        raise trace_error("`bins` must be positive, when an integer", ValueError)
+    if range is not None:
+        first, last = range
+        if first > last:
+            raise trace_error("max must be larger than min in range parameter.", ValueError)
+        first, last = float(first), float(last)
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        lo: Any = first
+        hi: Any = last
+    else:
+        values_f = ops.astype(values, "float64")
+        lo, hi = np.min(values_f), np.max(values_f)
+        _check(np.logical_and(np.isfinite(lo), np.isfinite(hi)), "autodetected range is not finite")
+        same = np.equal(lo, hi)
+        lo, hi = np.where(same, lo - 0.5, lo), np.where(same, hi + 0.5, hi)
+    edges = registry.lookup_numpy("linspace").impl(lo, hi, bins + 1)  # type: ignore[union-attr]
+    x = ops.astype(values, "float64")
+    keep = np.logical_and(np.greater_equal(x, lo), np.less_equal(x, hi))
+    index = np.floor((x - lo) * (bins / (hi - lo)))
+    index = np.clip(np.where(keep, index, 0.0), 0, bins - 1).astype(np.int64)
+    # NumPy's corrections where rounding put a value beside its bin
+    index = np.where(np.logical_and(keep, np.less(x, edges[index])), index - 1, index)
+    index = np.where(np.logical_and(np.logical_and(keep, np.greater_equal(x, edges[index + 1])),
+                                    np.not_equal(index, bins - 1)), index + 1, index)
+    if weights is None:
+        w = keep.astype(np.int64)
+    else:
+        w = np.where(keep, _weights_for(ctx, values, weights, "numpy.histogram"), 0.0)
+    counts = _scatter_add(index, w, ctx.top.const(bins, "index"))
+    if density:
+        counts = counts / (edges[1:] - edges[:-1]) / counts.sum()
+    return counts, edges
