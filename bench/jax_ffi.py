@@ -57,6 +57,33 @@ def per_call(fn: Callable[[], Any], repeats: int) -> float:
     return best
 
 
+def rows(config: Any) -> list[Any]:
+    """The per-call row at 16 elements, in the harness's form (``bench/run.py --only frameworks``)."""
+    from harness import Candidate, measure_row
+
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.normal(size=16).astype(np.float32))
+    y = jnp.asarray(rng.normal(size=16).astype(np.float32))
+    ffi = jax.jit(dlbridge.jax.ffi_op(scaled_add))
+    routed = jax.jit(scaled_add)
+    native = jax.jit(lambda a, b: a * 2 + b)
+
+    def timed(fn: Callable[..., Any]) -> Callable[[], Any]:
+        return lambda: jax.block_until_ready(fn(x, y))
+
+    def check(fn: Callable[..., Any]) -> Callable[[], str | None]:
+        return lambda: None if np.allclose(np.asarray(fn(x, y)), np.asarray(native(x, y))) else "differs"
+
+    candidates = [
+        Candidate("jax.jit(ffi_op(f))", timed(ffi), note="XLA calls the FFI handler", check=check(ffi)),
+        Candidate("jax.jit(f)", timed(routed), note="a plain @jit function, routed", check=check(routed)),
+        Candidate("f(x, y)", timed(scaled_add), note="eager, DLPack in and out", check=check(scaled_add)),
+        Candidate("jax.jit(jnp)", timed(native), note="XLA's own code"),
+    ]
+    return [measure_row("JAX operators", "x * 2 + y, float32[16], inside jax.jit", "jax.jit(jnp)",
+                        candidates, config)]
+
+
 def main() -> None:
     """Prints one row per size."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

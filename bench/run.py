@@ -6,7 +6,7 @@
 
 Installs missing peers from PyPI (bench/requirements.txt), builds the nanobind
 floor and the tvm-ffi peer into bench/build/, runs the call-overhead,
-zero-copy, kernel-speed, whole-kernel, compile-time and GPU sections in this one process
+zero-copy, kernel-speed, whole-kernel, compile-time, framework-operator and GPU sections in this one process
 (compile-time samples in fresh subprocesses), prints the table and writes
 bench/results/latest.json and bench/results/latest.md.
 
@@ -34,7 +34,7 @@ import kernels_suite  # noqa: E402
 import peers as peers_mod  # noqa: E402
 import suites  # noqa: E402
 
-SECTIONS = ("call", "zero-copy", "kernels", "whole-kernels", "compile", "gpu")
+SECTIONS = ("call", "zero-copy", "kernels", "whole-kernels", "compile", "frameworks", "gpu")
 
 
 def _parse_args() -> argparse.Namespace:
@@ -67,6 +67,18 @@ def _versions(peers: peers_mod.Peers, dlbridge: Any) -> dict[str, str]:
         if version:
             versions[name] = str(version)
     return versions
+
+
+def _framework_rows(config: harness.TimingConfig) -> list[harness.Row]:
+    """The per-call cost of dlbridge kernels as PyTorch operators and JAX FFI calls
+    (bench/torch_ops.py, bench/jax_ffi.py), for the frameworks that are installed."""
+    rows: list[harness.Row] = []
+    for framework, module in (("torch", "torch_ops"), ("jax", "jax_ffi")):
+        if peers_mod._try_import(framework) is None:
+            print(f"[bench] frameworks: {framework} is not installed", flush=True)
+            continue
+        rows += importlib.import_module(module).rows(config)
+    return rows
 
 
 def main() -> int:
@@ -105,6 +117,7 @@ def main() -> int:
         "kernels": lambda: suites.run_kernels(ctx),
         "whole-kernels": lambda: kernels_suite.run_whole_kernels(ctx),
         "compile": lambda: suites.run_compile_time(ctx, build_python or str(Path(dlbridge.__file__).parent.parent)),
+        "frameworks": lambda: _framework_rows(ctx.call_timing),
         "gpu": lambda: suites.run_gpu(ctx),
     }
     for name in SECTIONS:

@@ -8,12 +8,13 @@ import inspect as pyinspect
 import os
 import re
 import time
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any, Callable, overload
 
 import numpy as np
 
-from . import _dlbridge
+from . import _dlbridge, _torch_hook
 from ._compile_log import compile_reason, failed_guard, log_compile
 from ._trace import ArraySpec, ScalarSpec, StaticSpec, TraceResult, trace, unparsable_trace
 
@@ -311,10 +312,12 @@ class JitFunction(_dlbridge.Dispatcher):
         self._target = target
         self._cache = cache
         self._names = names
+        self._static_names = tuple(names[i] for i in statics) if names is not None else ()
         # the latest traces (lower(), inspect() and a call's compile trace once) and specs
         # (compile_reason's comparisons); the kernels live in the extension's caches
         self._traces: collections.OrderedDict[tuple[Any, ...], TraceResult] = collections.OrderedDict()
         self._compiled: collections.deque[tuple[Any, ...]] = collections.deque(maxlen=_RECENT_SPECS)
+        _note_new_function(self)
 
     def _trace(self, specs: tuple[Any, ...], hints: tuple[Any, ...] | None = None) -> TraceResult:
         # static values by type and value at every level, as the dispatcher keys them
@@ -362,6 +365,21 @@ class JitFunction(_dlbridge.Dispatcher):
         specs = self.specs(*args, **kwargs)
         traced = self._trace(specs, self.hints(*args, **kwargs))
         return inspect(traced.mlir, traced.entry, _target_of(specs, self._target))
+
+
+#: every live jitted function, for front doors that tell a framework about them (dlbridge.torch)
+_LIVE_FUNCTIONS: weakref.WeakSet[JitFunction] = weakref.WeakSet()
+#: called with each new jitted function (dlbridge.torch adds one once Dynamo is loaded)
+_NEW_FUNCTION_HOOKS: list[Callable[[JitFunction], None]] = []
+
+
+def _note_new_function(fn: JitFunction) -> None:
+    """Remembers ``fn`` for the front doors: PyTorch's allows it in Dynamo's graph, now when
+    Dynamo is loaded, else when it is (see ``_torch_hook``)."""
+    _LIVE_FUNCTIONS.add(fn)
+    for hook in _NEW_FUNCTION_HOOKS:
+        hook(fn)
+    _torch_hook.watch()
 
 
 @overload

@@ -13,6 +13,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     creation,
     elementwise,
     histograms,
+    linalg,
     reductions,
 )
 from .dtypes import DType, result_type, weak_result_type

@@ -1,0 +1,148 @@
+"""``numpy.linalg``'s solvers: ``cholesky``, ``solve``, ``inv`` and ``det`` of square matrices.
+
+Each is written here as the NumPy program of its textbook algorithm (Cholesky–Banachiewicz;
+Gaussian elimination with partial pivoting, as LAPACK's ``getrf``/``getrs`` do) and traced like a
+user's function: its ``range`` loops become ``scf.for`` over the matrix's rows, each step one
+pass of array operations, so they run on the CPU and on CUDA alike. Failures are NumPy's
+``LinAlgError`` messages, raised as ``ValueError`` (its base class) when the kernel runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import ops
+from .compaction import scalar_ssa
+from .loop_source import rewrite_loops
+from .numpy_proxy import numpy_proxy as xp
+from .registry import op
+from .tracer import TracedArray, trace_error
+
+
+def _square(a: Any, what: str) -> TracedArray:
+    """``a`` as a float matrix, checked square (statically, or when called)."""
+    ctx = ops._ctx_of(a)
+    a = ops._lift(ctx, a, what)
+    if not isinstance(a, TracedArray) or a.ndim != 2:
+        rank = a.ndim if isinstance(a, TracedArray) else 0
+        raise trace_error(f"{rank}-dimensional array given. Array must be two-dimensional"
+                          if rank < 2 else f"{what}: stacks of matrices are not supported", ValueError)
+    if not a.element_type.is_inexact:
+        a = ops.astype(a, "float64")
+    if a.element_type.is_complex:
+        raise trace_error(f"{what}: complex matrices are not supported", TypeError)
+    rows, cols = a.shape
+    if isinstance(rows, int) and isinstance(cols, int):
+        if rows != cols:
+            raise trace_error("Last 2 dimensions of the array must be square", ValueError)
+    else:
+        _check(xp.equal(rows, cols), "Last 2 dimensions of the array must be square")
+    return a
+
+
+def _check(condition: Any, message: str) -> None:
+    """A run-time check that the traced bool ``condition`` holds."""
+    ctx = condition.context
+    ctx.top.raw(f'dlpack.assert {scalar_ssa(condition)}, invalid_argument, "{message}"')
+
+
+def _traced(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with its loops compiled as ``scf.for``, as a user's function's are."""
+    return rewrite_loops(fn)[0]
+
+
+# --------------------------------------------------------------------------------------------------
+# the algorithms, in NumPy
+
+
+def _cholesky_steps(a: Any) -> Any:
+    n = a.shape[0]
+    rows = xp.arange(n)
+    low = xp.zeros_like(a)
+    for j in range(n):
+        row = low[j]
+        diagonal = xp.sqrt(a[j, j] - xp.dot(row, row))
+        column = (a[:, j] - low @ row) / diagonal
+        low[:, j] = xp.where(rows > j, column, xp.where(rows == j, diagonal, 0.0))
+    return low
+
+
+def _eliminate(m: Any, n: Any) -> Any:
+    """Gaussian elimination with partial pivoting on the rows of ``m`` (``n`` rows, the matrix
+    in its first ``n`` columns): the upper triangular rows, and per step the pivot and whether
+    rows were swapped."""
+    rows = xp.arange(n)
+    pivots = xp.ones(n, dtype=m.dtype)
+    swaps = xp.zeros(n, dtype=xp.int64)
+    for k in range(n):
+        magnitude = xp.where(rows >= k, xp.abs(m[:, k]), -1.0)
+        p = xp.argmax(magnitude)
+        m = m[xp.where(rows == k, p, xp.where(rows == p, k, rows))]
+        pivot = m[k, k]
+        pivots[k] = pivot
+        swaps[k] = p != k
+        factors = xp.where(rows > k, m[:, k] / xp.where(pivot == 0, 1.0, pivot), 0.0)
+        m = m - factors[:, None] * m[k][None, :]
+    return m, pivots, swaps
+
+
+def _solve_steps(a: Any, b: Any) -> Any:
+    n = a.shape[0]
+    m, pivots, _ = _traced(_eliminate)(xp.concatenate([a, b], axis=1), n)
+    rows = xp.arange(n)
+    x = m[:, n:]
+    for step in range(n):
+        k = n - 1 - step
+        xk = x[k] / m[k, k]
+        x = x - xp.where((rows < k)[:, None], m[:, k][:, None] * xk[None, :], 0.0)
+        x[k] = xk
+    return x, pivots
+
+
+def _det_steps(a: Any) -> Any:
+    _, pivots, swaps = _traced(_eliminate)(a, a.shape[0])
+    sign = xp.where(xp.sum(swaps) % 2 == 0, 1, -1).astype(pivots.dtype)
+    return sign * xp.prod(pivots)
+
+
+# --------------------------------------------------------------------------------------------------
+# the operations
+
+
+@op("cholesky")
+def cholesky(a: Any, upper: bool = False) -> TracedArray:
+    """The lower (or upper) Cholesky factor of a symmetric positive-definite matrix."""
+    a = _square(a, "numpy.linalg.cholesky")
+    low = _traced(_cholesky_steps)(a)
+    _check(xp.all(xp.isfinite(low)), "Matrix is not positive definite")
+    return low.T if upper else low
+
+
+@op("solve")
+def solve(a: Any, b: Any) -> TracedArray:
+    """The solution ``x`` of ``a @ x = b`` for a square matrix ``a`` and a vector or matrix ``b``."""
+    a = _square(a, "numpy.linalg.solve")
+    ctx = a.context
+    b = ops._lift(ctx, b, "numpy.linalg.solve")
+    if not isinstance(b, TracedArray) or b.ndim not in (1, 2):
+        raise trace_error("numpy.linalg.solve: b must be a vector or a matrix", ValueError)
+    dtype = xp.result_type(a.dtype, b.dtype)
+    columns = b.reshape(b.shape[0], -1) if b.ndim == 1 else b
+    x, pivots = _traced(_solve_steps)(a.astype(dtype), columns.astype(dtype))
+    _check(xp.all(pivots != 0), "Singular matrix")
+    return x.reshape(b.shape[0]) if b.ndim == 1 else x
+
+
+@op("inv")
+def inv(a: Any) -> TracedArray:
+    """The inverse of a square matrix."""
+    a = _square(a, "numpy.linalg.inv")
+    x, pivots = _traced(_solve_steps)(a, xp.eye(a.shape[0], dtype=a.dtype))
+    _check(xp.all(pivots != 0), "Singular matrix")
+    return x
+
+
+@op("det")
+def det(a: Any) -> TracedArray:
+    """The determinant of a square matrix."""
+    return _traced(_det_steps)(_square(a, "numpy.linalg.det"))
