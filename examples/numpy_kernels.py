@@ -1,4 +1,4 @@
-"""Whole numeric kernels written the way NumPy users write them (issue 12, items 8-9).
+"""Whole numeric kernels written the way NumPy users write them (issue 12, items 8-9; issue 26).
 
 Each kernel is a plain NumPy function over ``np``: matrix chains, stencils with
 time-step loops, an n-body step, ML layers, finance, optimiser updates of their
@@ -209,6 +209,54 @@ def cumulative_returns(prices):
     return np.exp(np.cumsum(log_returns, axis=0)) - 1.0
 
 
+# ---------------------------------------------------------------- the everyday NumPy of issue 26
+
+
+def wave_1d_periodic(u, u_prev, c, nt):
+    """Leapfrog steps of the 1-D wave equation on a ring, the Laplacian by ``np.roll``."""
+    for _ in range(nt):
+        lap = np.roll(u, 1) - 2.0 * u + np.roll(u, -1)
+        u, u_prev = 2.0 * u - u_prev + c * c * lap, u
+    return u
+
+
+def periodic_gradient_2d(f, dx):
+    """The gradient magnitude of a periodic field (central differences by ``np.roll``) and its
+    total variation (forward differences by ``np.diff``)."""
+    gx = (np.roll(f, -1, axis=1) - np.roll(f, 1, axis=1)) / (2.0 * dx)
+    gy = (np.roll(f, -1, axis=0) - np.roll(f, 1, axis=0)) / (2.0 * dx)
+    tv = np.abs(np.diff(f, axis=0)).sum() + np.abs(np.diff(f, axis=1)).sum()
+    return np.sqrt(gx**2 + gy**2), tv
+
+
+def feature_correlations(x):
+    """Covariance and correlation of the columns of ``x`` (samples in rows), and the strongest
+    correlation between two different features (the upper triangle)."""
+    cov = np.cov(x, rowvar=False)
+    corr = np.corrcoef(x, rowvar=False)
+    strongest = np.abs(np.triu(corr, 1)).max()
+    return cov, corr, strongest
+
+
+def portfolio_stats(prices, weights):
+    """Per-day weighted mean price across assets (columns), daily log returns by ``np.diff``,
+    and each asset's drawdown from its running peak (``np.maximum.accumulate``)."""
+    mean_price = np.average(prices, axis=1, weights=weights)
+    log_returns = np.diff(np.log(prices), axis=0)
+    drawdown = prices / np.maximum.accumulate(prices, axis=0) - 1.0
+    return mean_price, log_returns, drawdown
+
+
+def dft_power(x):
+    """The power spectrum of ``x`` by the DFT matrix (``np.multiply.outer`` of the indices and
+    complex ``np.exp``), the product's magnitude by ``.conj()`` and ``.real``."""
+    n = x.shape[0]
+    k = np.arange(n)
+    w = np.exp(-2j * np.pi * np.multiply.outer(k, k) / n)
+    spectrum = w @ x
+    return (spectrum * spectrum.conj()).real
+
+
 # ---------------------------------------------------------------- optimisers
 
 
@@ -334,6 +382,15 @@ KERNELS: tuple[KernelSpec, ...] = (
     KernelSpec(mandelbrot, _mandelbrot, 8, 300, static=("max_iter",)),
     KernelSpec(cumulative_returns, lambda n: (np.exp(_rng(n).standard_normal((n, 8)) * 0.01) * 100.0,),
                8, 200_000),
+    KernelSpec(wave_1d_periodic, lambda n: (np.sin(np.linspace(0.0, 2 * np.pi, n, endpoint=False)),
+                                            np.sin(np.linspace(0.0, 2 * np.pi, n, endpoint=False) - 0.01),
+                                            0.5, 50), 16, 40_000, static=("nt",)),
+    KernelSpec(periodic_gradient_2d, lambda n: (_field_2d(n), 0.1), 8, 500),
+    KernelSpec(feature_correlations, lambda n: (_rng(n).standard_normal((8 * n, n)) @ _matrices(n, 1)[0],), 8, 300,
+               rtol=1e-8),
+    KernelSpec(portfolio_stats, lambda n: (np.exp(np.cumsum(_rng(n).standard_normal((n, 8)) * 0.01, axis=0)) * 100.0,
+                                           _rng(n + 1).random(8) + 0.1), 8, 200_000),
+    KernelSpec(dft_power, lambda n: (_rng(n).standard_normal(n),), 16, 600, rtol=1e-8),
     KernelSpec(sgd_momentum, lambda n: (*_f32(n, (n,), (n,), (n,)), 0.01, 0.9), 16, 8_000_000,
                writes=(0, 2), rtol=1e-5),
     KernelSpec(adam_update, _adam, 16, 3_000_000, writes=(0, 2, 3), rtol=1e-5),

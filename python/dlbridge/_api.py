@@ -324,7 +324,8 @@ class JitFunction(_dlbridge.Dispatcher):
         key = tuple(("static", _dlbridge.static_key(s[1])) if s[0] == "static" else s for s in specs)
         traced = self._traces.get(key)
         if traced is None or failed_guard(traced.guards, hints, self._names) is not None:
-            traced = trace(self.__wrapped__, _to_arg_specs(specs), name=self.__name__, hints=hints)
+            traced = trace(self.__wrapped__, _to_arg_specs(specs), name=self.__name__, hints=hints,
+                           target=_target_of(specs, self._target))
             self._traces[key] = traced
             while len(self._traces) > _RECENT_TRACES:
                 self._traces.popitem(last=False)
@@ -416,8 +417,9 @@ def jit(
     static_argnames=("axis",))``. The function may use operators, NumPy
     functions and methods, indexing, ``for ... in range(...)`` loops and the
     ``dlbridge`` functions; results come back in the framework of the first
-    array argument (NumPy in, NumPy out), sharing dlbridge's buffer, in the
-    structure the function returns them (tuples, lists, None). Without
+    array argument (NumPy in, NumPy out; NumPy arrays when no argument is an
+    array), sharing dlbridge's buffer, in the structure the function returns
+    them (tuples, lists, None). Without
     ``target`` the device of the arguments decides.
 
     Sizes stay symbolic, so one kernel serves every size; where the

@@ -48,6 +48,11 @@ const ResultFramework &getResultFramework(PyTypeObject *type) {
     return it->second;
   }
   ResultFramework framework;
+  // Without a tensor argument there is no caller's framework: results on the
+  // CPU come back as NumPy arrays (what NumPy code calling a function of
+  // scalars expects), others as dlbridge.Tensors.
+  if (!type)
+    framework.numpy = true;
   // Results of calls on dlbridge.Tensors stay dlbridge.Tensors, made here
   // so that they remember the stream that writes them.
   if (type && !isTensorType(type)) {

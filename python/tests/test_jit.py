@@ -72,14 +72,23 @@ def test_mixed_frameworks_return_the_first_arrays() -> None:
     assert not isinstance(add(jnp.ones(3, np.float32), a), np.ndarray)
 
 
-def test_no_tensor_argument_gives_a_dlbridge_tensor() -> None:
+def test_no_tensor_argument_gives_numpy_arrays() -> None:
     @dlbridge.jit
     def f(s):
         return dlbridge.exp(s)
 
     out = f(1.0)
-    assert isinstance(out, dlbridge.Tensor)
-    assert np.from_dlpack(out)[()] == pytest.approx(np.e)
+    assert type(out) is np.ndarray and out.shape == () and out.dtype == np.float64
+    assert out[()] == pytest.approx(np.e)
+
+    @dlbridge.jit
+    def g(n, s):
+        return np.arange(n) * s, np.zeros((2, 3), np.float32)
+
+    r, z = g(4, 2.0)
+    assert type(r) is np.ndarray and type(z) is np.ndarray
+    np.testing.assert_array_equal(r, np.arange(4) * 2.0)
+    assert z.dtype == np.float32 and z.shape == (2, 3)
 
 
 def test_one_specialisation_per_kind_of_arguments() -> None:

@@ -130,8 +130,12 @@ def test_helper_functions_see_the_numpy_proxy() -> None:
 
 def test_numpy_names_still_numpy_inside_the_trace() -> None:
     def f(x: Any) -> Any:
-        assert np.float32 is __import__("numpy").float32
-        return x.astype(np.float32) * np.pi, np.float32(2.5) * x
+        # np.float32 is a stand-in that casts traced values (np.float32(x)); as a dtype, in
+        # comparisons and isinstance checks it is NumPy's float32
+        real = __import__("numpy").float32
+        assert np.float32 == real and np.dtype(np.float32) == np.dtype(real)
+        assert isinstance(real(1), np.float32) and issubclass(np.float32, np.floating)
+        return x.astype(np.float32) * np.pi, np.float32(2.5) * x, np.float32(x)
 
     _same(f, np.arange(3.0))
 

@@ -114,7 +114,7 @@ def division_of_size_by_zero(x):
 CORPUS: list[tuple[Callable[..., Any], type[Exception], str]] = [
     (call_arr, TypeError, "'numpy.ndarray' object is not callable"),
     (missing_attribute, AttributeError, "'numpy.ndarray' object has no attribute 'no_such_attribute'"),
-    (set_shape, AttributeError, "'shape'"),
+    (set_shape, TraceError, "setting ndarray.shape"),
     (undefined_name, NameError, "name 'no_such_name' is not defined"),
     (unbound_local, UnboundLocalError, "'y'"),
     (string_operand, TraceError, "operand of type str"),

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import core, indexing, inplace, numpy_dispatch, registry  # noqa: F401 - core declares the operators' ufuncs
-from .tracer import TracedArray, unsupported
+from . import core, elementwise, indexing, inplace, numpy_dispatch, reductions, registry  # noqa: F401 - declare what is installed
+from . import dtypes as D
+from .tracer import TracedArray, trace_error, unsupported
 
 __all__: list[str] = []
 
@@ -68,6 +69,34 @@ def _transpose(self: TracedArray, *axes: Any) -> Any:
     return _impl("transpose")(self, tuple(axes) if axes else None)
 
 
+def _round(self: TracedArray, ndigits: Any = None) -> Any:
+    """``round(x)`` of a scalar (a Python number argument, a 0-d result such as ``x.sum()``,
+    which NumPy gives as a scalar): halves to even, a Python int without ``ndigits``; arrays
+    refuse it as NumPy's do."""
+    if self.ndim or (self._arg is not None and not self._is_scalar):
+        raise trace_error("type numpy.ndarray doesn't define __round__ method", TypeError)
+    rounded = _impl("round")(self, 0 if ndigits is None else ndigits)
+    if ndigits is not None:
+        return rounded
+    if not self._dtype.is_inexact:
+        return self
+    return TracedArray(self._ctx, _impl("astype")(rounded, "int64")._value, D.INT64, (), weak="int",
+                       is_scalar=rounded._is_scalar)
+
+
+def _format(self: TracedArray, spec: str) -> str:
+    """``format(x, spec)``: the text of a traced array without a spec; a value with one needs
+    the value, which only the kernel has."""
+    if spec:
+        raise unsupported(f"formatting a traced value with {spec!r}", "its value is known only when the kernel runs")
+    return str(self)
+
+
+def _sort(self: TracedArray, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> None:
+    """``x.sort()``: ``x`` sorted in place (NumPy's method returns None)."""
+    inplace.assign(self, _impl("sort")(self, axis, kind, order), op="ndarray.sort", casting="unsafe")
+
+
 def _install() -> None:
     for op, name in {**_BINARY, **_COMPARISONS}.items():
         setattr(TracedArray, f"__{op}__", _binary(name, False))
@@ -79,6 +108,16 @@ def _install() -> None:
     TracedArray.__hash__ = lambda self: id(self)  # type: ignore[method-assign]
     TracedArray.__getitem__ = indexing.getitem  # type: ignore[method-assign]
     TracedArray.__setitem__ = inplace.setitem  # type: ignore[method-assign]
+    TracedArray.real = property(lambda self: _impl("real")(self), doc="The real part.")  # type: ignore[attr-defined]
+    TracedArray.imag = property(lambda self: _impl("imag")(self), doc="The imaginary part.")  # type: ignore[attr-defined]
+    TracedArray.conj = TracedArray.conjugate = elementwise.conjugate_method  # type: ignore[attr-defined]
+    TracedArray.__divmod__ = lambda self, other: (_impl("floor_divide")(self, other),  # type: ignore[attr-defined]
+                                                  _impl("remainder")(self, other))
+    TracedArray.__rdivmod__ = lambda self, other: (_impl("floor_divide")(other, self),  # type: ignore[attr-defined]
+                                                   _impl("remainder")(other, self))
+    TracedArray.sort = _sort  # type: ignore[attr-defined]
+    TracedArray.__round__ = _round  # type: ignore[attr-defined]
+    TracedArray.__format__ = _format  # type: ignore[method-assign]
     TracedArray.reshape = _reshape  # type: ignore[attr-defined]
     TracedArray.transpose = _transpose  # type: ignore[attr-defined]
     TracedArray.__array_ufunc__ = (  # type: ignore[attr-defined]

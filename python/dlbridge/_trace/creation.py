@@ -1,6 +1,7 @@
 """Array creation inside a traced function: ``zeros``/``ones``/``empty``/``full`` and their
-``_like``, ``arange``, ``linspace``, ``eye``/``identity``, ``copy``, and joining
-(``concatenate``/``stack``/``hstack``/``vstack``).
+``_like``, ``arange``, ``linspace``, ``eye``/``identity``, ``copy``, joining
+(``concatenate``/``stack``/``hstack``/``vstack``, of arrays and Python lists), repeating and
+rolling (``tile``, ``repeat``, ``roll``) and triangles (``triu``/``tril``).
 
 Sizes may be Python ints, dynamic sizes (:class:`SymbolicDim`, e.g. ``x.shape[0]``) or traced
 integers; a negative size is NumPy's ValueError, while tracing when it is known, else when the
@@ -21,7 +22,7 @@ from . import dtypes as D
 from . import ops
 from .dtypes import DType
 from .emitter import Block, affine_map, tensor_type
-from .indexing import index_value
+from .indexing import getitem, index_value, normalize_axes
 from .registry import op
 from .tracer import SymbolicDim, TraceContext, TracedArray, current_context, trace_error, unsupported
 
@@ -30,6 +31,13 @@ __all__ = [
     "hstack", "identity", "linspace", "ones", "ones_like", "stack", "vstack", "zeros",
     "zeros_like",
 ]
+
+
+def _flat(values: Any) -> list[Any]:
+    """The items of ``values`` and of the lists and tuples in it, at every depth."""
+    if isinstance(values, (list, tuple)):
+        return [v for item in values for v in _flat(item)]
+    return [values]
 
 
 def _context(*xs: Any) -> TraceContext:
@@ -51,7 +59,7 @@ def _shape(ctx: TraceContext, shape: Any, what: str) -> tuple[list[int | None], 
     for part in parts:
         if isinstance(part, float) or (isinstance(part, np.ndarray) and part.dtype.kind == "f"):
             raise trace_error(f"{what}: 'float' object cannot be interpreted as an integer", TypeError)
-        v = index_value(ctx, part, what)
+        v = index_value(ctx, part, what, "integer")
         if isinstance(v, int):
             if v < 0:
                 raise trace_error(f"{what}: negative dimensions are not allowed", ValueError)
@@ -250,8 +258,8 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
             raise unsupported("numpy.arange", "a step that is not known while tracing")
         if step == 0:
             raise trace_error("arange: Maximum allowed size exceeded", ValueError)
-        lo = index_value(ctx, start, "arange start")
-        hi = index_value(ctx, stop, "arange stop")
+        lo = index_value(ctx, start, "arange start", "integer")
+        hi = index_value(ctx, stop, "arange stop", "integer")
         if isinstance(lo, int) and isinstance(hi, int):
             length: int | str = max(0, -(-(hi - lo) // int(step)))
         else:
@@ -307,7 +315,7 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retste
     ctx.begin_op()
     if axis != 0:
         raise unsupported("numpy.linspace", "axis")
-    n = index_value(ctx, num, "linspace num")
+    n = index_value(ctx, num, "linspace num", "integer")
     if isinstance(n, int) and n < 0:
         raise trace_error(f"Number of samples, {n}, must be non-negative.", ValueError)
     lo = _f64(ctx, start, "start")
@@ -385,12 +393,37 @@ def identity(n: Any, dtype: Any = None, *, like: Any = None) -> TracedArray:
 # joining
 
 
+def _holds_traced(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_holds_traced(v) for v in value)
+    return isinstance(value, (TracedArray, SymbolicDim))
+
+
+def array_operand(ctx: TraceContext, value: Any, name: str) -> TracedArray:
+    """``np.asarray(value)`` for an operand of ``name``: a traced array, a NumPy array or scalar,
+    or a (nested) Python list or tuple of them, which becomes a constant when it holds no traced
+    value and the stack of its items otherwise."""
+    if isinstance(value, (list, tuple)):
+        if not _holds_traced(value):
+            try:
+                constant = np.asarray(value)
+            except ValueError as error:
+                raise trace_error(f"{name}: {error}", ValueError) from None
+            if constant.dtype == object or constant.dtype.kind in "SUV":
+                raise unsupported(name, f"a list of {type(value[0]).__name__} items" if value else "")
+            return ops._to_tensor(ctx, ops._lift(ctx, constant, name))
+        if not value:
+            raise unsupported(name, "an empty list")
+        return stack([array_operand(ctx, v, name) for v in value])
+    return ops._to_tensor(ctx, ops._lift(ctx, value, name))
+
+
 def _arrays(ctx: TraceContext, arrays: Any, name: str) -> list[TracedArray]:
     if isinstance(arrays, TracedArray) or not isinstance(arrays, (list, tuple)):
         raise unsupported(f"numpy.{name}", "the arrays must be given as a list or tuple")
     if not arrays:
         raise trace_error("need at least one array to concatenate", ValueError)
-    return [ops._to_tensor(ctx, ops._lift(ctx, a, name)) for a in arrays]
+    return [array_operand(ctx, a, name) for a in arrays]
 
 
 def _check_equal(ctx: TraceContext, sizes: list[str], message: str) -> None:
@@ -405,7 +438,7 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
                 casting: str = "same_kind") -> TracedArray:
     """The arrays joined along ``axis`` (``None``: flattened first)."""
     ops._no_out(out, "numpy.concatenate")
-    ctx = _context(*(arrays if isinstance(arrays, (list, tuple)) else [arrays]))
+    ctx = _context(*_flat(arrays))
     xs = _arrays(ctx, arrays, "concatenate")
     if axis is None:
         xs = [ops.reshape(x, -1) for x in xs]
@@ -472,7 +505,7 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
 def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
     """The arrays (all of one shape) joined along a new axis."""
     ops._no_out(out, "numpy.stack")
-    ctx = _context(*(arrays if isinstance(arrays, (list, tuple)) else [arrays]))
+    ctx = _context(*_flat(arrays))
     xs = _arrays(ctx, arrays, "stack")
     rank = xs[0].ndim
     if any(x.ndim != rank for x in xs):
@@ -487,7 +520,7 @@ def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None, castin
 @op("hstack")
 def hstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
     """The arrays joined column-wise (along axis 0 for 1-D arrays, else axis 1)."""
-    ctx = _context(*(tup if isinstance(tup, (list, tuple)) else [tup]))
+    ctx = _context(*_flat(tup))
     xs = _arrays(ctx, tup, "hstack")
     xs = [ops._expand_units(ctx, x, [0]) if x.ndim == 0 else x for x in xs]
     return concatenate(xs, axis=0 if xs[0].ndim == 1 else 1, dtype=dtype)
@@ -496,7 +529,7 @@ def hstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Traced
 @op("vstack")
 def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
     """The arrays joined row-wise (1-D arrays become rows)."""
-    ctx = _context(*(tup if isinstance(tup, (list, tuple)) else [tup]))
+    ctx = _context(*_flat(tup))
     xs = _arrays(ctx, tup, "vstack")
     xs = [ops._expand_units(ctx, x, list(range(2 - x.ndim))) if x.ndim < 2 else x for x in xs]
     return concatenate(xs, axis=0, dtype=dtype)
@@ -523,3 +556,281 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
             shaped = ops.binary("add", shaped, _filled(ctx, dims, sizes, x._dtype, 0))
         outputs.append(shaped)
     return tuple(outputs)
+
+
+# --------------------------------------------------------------------------------------------------
+# repeating and rolling
+
+
+def broadcast_to(x: TracedArray, dims: Sequence[int | None], sizes: Sequence[str | None]) -> TracedArray:
+    """``x`` (of the same rank) repeated along its size-1 dims into a new array of ``dims``
+    (the SSA sizes of the dynamic ones in ``sizes``): one ``linalg.generic`` copying it."""
+    ctx = x._ctx
+    ctx.begin_op()
+    R = len(dims)
+    dt = x._dtype
+    init = ops._empty(ctx, dims, dt, sizes)
+    value = ops._emit_generic(
+        ctx, "bcast", [x], [ops._bcast_map(R, x._dims)], init, tensor_type(dims, dt), dt,
+        affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, lambda b, ins, out: ins[0],
+    )
+    return TracedArray(ctx, value, dt, dims, sizes=sizes)
+
+
+def _count(value: Any, name: str, what: str) -> int:
+    """A repeat count that must be a non-negative Python int (NumPy's ValueError otherwise)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, (TracedArray, SymbolicDim)):
+        raise unsupported(name, f"{what} that is not known while tracing (the result's size would depend on it)")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise trace_error(f"{name}: {what} must be integers, not {type(value).__name__}", TypeError)
+    if value < 0:
+        raise trace_error(f"{name}: negative dimensions are not allowed", ValueError)
+    return int(value)
+
+
+def _repeated(x: TracedArray, counts: Sequence[int], inner: bool) -> TracedArray:
+    """``x`` with dim ``k`` repeated ``counts[k]`` times: each element ``counts[k]`` times in a
+    row when ``inner`` (``repeat``), else the whole dim (``tile``)."""
+    ctx = x._ctx
+    expanded_at: list[int] = []
+    for k in range(x.ndim):
+        if counts[k] != 1:
+            expanded_at.append(k + len(expanded_at) + (1 if inner else 0))
+    wide = ops._expand_units(ctx, x, expanded_at)
+    dims: list[int | None] = []
+    sizes: list[str | None] = []
+    for k in range(wide.ndim):
+        if k in expanded_at:
+            dims.append(counts[_source_dim(k, expanded_at, inner)])
+            sizes.append(None)
+        else:
+            dims.append(wide._dims[k])
+            sizes.append(ctx.dim(wide, k) if wide._dims[k] is None else None)
+    full = broadcast_to(wide, dims, sizes)
+    # each inserted dim merges with its neighbour: a collapse_shape, which needs no shape operand
+    groups: list[list[int]] = []
+    merged: list[int | None] = []
+    k = 0
+    while k < full.ndim:
+        group = [k, k + 1] if k in expanded_at or (inner and k + 1 in expanded_at) else [k]
+        groups.append(group)
+        size: int | None = 1
+        for j in group:
+            size = None if size is None or dims[j] is None else size * dims[j]  # type: ignore[operator]
+        merged.append(size)
+        k += len(group)
+    text = "[" + ", ".join("[" + ", ".join(str(j) for j in g) + "]" for g in groups) + "]"
+    value = ctx.top.op("repeated", f"tensor.collapse_shape {full._value} {text} : {full.mlir_type} into "
+                                   f"{tensor_type(merged, x._dtype)}")
+    return TracedArray(ctx, value, x._dtype, merged)
+
+
+def _source_dim(position: int, expanded_at: Sequence[int], inner: bool) -> int:
+    """The dim of the original array whose count the inserted unit dim at ``position`` holds."""
+    before = sum(1 for p in expanded_at if p < position)
+    return position - before - (1 if inner else 0)
+
+
+@op("tile", dtype_rule="same")
+def tile(A: Any, reps: Any) -> TracedArray:
+    """``A`` repeated ``reps`` times along each axis (NumPy's rules for unequal ranks)."""
+    ctx = _context(A)
+    x = array_operand(ctx, A, "numpy.tile")
+    counts = [_count(r, "numpy.tile", "reps") for r in (reps if isinstance(reps, (tuple, list)) else (reps,))]
+    if x.ndim < len(counts):
+        x = ops._expand_units(ctx, x, list(range(len(counts) - x.ndim)))
+    counts = [1] * (x.ndim - len(counts)) + counts
+    if all(c == 1 for c in counts):
+        return ops._copy(x)
+    return _repeated(x, counts, inner=False)
+
+
+@op("repeat", method="repeat", dtype_rule="same")
+def repeat(a: Any, repeats: Any, axis: Any = None) -> TracedArray:
+    """Each element of ``a`` repeated ``repeats`` (an int) times along ``axis`` (None: of the
+    flattened array)."""
+    ctx = _context(a)
+    x = array_operand(ctx, a, "numpy.repeat")
+    if isinstance(repeats, (list, tuple, np.ndarray)) and np.ndim(repeats) == 1 and len(repeats) == 1:
+        repeats = repeats[0]
+    if isinstance(repeats, (list, tuple)) or (isinstance(repeats, (np.ndarray, TracedArray)) and repeats.ndim):
+        raise unsupported("numpy.repeat", "repeats per element (the result's size depends on their values)")
+    count = _count(repeats, "numpy.repeat", "repeats")
+    if axis is None and x.ndim > 1:
+        r = ctx.top.const(count, "index")
+        length: Any = x.size * count
+        dims = [length if isinstance(length, int) else None]
+        return _flat_gather(x, "repeat", dims, [None if dims[0] is not None else length._value],
+                            lambda b, i: b.op("src", f"arith.divui {i}, {r} : index"))
+    if axis is None or x.ndim == 0:  # NumPy takes a 0-d array as 1-D for any axis
+        x = ops.reshape(x, -1)
+        axis = 0 if axis is None else axis
+    (ax,) = normalize_axes(axis, x.ndim, "numpy.repeat", allow_none=False)
+    counts = [count if k == ax else 1 for k in range(x.ndim)]
+    if count == 1:
+        return ops._copy(x)
+    return _repeated(x, counts, inner=True)
+
+
+def _shift_mod(ctx: TraceContext, shift: Any, n: Any) -> Any:
+    """``shift % n`` (0 for an empty dim), an int when both are known, else a SymbolicDim."""
+    if isinstance(shift, (float, np.floating)):
+        raise unsupported("numpy.roll", "a float shift (NumPy's result for one follows from float slicing)")
+    s = index_value(ctx, shift, "numpy.roll shift", "integer")
+    if isinstance(s, int) and isinstance(n, int):
+        return s % n if n else 0
+    top = ctx.top
+    s_v = top.const(s, "index") if isinstance(s, int) else s
+    n_v = top.const(n, "index") if isinstance(n, int) else n._value
+    zero, one = top.const(0, "index"), top.const(1, "index")
+    empty = top.op("empty_dim", f"arith.cmpi eq, {n_v}, {zero} : index")
+    safe = top.op("n", f"arith.select {empty}, {one}, {n_v} : index")
+    r = top.op("shift", f"arith.remsi {s_v}, {safe} : index")
+    wrapped = top.op("shift", f"arith.addi {r}, {safe} : index")
+    r = top.op("shift", f"arith.remsi {wrapped}, {safe} : index")
+    r = top.op("shift", f"arith.select {empty}, {zero}, {r} : index")
+    return SymbolicDim(ctx, r, "roll shift")
+
+
+def _flat_gather(x: TracedArray, hint: str, dims: Sequence[int | None], sizes: Sequence[str | None],
+                 source: Any) -> TracedArray:
+    """A new array of ``dims`` (the SSA sizes of the dynamic ones in ``sizes``) whose element at
+    flat position ``i`` (C order) is the element at flat position ``source(block, i)`` of ``x``:
+    one ``linalg.generic`` reading ``x`` at the unravelled index, without a reshape (whose shape
+    operand CUDA kernels could not read)."""
+    ctx = x._ctx
+    ctx.begin_op()
+    dt = x._dtype
+    in_sizes = [ctx.dim(x, k) for k in range(x.ndim)]
+    out_sizes = [ctx.top.const(d, "index") if d is not None else z for d, z in zip(dims, sizes)]
+    init = ops._empty(ctx, dims, dt, sizes)
+
+    def body(b: Block, _ins: list[str], _out: str) -> str:
+        flat = b.const(0, "index")
+        for k, n in enumerate(out_sizes):
+            i = b.op("i", f"linalg.index {k} : index")
+            flat = b.op("flat", f"arith.addi {b.op('flat', f'arith.muli {flat}, {n} : index')}, {i} : index")
+        src = source(b, flat)
+        at: list[str] = []
+        for n in reversed(in_sizes):
+            at.append(b.op("at", f"arith.remui {src}, {n} : index"))
+            src = b.op("src", f"arith.divui {src}, {n} : index")
+        return b.op("v", f"tensor.extract {x._value}[{', '.join(reversed(at))}] : {x.mlir_type}")
+
+    R = len(dims)
+    value = ops._emit_generic(ctx, hint, [], [], init, tensor_type(dims, dt), dt,
+                              affine_map(R, [f"d{k}" for k in range(R)]), ["parallel"] * R, body)
+    return TracedArray(ctx, value, dt, dims, sizes=sizes)
+
+
+def _roll_flat(x: TracedArray, shift: Any) -> TracedArray:
+    """``np.roll(x, shift)`` of an array of 2 dims or more: element ``i`` (in C order) of the
+    result is element ``(i - shift) % x.size`` of ``x``."""
+    ctx = x._ctx
+    total: Any = x.size
+    s = _shift_mod(ctx, shift, total)
+    n_v = ctx.top.const(total, "index") if isinstance(total, int) else total._value
+    s_v = ctx.top.const(s, "index") if isinstance(s, int) else s._value
+
+    def source(b: Block, i: str) -> str:
+        src = b.op("src", f"arith.subi {i}, {s_v} : index")
+        wrapped = b.op("src", f"arith.addi {src}, {n_v} : index")
+        negative = b.op("neg", f"arith.cmpi slt, {src}, {b.const(0, 'index')} : index")
+        return b.op("src", f"arith.select {negative}, {wrapped}, {src} : index")
+
+    sizes = [ctx.dim(x, k) if d is None else None for k, d in enumerate(x._dims)]
+    return _flat_gather(x, "roll", x._dims, sizes, source)
+
+
+@op("roll", dtype_rule="same")
+def roll(a: Any, shift: Any, axis: Any = None) -> TracedArray:
+    """``a`` rolled by ``shift`` along ``axis`` (None: the flattened array, reshaped back);
+    ``shift`` and ``axis`` may be tuples (broadcast against each other)."""
+    ctx = _context(a, shift)
+    x = array_operand(ctx, a, "numpy.roll")
+    if axis is None:
+        if isinstance(shift, (tuple, list)):
+            shift = sum(shift)  # rolls of the flattened array add up
+        if x.ndim == 0:
+            return ops._copy(x)
+        return roll(x, shift, 0) if x.ndim == 1 else _roll_flat(x, shift)
+    shifts = list(shift) if isinstance(shift, (tuple, list)) else [shift]
+    axes = list(axis) if isinstance(axis, (tuple, list)) else [axis]
+    if len(shifts) != len(axes):
+        if len(shifts) != 1 and len(axes) != 1:
+            raise trace_error("numpy.roll: 'shift' and 'axis' should be scalars or 1D sequences", ValueError)
+        if len(shifts) == 1:
+            shifts = shifts * len(axes)
+        else:
+            axes = axes * len(shifts)
+    total: dict[int, Any] = {}
+    for s, ax in zip(shifts, axes):
+        (k,) = normalize_axes(ax, x.ndim, "numpy.roll", allow_none=False)
+        total[k] = total[k] + s if k in total else s
+    out = x
+    for k, s in total.items():
+        n = out.shape[k]
+        r = _shift_mod(ctx, s, n)
+        if isinstance(r, int) and r == 0:
+            continue
+        cut = n - r
+        head = getitem(out, tuple(slice(cut, None) if j == k else slice(None) for j in range(out.ndim)))
+        tail = getitem(out, tuple(slice(None, cut) if j == k else slice(None) for j in range(out.ndim)))
+        rolled = concatenate([head, tail], axis=k)
+        if x._dims[k] is not None and rolled._dims[k] is None:
+            rolled = ops.reshape(rolled, [x._dims[k] if j == k else d for j, d in enumerate(rolled.shape)])
+        out = rolled
+    return out if out is not x else ops._copy(x)
+
+
+# --------------------------------------------------------------------------------------------------
+# triangles
+
+
+def _triangle(m: Any, k: Any, upper: bool) -> TracedArray:
+    """``m`` with the elements below (``upper``) or above diagonal ``k`` of its last two dims
+    zeroed; a 1-D ``m`` is broadcast to a square first, as NumPy does."""
+    name = "numpy.triu" if upper else "numpy.tril"
+    ctx = _context(m, k)
+    x = array_operand(ctx, m, name)
+    if x.ndim == 0:
+        raise trace_error(f"{name}: the array must have at least one dimension", TypeError)
+    offset = index_value(ctx, k, f"{name} k", "integer")
+    ctx.begin_op()
+    if x.ndim == 1:
+        dims: list[int | None] = [x._dims[0], x._dims[0]]
+        sizes: list[str | None] = [ctx.dim(x, 0) if x._dims[0] is None else None] * 2
+    else:
+        dims = list(x._dims)
+        sizes = [ctx.dim(x, j) if d is None else None for j, d in enumerate(dims)]
+    R = len(dims)
+    dt = x._dtype
+    init = ops._empty(ctx, dims, dt, sizes)
+    k_v = ctx.top.const(offset, "index") if isinstance(offset, int) else offset
+
+    def body(b: Block, ins: list[str], _out: str) -> str:
+        i = b.op("i", f"linalg.index {R - 2} : index")
+        j = b.op("j", f"linalg.index {R - 1} : index")
+        d = b.op("d", f"arith.subi {j}, {i} : index")
+        keep = b.op("keep", f"arith.cmpi {'sge' if upper else 'sle'}, {d}, {k_v} : index")
+        return ops._select(b, keep, ins[0], ops._py_const(b, 0, dt), dt)
+
+    value = ops._emit_generic(
+        ctx, "triu" if upper else "tril", [x], [ops._bcast_map(R, x._dims)], init, tensor_type(dims, dt), dt,
+        affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body,
+    )
+    return TracedArray(ctx, value, dt, dims, sizes=sizes)
+
+
+@op("triu", dtype_rule="same")
+def triu(m: Any, k: Any = 0) -> TracedArray:
+    """The upper triangle of ``m`` from diagonal ``k`` on (the rest zeroed)."""
+    return _triangle(m, k, True)
+
+
+@op("tril", dtype_rule="same")
+def tril(m: Any, k: Any = 0) -> TracedArray:
+    """The lower triangle of ``m`` up to diagonal ``k`` (the rest zeroed)."""
+    return _triangle(m, k, False)

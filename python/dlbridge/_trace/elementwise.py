@@ -1,9 +1,10 @@
 """NumPy's everyday elementwise functions beyond arithmetic: rounding, signs, float classes,
-inverse and hyperbolic trigonometry, ``arctan2``/``hypot``/``copysign``/``fmax``/``fmin`` and
-``clip``.  Each is declared once in the op table (ufuncs reach it through ``__array_ufunc__``,
-``clip`` through ``__array_function__`` and ``x.clip``), with NumPy 2's dtype rules: float
-functions compute integers in the float that holds them, rounding keeps integer dtypes, the float
-classes of an integer are constant.
+inverse and hyperbolic trigonometry, ``arctan2``/``hypot``/``copysign``/``fmax``/``fmin``,
+``clip`` and the parts of complex numbers (``real``, ``imag``, ``conjugate``).  Each is declared
+once in the op table (ufuncs reach it through ``__array_ufunc__``, ``clip`` through
+``__array_function__`` and ``x.clip``), with NumPy 2's dtype rules: float functions compute
+integers in the float that holds them, rounding keeps integer dtypes, the float classes of an
+integer are constant.
 """
 
 from __future__ import annotations
@@ -248,3 +249,51 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs
     if a_max is not None:
         r = ops.binary("minimum", r, a_max)
     return r if isinstance(r, TracedArray) else ops._copy(r)
+
+
+# --------------------------------------------------------------------------------------------------
+# complex parts
+
+
+def _real_part(x: Any, name: str, imaginary: bool) -> Any:
+    """The real (or imaginary) part of ``x``: ``complex.re``/``complex.im`` of a complex array in
+    its component dtype; of a real array the array itself (a view, as NumPy's ``x.real``) or
+    zeros of its dtype."""
+    ctx, x, dt, weak = _operand(x, name)
+    w = None if weak is None else ("float" if weak == "complex" else weak)
+    if dt.is_complex:
+        op_name = "complex.im" if imaginary else "complex.re"
+        return ops._ewise(ctx, name, [(x, dt)], dt.component,
+                          lambda b, v: b.op(name, f"{op_name} {v[0]} : {dt.mlir}"), w)
+    if not imaginary:
+        return x if isinstance(x, TracedArray) else ops._ewise(ctx, name, [(x, dt)], dt, lambda b, v: v[0], weak)
+    return ops._ewise(ctx, name, [(x, dt)], dt, lambda b, v: ops._py_const(b, 0, dt), w)
+
+
+@op("real", dtype_rule="explicit")
+def real(val: Any) -> Any:
+    """The real part (NumPy's ``numpy.real``: the array itself when it is not complex)."""
+    return _real_part(val, "real", False)
+
+
+@op("imag", dtype_rule="explicit")
+def imag(val: Any) -> Any:
+    """The imaginary part (NumPy's ``numpy.imag``: zeros when the array is not complex)."""
+    return _real_part(val, "imag", True)
+
+
+@op("conjugate", numpy=("conjugate", "conj"), kind="ufunc", arity=1, dtype_rule="same")
+def conjugate(x: Any) -> TracedArray:
+    """The complex conjugate; real arrays are copied unchanged (NumPy's ``numpy.conjugate``)."""
+    ctx, x, dt, weak = _operand(x, "conjugate")
+    if dt.is_complex:
+        return ops._ewise(ctx, "conj", [(x, dt)], dt, lambda b, v: b.op("conj", f"complex.conj {v[0]} : {dt.mlir}"),
+                          weak)
+    out_dt = D.DTYPES["int8"] if dt.is_bool else dt  # NumPy's conjugate has no bool loop: int8's runs
+    return ops._ewise(ctx, "conj", [(x, out_dt)], out_dt, lambda b, v: v[0], weak)
+
+
+def conjugate_method(x: TracedArray) -> TracedArray:
+    """``x.conj()``/``x.conjugate()``: the conjugate of a complex array, ``x`` itself otherwise
+    (as NumPy's method returns the array)."""
+    return conjugate(x) if x._dtype.is_complex else x

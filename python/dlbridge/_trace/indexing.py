@@ -7,6 +7,8 @@ the array: ``tensor.extract_slice`` reads it (a view once bufferized, never a co
 does, and an integer index out of range is an IndexError (at trace time when the size is static,
 else when the function runs).
 
+``flip``/``fliplr``/``flipud`` are views with negative steps.
+
 Advanced indexing takes integer index arrays (lists, NumPy arrays, traced integer arrays) and
 concrete boolean masks, whose result shape does not depend on the data; a traced boolean mask can
 be written through (``x[x < 0] = 0`` is a select) but not read (the result's size would depend on
@@ -25,17 +27,22 @@ from . import dtypes as D
 from . import ops
 from .emitter import affine_map, tensor_type
 from .masked import MaskedSelection
+from .registry import op
 from .tracer import (
     SymbolicDim,
     TraceContext,
     TracedArray,
     make_view,
+    public_type,
     region_hooks,
     trace_error,
     unsupported,
 )
 
-__all__ = ["Region", "basic_region", "getitem", "is_basic_key", "normalize_key"]
+__all__ = [
+    "Region", "basic_region", "flip", "fliplr", "flipud", "getitem", "is_basic_key", "normalize_axes",
+    "normalize_key",
+]
 
 #: A size, offset or stride: a Python int when known while tracing, else an ``index`` SSA value.
 Idx = int | str
@@ -84,9 +91,12 @@ def _select_negative(ctx: TraceContext, v: Idx, if_negative: Idx, otherwise: Idx
     )
 
 
-def index_value(ctx: TraceContext, v: Any, what: str) -> Idx:
-    """``v`` as an index: a Python int, or the SSA value of a dynamic size or traced integer."""
-    if isinstance(v, (bool, np.bool_)):
+def index_value(ctx: TraceContext, v: Any, what: str, kind: str = "index") -> Idx:
+    """``v`` as an index: a Python int, or the SSA value of a dynamic size or traced integer.
+
+    Anything else is NumPy's error for ``kind``: an IndexError for an ``"index"``, a TypeError
+    for a ``"slice"`` bound or an ``"integer"`` argument (a size, a count, a shift)."""
+    if isinstance(v, (bool, np.bool_)) and kind == "index":
         raise trace_error(f"{what}: a boolean is not an integer index", IndexError)
     if isinstance(v, (int, np.integer)):
         return int(v)
@@ -101,9 +111,14 @@ def index_value(ctx: TraceContext, v: Any, what: str) -> Idx:
             scalar = ctx.top.op("elem", f"tensor.extract {v._value}[] : {v.mlir_type}")
         cast = "index_castui" if v._dtype.is_unsigned else "index_cast"
         return ctx.top.op("i", f"arith.{cast} {scalar} : {v._dtype.mlir} to index")
+    if kind == "slice":
+        raise trace_error(f"{what}: slice indices must be integers or None or have an __index__ method, "
+                          f"not {public_type(v)}", TypeError)
+    if kind == "integer":
+        raise trace_error(f"{what}: '{public_type(v)}' object cannot be interpreted as an integer", TypeError)
     raise trace_error(
         f"{what}: only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
-        f"integer or boolean arrays are valid indices, not {type(v).__name__}",
+        f"integer or boolean arrays are valid indices, not {public_type(v)}",
         IndexError,
     )
 
@@ -138,6 +153,7 @@ def normalize_key(key: Any, ndim: int) -> list[Any]:
     """The parts of ``key`` with the ellipsis expanded into full slices; IndexError for two
     ellipses or more indices than dims, as NumPy."""
     parts = list(key) if isinstance(key, tuple) else [key]
+    parts = [list(p) if isinstance(p, tuple) else p for p in parts]  # NumPy: a sequence of indices
     if sum(p is Ellipsis for p in parts) > 1:
         raise trace_error("an index can only have a single ellipsis ('...')", IndexError)
     used = sum(
@@ -180,14 +196,14 @@ def _slice_bounds(ctx: TraceContext, s: slice, n: Idx, axis: int) -> tuple[Idx, 
     if s.step is None:
         step = 1
     else:
-        step_v = index_value(ctx, s.step, "slice step")
+        step_v = index_value(ctx, s.step, "slice step", "slice")
         if not isinstance(step_v, int):
             raise unsupported("slicing", "a slice step must be known while tracing (a Python int)")
         step = step_v
     if step == 0:
         raise trace_error("slice step cannot be zero", ValueError)
-    start = None if s.start is None else index_value(ctx, s.start, "slice start")
-    stop = None if s.stop is None else index_value(ctx, s.stop, "slice stop")
+    start = None if s.start is None else index_value(ctx, s.start, "slice start", "slice")
+    stop = None if s.stop is None else index_value(ctx, s.stop, "slice stop", "slice")
     if start is None and stop is None and step == 1:
         return 0, n, 1
     if isinstance(n, int) and isinstance(start, (int, type(None))) and isinstance(stop, (int, type(None))):
@@ -537,3 +553,61 @@ def compose(ctx: TraceContext, outer: Region, inner: Region) -> Region | None:
 
 region_hooks["compose"] = compose
 region_hooks["extract"] = extract
+
+
+# --------------------------------------------------------------------------------------------------
+# reversing: views with negative steps
+
+
+def normalize_axes(axis: Any, ndim: int, name: str, *, allow_none: bool = True) -> tuple[int, ...]:
+    """``axis`` (None: every axis, an int or a sequence of ints) as sorted non-negative axes of
+    an array of ``ndim`` dims; NumPy's AxisError when one is out of range, ValueError for a
+    repeated one and TypeError for one that is not an int."""
+    if axis is None:
+        if not allow_none:
+            raise trace_error(f"{name}: axis must be an integer, not None", TypeError)
+        return tuple(range(ndim))
+    items = list(axis) if isinstance(axis, (tuple, list)) else [axis]
+    out: list[int] = []
+    for a in items:
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            raise trace_error(f"{name}: axis must be an integer or a tuple of integers, not {a!r}", TypeError)
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise trace_error(f"{name}: axis {a} is out of bounds for array of dimension {ndim}",
+                              np.exceptions.AxisError)
+        if a % ndim in out:
+            raise trace_error(f"{name}: repeated axis", ValueError)
+        out.append(a % ndim)
+    return tuple(sorted(out))
+
+
+def _traced(m: Any, name: str) -> TracedArray:
+    ctx = ops._ctx_of(m)
+    return ops._to_tensor(ctx, ops._lift(ctx, m, name))
+
+
+@op("flip", dtype_rule="same")
+def flip(m: Any, axis: Any = None) -> TracedArray:
+    """``m`` reversed along ``axis`` (None: every axis): a view with negative steps."""
+    x = _traced(m, "numpy.flip")
+    axes = normalize_axes(axis, x.ndim, "numpy.flip")
+    return getitem(x, tuple(slice(None, None, -1) if k in axes else slice(None) for k in range(x.ndim)))
+
+
+@op("fliplr", dtype_rule="same")
+def fliplr(m: Any) -> TracedArray:
+    """``m`` reversed along axis 1 (columns); ``m`` must have at least 2 dims."""
+    x = _traced(m, "numpy.fliplr")
+    if x.ndim < 2:
+        raise trace_error("fliplr: Input must be >= 2-d.", ValueError)
+    return flip(x, 1)
+
+
+@op("flipud", dtype_rule="same")
+def flipud(m: Any) -> TracedArray:
+    """``m`` reversed along axis 0 (rows); ``m`` must have at least 1 dim."""
+    x = _traced(m, "numpy.flipud")
+    if x.ndim < 1:
+        raise trace_error("flipud: Input must be >= 1-d.", ValueError)
+    return flip(x, 0)

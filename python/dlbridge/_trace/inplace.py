@@ -30,6 +30,7 @@ from .tracer import (
     TraceContext,
     TracedArray,
     format_location,
+    public_type,
     sync_view,
     trace_error,
     unsupported,
@@ -129,7 +130,7 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
         ValueError: ``value`` does not broadcast to ``target``'s shape.
     """
     if not isinstance(target, TracedArray) or target._is_scalar:
-        raise unsupported(op, f"the output is a {type(target).__name__}, not an array of the traced function")
+        raise unsupported(op, f"the output is a {public_type(target)}, not an array of the traced function")
     ctx = ops._ctx_of(target, value)
     _check_target(target, op)
     value = ops._lift(ctx, value, op)

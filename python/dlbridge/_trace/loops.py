@@ -297,7 +297,7 @@ def _trip_count(ctx: TraceContext, args: Sequence[Any]) -> tuple[Any, Any, Any]:
     for a in args:
         if isinstance(a, (float, np.floating)) or (isinstance(a, TracedArray) and not a._dtype.is_int):
             raise trace_error(f"'{_kind(a)}' object cannot be interpreted as an integer", TypeError)
-    vals = [index_value(ctx, a, "range()") for a in args]
+    vals = [index_value(ctx, a, "range()", "integer") for a in args]
     start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) == 3 else 1)
     if step == 0:
         raise trace_error("range() arg 3 must not be zero", ValueError)

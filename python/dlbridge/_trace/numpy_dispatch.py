@@ -1,13 +1,19 @@
 """NumPy protocol hooks: ``np.exp(x)``, ``np.where(c, x, y)``, ``np.sum(x, axis=1)``... on traced
-arrays run the operation the op table declares for that NumPy name; anything else raises a
+arrays run the operation the op table declares for that NumPy name, and the ufunc methods
+``outer``, ``accumulate`` and ``reduce`` run the table's binary ufuncs; anything else raises a
 TraceError naming the NumPy function and the user's line."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import inplace, ops, registry
-from .tracer import unsupported
+import numpy as np
+
+from . import creation, inplace, ops, reductions, registry
+from . import dtypes as D
+from .emitter import Block, affine_map, tensor_type
+from .registry import OpDef
+from .tracer import TracedArray, trace_error, unsupported
 
 __all__ = ["array_function", "array_ufunc"]
 
@@ -26,6 +32,12 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
         out = out[0]
     if out is not None and method != "__call__":
         raise unsupported(f"{qual}.{method}", "out= is not supported")
+    if method == "outer":
+        return _outer(ufunc, qual, inputs, kwargs)
+    if method == "accumulate":
+        return _accumulate(ufunc, qual, inputs, kwargs)
+    if method == "reduce" and name not in _REDUCE:
+        return _reduce(ufunc, qual, inputs, kwargs)
     if method == "reduce" and name in _REDUCE:
         axis = kwargs.pop("axis", 0)
         keepdims = kwargs.pop("keepdims", False)
@@ -66,3 +78,161 @@ def array_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     if declared is None:
         raise unsupported(f"{mod}.{name}" if mod else name)
     return declared.impl(*args, **kwargs)
+
+
+# --------------------------------------------------------------------------------------------------
+# ufunc methods: outer, accumulate and the reductions beyond sum/prod/max/min
+
+
+def _binary_ufunc(ufunc: Any, qual: str) -> OpDef:
+    """The op table's entry of the binary ufunc ``ufunc``, or a TraceError."""
+    declared = registry.lookup_numpy(getattr(ufunc, "__name__", ""))
+    if declared is None or declared.kind != "ufunc" or declared.arity != 2:
+        raise unsupported(qual)
+    return declared
+
+
+def _numpy_dtype(x: TracedArray, qual: str) -> Any:
+    try:
+        return np.dtype(x._dtype.name)
+    except TypeError:
+        raise unsupported(qual, f"not supported for {x._dtype.name}") from None
+
+
+def _as_numpy_would(qual: str, run: Any) -> Any:
+    """``run()`` (NumPy on a stand-in array, for the result dtype and NumPy's argument errors),
+    with NumPy's errors raised at the user's line."""
+    try:
+        return run()
+    except (TypeError, ValueError) as error:
+        kind = np.exceptions.AxisError if isinstance(error, np.exceptions.AxisError) else type(error)
+        raise trace_error(f"{qual}: {error}", kind) from None
+
+
+def _scalar_step(declared: OpDef, ctx: Any, block: Block, a: str, b: str, dt: D.DType, out: D.DType) -> str:
+    """The code of ``declared(a, b)`` on scalars ``a`` and ``b`` of ``dt`` emitted into ``block``
+    (a loop or ``linalg.generic`` body), converted to ``out``."""
+    outer = ctx.top
+    ctx.top = block
+    try:
+        r = declared.impl(TracedArray(ctx, a, dt, (), is_scalar=True), TracedArray(ctx, b, dt, (), is_scalar=True))
+        return ops.convert(block, r._value, r._dtype, out)
+    finally:
+        ctx.top = outer
+
+
+def _outer(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ufunc.outer(a, b)``: ``ufunc(a[..., None, ..., None], b)``, of shape ``a.shape + b.shape``."""
+    declared = _binary_ufunc(ufunc, f"{qual}.outer")
+    if len(inputs) != 2:
+        raise trace_error(f"{qual}.outer: exactly two arguments expected", TypeError)
+    dtype = kwargs.pop("dtype", None)
+    if kwargs:
+        raise unsupported(f"{qual}.outer", f"arguments {sorted(kwargs)}")
+    ctx = ops._ctx_of(*inputs)
+    a, b = (creation.array_operand(ctx, v, f"{qual}.outer") if isinstance(v, (list, tuple))
+            else ops._lift(ctx, v, f"{qual}.outer") for v in inputs)
+    a = ops._to_tensor(ctx, a)
+    b_ndim = b.ndim if isinstance(b, TracedArray) else 0
+    if b_ndim:
+        a = ops._expand_units(ctx, a, list(range(a.ndim, a.ndim + b_ndim)))
+    r = declared.impl(a, b)
+    return r if dtype is None else ops.astype(r, dtype)
+
+
+def _accumulate(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ufunc.accumulate(x, axis=0, dtype=None)``: one pass along ``axis`` (the scan of
+    ``cumsum``) whose step is the ufunc, in the dtype NumPy gives."""
+    declared = _binary_ufunc(ufunc, f"{qual}.accumulate")
+    name = f"{qual}.accumulate"
+    args = list(inputs[1:])
+    axis = args.pop(0) if args else kwargs.pop("axis", 0)
+    dtype = args.pop(0) if args else kwargs.pop("dtype", None)
+    if args or kwargs:
+        raise unsupported(name, f"arguments {sorted(kwargs)}" if kwargs else "out=")
+    ctx = ops._ctx_of(inputs[0])
+    x = ops._to_tensor(ctx, ops._lift(ctx, inputs[0], name))
+    np_dt = _numpy_dtype(x, name)
+    stand_in = np.zeros((1,) * x.ndim, np_dt)
+    want = _as_numpy_would(name, lambda: ufunc.accumulate(stand_in, axis=axis, dtype=dtype)).dtype
+    if isinstance(axis, (tuple, list)) or axis is None:
+        raise trace_error(f"{name}: axis must be an integer", TypeError)
+    acc = D.dtype(want)
+    if ufunc.__name__ == "power" and acc.is_int:
+        raise unsupported(name, "integer powers (their negative exponent check runs per element)")
+    if ufunc.__name__ in ("add", "multiply") and D.dtype(np.result_type(np_dt, want)) == acc:
+        combine: reductions.Combine = ufunc.__name__
+    else:
+        def combine(block: Block, run: str, v: str) -> str:
+            return _scalar_step(declared, ctx, block, run, v, acc, acc)
+    return reductions._scan(x, int(axis), None, None, name, combine, acc)
+
+
+def _identity(ufunc: Any, dt: D.DType) -> Any:
+    """The value a reduction by ``ufunc`` starts from in ``dt``; None when it has none."""
+    name = ufunc.__name__
+    if name in ("fmax", "fmin"):
+        return float("nan") if dt.is_float else None
+    ident = ufunc.identity
+    if ident is None:
+        return None
+    if ident == -1 and dt.is_unsigned:
+        return D.int_range(dt)[1]
+    return bool(ident) if dt.is_bool else ident
+
+
+#: Reductions whose result does not depend on the order of the elements, which a reduction
+#: over any axes (in parallel on the GPU) may take in any order.
+_ORDER_FREE = {
+    "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "fmax", "fmin",
+}
+
+
+def _reduce(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``ufunc.reduce(x, axis=0, dtype=None, keepdims=False)`` for the order-free ufuncs beyond
+    ``add``/``multiply``/``maximum``/``minimum``: one ``linalg.generic`` reduction whose body is
+    the ufunc, from its identity, in the dtype NumPy gives."""
+    name = f"{qual}.reduce"
+    declared = _binary_ufunc(ufunc, name)
+    if ufunc.__name__ not in _ORDER_FREE:
+        raise unsupported(name, "the result depends on the order of the elements")
+    args = list(inputs[1:])
+    axis = args.pop(0) if args else kwargs.pop("axis", 0)
+    dtype = args.pop(0) if args else kwargs.pop("dtype", None)
+    keepdims = bool(kwargs.pop("keepdims", False))
+    for k, v in kwargs.items():
+        if not (k == "where" and v is True):
+            raise unsupported(name, f"argument {k}={v!r}")
+    if args:
+        raise unsupported(name, "out=")
+    ctx = ops._ctx_of(inputs[0])
+    x = ops._to_tensor(ctx, ops._lift(ctx, inputs[0], name))
+    np_dt = _numpy_dtype(x, name)
+    stand_in = np.zeros((1,) * x.ndim, np_dt)
+    acc = D.dtype(_as_numpy_would(name, lambda: np.asarray(ufunc.reduce(stand_in, axis=axis, dtype=dtype))).dtype)
+    axes = ops._norm_axes(axis, x.ndim, name) if x.ndim else ()  # NumPy reduces a 0-d array to itself
+    ident = _identity(ufunc, acc)
+    if ident is None:
+        if any(x._dims[k] == 0 for k in axes):
+            raise trace_error(f"zero-size array to reduction operation {ufunc.__name__} which has no identity",
+                              ValueError)
+        ops._check_reduced_extent(x, axes, ufunc.__name__)
+        ident = D.int_range(acc)[0] if ufunc.__name__ == "fmax" else D.int_range(acc)[1]
+    ctx.begin_op()
+    R = x.ndim
+    kept = [k for k in range(R) if k not in axes]
+    dims = [x._dims[k] for k in kept]
+    sizes = [ctx.dim(x, k) if x._dims[k] is None else None for k in kept]
+    out_type = tensor_type(dims, acc)
+    init = ctx.top.op("init", f"linalg.fill ins({ops._py_const(ctx.top, ident, acc)} : {acc.mlir}) "
+                      f"outs({ops._empty(ctx, dims, acc, sizes)} : {out_type}) -> {out_type}")
+
+    def body(blk: Block, ins: list[str], out: str) -> str:
+        v = ops.convert(blk, ins[0], x._dtype, acc)
+        return _scalar_step(declared, ctx, blk, out, v, acc, acc)
+
+    res = ops._emit_generic(
+        ctx, ufunc.__name__, [x], [affine_map(R, [f"d{j}" for j in range(R)])], init, out_type, acc,
+        affine_map(R, [f"d{j}" for j in kept]), ["reduction" if j in axes else "parallel" for j in range(R)], body)
+    out = TracedArray(ctx, res, acc, dims, sizes=sizes)
+    return ops._expand_units(ctx, out, list(axes)) if keepdims else out

@@ -5,8 +5,11 @@ reach ``__array_function__``, and dynamic sizes cannot become the Python ints Nu
 :func:`with_numpy_proxy` calls the user's function with :data:`numpy_proxy` in place of the
 ``numpy`` module in its globals and closure, NumPy functions it imported by name replaced by
 their traced implementations, and ``len`` answering for traced arrays; helper functions it calls
-from its globals are treated the same way.  Everything else is NumPy's own object, so
-``np.float32``, ``np.pi``, ``np.newaxis`` and ``isinstance(v, np.ndarray)`` keep working.
+from its globals are treated the same way.  NumPy's scalar types and ``np.ndarray`` are
+stand-ins: called on a traced value ``np.float32(x)`` is a cast and ``np.ndarray(shape, dtype)``
+is ``np.empty``; as dtypes, in ``==`` and in ``isinstance`` checks they are NumPy's types (only
+``is`` tells them apart), and ``isinstance(x, np.ndarray)`` holds for traced arrays as for NumPy's.
+Everything else is NumPy's own object (``np.pi``, ``np.newaxis``, the ufuncs).
 """
 
 from __future__ import annotations
@@ -18,12 +21,92 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import dtypes as D
 from . import registry
 from .loop_source import rewrite_loops
 from .masked import MaskedSelection
-from .tracer import SymbolicDim, TracedArray
+from .tracer import SymbolicDim, TracedArray, unsupported
 
 __all__ = ["numpy_proxy", "traced_len", "with_numpy_proxy"]
+
+
+def _is_traced(value: Any) -> bool:
+    return isinstance(value, (TracedArray, SymbolicDim))
+
+
+class _StandIn(type):
+    """The metaclass of the proxy's NumPy types: they are NumPy's for ``isinstance``,
+    ``issubclass``, ``==`` and as dtypes, and only their calls on traced values differ."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        if isinstance(obj, TracedArray) and cls.__mro__[1] is np.ndarray:
+            # NumPy arrays, not the scalars NumPy gives for 0-d results (``x.sum()``)
+            return obj.ndim > 0 or obj._arg is not None
+        return isinstance(obj, cls.__mro__[1])
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return issubclass(sub, cls.__mro__[1])
+
+    def __eq__(cls, other: Any) -> bool:
+        return other is cls.__mro__[1] or type.__eq__(cls, other)
+
+    def __hash__(cls) -> int:
+        return hash(cls.__mro__[1])
+
+
+def _scalar_type(base: type) -> type:
+    """``base`` (``np.float32``...) as the proxy shows it: called on a traced value it is a cast
+    (``np.float32(x)`` is ``x.astype(np.float32)``), otherwise NumPy's own scalar."""
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if args and _is_traced(args[0]):
+            if len(args) > 1 or kwargs:
+                raise unsupported(f"numpy.{base.__name__}", "more than one argument")
+            value = args[0].as_array() if isinstance(args[0], SymbolicDim) else args[0]
+            return registry.lookup("astype").impl(value, base)  # type: ignore[union-attr]
+        return base(*args, **kwargs)
+
+    return _StandIn(base.__name__, (base,), {"__new__": __new__, "__doc__": base.__doc__})
+
+
+def _ndarray_type() -> type:
+    """``np.ndarray`` as the proxy shows it: ``np.ndarray(shape, dtype)`` is ``np.empty``."""
+
+    def __new__(cls: type, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
+                strides: Any = None, order: Any = None) -> Any:
+        if buffer is not None or strides is not None or offset:
+            raise unsupported("numpy.ndarray", "buffer=, offset= and strides= (a new array is a copy)")
+        return registry.lookup("empty").impl(shape, dtype, "C" if order is None else order)  # type: ignore[union-attr]
+
+    return _StandIn("ndarray", (np.ndarray,), {"__new__": __new__, "__doc__": np.ndarray.__doc__})
+
+
+_SCALAR_TYPES = (
+    "bool_", "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+    "float32", "float64", "complex64", "complex128", "half", "single", "double", "intc", "intp", "uintp",
+    "int_", "uint", "byte", "ubyte", "short", "ushort", "longlong", "ulonglong", "csingle", "cdouble",
+)
+#: The proxy's stand-ins for NumPy's types, by NumPy name.
+_TYPES: dict[str, type] = {}
+
+
+def _make_types() -> None:
+    by_base: dict[type, type] = {}
+    for name in _SCALAR_TYPES:
+        base = getattr(np, name, None)
+        if not isinstance(base, type):
+            continue
+        try:
+            D.dtype(np.dtype(base))
+        except TypeError:
+            continue  # a dtype the tracer has not (longdouble...): NumPy's own type
+        if base not in by_base:
+            by_base[base] = _scalar_type(base)
+        _TYPES[name] = by_base[base]
+    _TYPES["ndarray"] = _ndarray_type()
+
+
+_make_types()
 
 
 def _taking_selections(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
@@ -47,6 +130,9 @@ class _NumpyProxy(types.ModuleType):
         traced = _traced_function(name)
         if traced is not None:
             return traced
+        stand_in = _TYPES.get(name)
+        if stand_in is not None:
+            return stand_in
         return getattr(np, name)  # ufuncs included: they reach the table through __array_ufunc__
 
     def __dir__(self) -> list[str]:
@@ -124,6 +210,10 @@ def _replacement(value: Any, seen: dict[int, Any]) -> Any:
     if callable(value):
         name = getattr(value, "__name__", None)
         module = getattr(value, "__module__", "") or ""
+        if isinstance(value, type):
+            for np_name, stand_in in _TYPES.items():
+                if getattr(np, np_name, None) is value:
+                    return stand_in
         if name and (module == "numpy" or module.startswith("numpy.")) and getattr(np, name, None) is value:
             traced = _traced_function(name)
             if traced is not None:

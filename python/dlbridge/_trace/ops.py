@@ -27,6 +27,7 @@ from .tracer import (
     current_context,
     make_view,
     merge_sources,
+    public_type,
     sync_view,
     trace_error,
     unsupported,
@@ -80,7 +81,7 @@ def _lift(ctx: TraceContext, x: Any, opname: str = "operand") -> Any:
     explain = getattr(x, "__dlbridge_trace_error__", None)
     if explain is not None:
         raise explain()
-    raise unsupported(opname, f"an operand of type {type(x).__name__}")
+    raise unsupported(opname, f"an operand of type {public_type(x)}")
 
 
 #: Larger NumPy arrays used by a traced function are refused as constants: they belong in the
@@ -819,6 +820,8 @@ def binary(name: str, x: Any, y: Any) -> TracedArray:
         cdt = dt if dt.is_inexact else D.FLOAT64
         w = weak if weak is None else _kind_of(cdt)
         return _ewise(ctx, "div", [(x, cdt), (y, cdt)], cdt, lambda b, v: _s_div(b, v[0], v[1], cdt), w)
+    if name == "power" and dt.is_complex:
+        return _complex_power(ctx, x, y, dt, weak)
     if name in ("floor_divide", "remainder", "power"):
         if dt.is_complex:
             raise bad_dtype()
@@ -831,13 +834,15 @@ def binary(name: str, x: Any, y: Any) -> TracedArray:
         return _ewise(ctx, hint, [(x, cdt), (y, cdt)], cdt, lambda b, v: f(b, v[0], v[1], cdt), w)
     if name in ("maximum", "minimum"):
         if dt.is_complex:
-            raise bad_dtype()
+            return _ewise(ctx, name[:3], ops2, dt, lambda b, v: _complex_extreme(b, name, v[0], v[1], dt), weak)
         f = _s_max if name == "maximum" else _s_min
         return _ewise(ctx, name[:3], ops2, dt, lambda b, v: f(b, v[0], v[1], dt), weak)
     if name in _CMP:
-        if dt.is_complex:
-            raise bad_dtype()
         pred = _CMP[name]
+        if dt.is_complex:
+            w = None if weak is None else "bool"
+            compare = _complex_equal if pred in ("eq", "ne") else _complex_order
+            return _ewise(ctx, pred, ops2, D.BOOL, lambda b, v: compare(b, pred, v[0], v[1], dt), w)
         w = None if weak is None else "bool"
         out = _ewise(ctx, pred, ops2, D.BOOL, lambda b, v: _cmp(b, pred, v[0], v[1], dt), w)
         # masks computed twice alike (x[x > 0] = x[x > 0] ** 2) are known to be equal
@@ -856,6 +861,99 @@ def binary(name: str, x: Any, y: Any) -> TracedArray:
             lambda b, v: _arith(b, op, v[0], v[1], D.BOOL, op[:-1]), w,
         )
     raise unsupported(f"numpy.{name}")
+
+
+def _complex_equal(b: Block, pred: str, x: str, y: str, dt: DType) -> str:
+    """``x == y`` (``pred`` ``"eq"``) or ``x != y`` of complex scalars: both parts compared."""
+    comp = dt.component
+    parts = [_cmp(b, pred, b.op(h, f"complex.{h} {x} : {dt.mlir}"), b.op(h, f"complex.{h} {y} : {dt.mlir}"), comp)
+             for h in ("re", "im")]
+    return b.op(pred, f"arith.{'andi' if pred == 'eq' else 'ori'} {parts[0]}, {parts[1]} : i1")
+
+
+def _parts(b: Block, v: str, dt: DType) -> tuple[str, str]:
+    return b.op("re", f"complex.re {v} : {dt.mlir}"), b.op("im", f"complex.im {v} : {dt.mlir}")
+
+
+def _complex_order(b: Block, pred: str, x: str, y: str, dt: DType) -> str:
+    """``x < y`` (``pred`` lt, le, gt or ge) of complex scalars in NumPy's lexicographic order:
+    the real parts decide, unless an imaginary part is NaN; equal real parts leave it to the
+    imaginary ones (NumPy's ``CLT``/``CLE``/``CGT``/``CGE``)."""
+    comp = dt.component
+    xr, xi = _parts(b, x, dt)
+    yr, yi = _parts(b, y, dt)
+    strict = {"le": "lt", "ge": "gt"}.get(pred, pred)
+    both_ordered = b.op("ord", f"arith.cmpf ord, {xi}, {yi} : {comp.mlir}")
+    by_real = b.op("by_re", f"arith.andi {_cmp(b, strict, xr, yr, comp)}, {both_ordered} : i1")
+    by_imag = b.op("by_im", f"arith.andi {_cmp(b, 'eq', xr, yr, comp)}, {_cmp(b, pred, xi, yi, comp)} : i1")
+    return b.op(pred, f"arith.ori {by_real}, {by_imag} : i1")
+
+
+def _complex_extreme(b: Block, name: str, x: str, y: str, dt: DType) -> str:
+    """NumPy's ``maximum``/``minimum`` of complex scalars: ``x`` when it has a NaN part or wins
+    (``>=``/``<=`` in the lexicographic order), else ``y``, so NaNs propagate."""
+    comp = dt.component
+    xr, xi = _parts(b, x, dt)
+    nan = b.op("nan", f"arith.ori {b.op('nan', f'arith.cmpf uno, {xr}, {xr} : {comp.mlir}')}, "
+                      f"{b.op('nan', f'arith.cmpf uno, {xi}, {xi} : {comp.mlir}')} : i1")
+    wins = _complex_order(b, "ge" if name == "maximum" else "le", x, y, dt)
+    keep = b.op("keep", f"arith.ori {nan}, {wins} : i1")
+    return _select(b, keep, x, y, dt)
+
+
+def _complex_power(ctx: TraceContext, x: Any, y: Any, dt: DType, weak: str | None) -> TracedArray:
+    """``x ** y`` in complex ``dt`` as NumPy's ``npy_cpow``: ``1`` for a zero exponent, ``0`` for
+    a zero base and a positive real exponent (NaN for other exponents of zero), products by
+    repeated squaring for a real integer exponent known while tracing with ``|n| < 100``, else
+    ``exp(y * log(x))`` (``complex.pow``)."""
+    ty = dt.mlir
+    comp = dt.component
+    known = y if not isinstance(y, TracedArray) else None
+    n: int | None = None
+    if known is not None:
+        c = complex(known)
+        if c.imag == 0 and c.real == int(c.real) and -100 < c.real < 100:
+            n = int(c.real)
+
+    def cmul(b: Block, u: str, v: str) -> str:
+        return b.op("mul", f"complex.mul {u}, {v} : {ty}")
+
+    def body(b: Block, v: list[str]) -> str:
+        base, exp = v
+        one = b.const(complex(1.0, 0.0), ty)
+        if n is not None:
+            if n == 0:
+                return one
+            acc: str | None = None
+            p = base
+            k = abs(n)
+            while True:
+                if k & 1:
+                    acc = p if acc is None else cmul(b, acc, p)
+                k >>= 1
+                if not k:
+                    break
+                p = cmul(b, p, p)
+            r = acc if n > 0 else b.op("div", f"complex.div {one}, {acc} : {ty}")
+        else:
+            r = b.op("pow", f"complex.pow {base}, {exp} : {ty}")
+        zero = b.const(0.0, comp.mlir)
+        czero = b.const(complex(0.0, 0.0), ty)
+        nan = b.const(complex(float("nan"), float("nan")), ty)
+        br = b.op("re", f"complex.re {exp} : {ty}")
+        bi = b.op("im", f"complex.im {exp} : {ty}")
+        ar = b.op("re", f"complex.re {base} : {ty}")
+        ai = b.op("im", f"complex.im {base} : {ty}")
+        b_re0 = _cmp(b, "eq", br, zero, comp)
+        b_im0 = _cmp(b, "eq", bi, zero, comp)
+        exp_zero = b.op("z", f"arith.andi {b_re0}, {b_im0} : i1")
+        base_zero = b.op("z", f"arith.andi {_cmp(b, 'eq', ar, zero, comp)}, {_cmp(b, 'eq', ai, zero, comp)} : i1")
+        positive = b.op("pos", f"arith.andi {_cmp(b, 'gt', br, zero, comp)}, {b_im0} : i1")
+        at_zero = b.op("sel", f"arith.select {positive}, {czero}, {nan} : {ty}")
+        r = b.op("sel", f"arith.select {base_zero}, {at_zero}, {r} : {ty}")
+        return b.op("sel", f"arith.select {exp_zero}, {one}, {r} : {ty}")
+
+    return _ewise(ctx, "pow", [(x, dt), (y, dt)], dt, body, weak)
 
 
 _FLOAT_UNARY = {"exp", "log", "sqrt", "tanh", "sin", "cos", "erf", "sigmoid"}
@@ -1027,10 +1125,8 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
             acc = in_dt
         res_dt = acc
     elif kind == "mean":
-        if in_dt.is_complex:
-            raise unsupported("mean", "not supported for complex")
         res_dt = want or (in_dt if in_dt.is_inexact else D.FLOAT64)
-        if res_dt.is_complex or not res_dt.is_float:
+        if not res_dt.is_inexact:
             raise unsupported("mean", f"dtype {res_dt.name}")
         acc = D.FLOAT32 if res_dt.bits == 16 else res_dt
     elif kind in ("max", "min"):
@@ -1090,7 +1186,7 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
         for i in axes:
             n = ctx.top.op("count", f"arith.muli {n}, {ctx.dim(x, i)} : index") if x.dims[i] != 1 else n
         n64 = ctx.top.op("count", f"arith.index_cast {n} : index to i64")
-        nf = ctx.top.op("count", f"arith.sitofp {n64} : i64 to {acc.mlir}")
+        nf = convert(ctx.top, n64, D.INT64, acc)
         cnt = TracedArray(ctx, nf, acc, (), is_scalar=True)
         out = _ewise(ctx, "mean", [(out, acc), (cnt, acc)], res_dt,
                      lambda b, v: convert(b, _s_div(b, v[0], v[1], acc), acc, res_dt))

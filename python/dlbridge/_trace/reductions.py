@@ -1,18 +1,20 @@
 """Reductions and scans beyond ``sum``/``mean``/``max``/``min``: ``prod``, ``any``, ``all``,
-``var``, ``std``, ``argmax``, ``argmin``, ``cumsum`` and ``cumprod``, each declared once in the op
-table (NumPy function and ``ndarray`` method) with NumPy's dtypes, NaN rules and errors."""
+``var``, ``std``, ``argmax``, ``argmin``, ``cumsum`` and ``cumprod``; differences and statistics
+(``diff``, ``average``, ``cov``, ``corrcoef``); sorting and searching (``sort``, ``argsort``,
+``searchsorted``). Each is declared once in the op table (NumPy function and ``ndarray`` method)
+with NumPy's dtypes, NaN rules and errors."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
+from . import creation, indexing, ops, registry
 from . import dtypes as D
-from . import ops
 from .emitter import Block, affine_map, tensor_type
 from .registry import op
-from .tracer import TracedArray, unsupported
+from .tracer import SymbolicDim, TracedArray, public_type, trace_error, unsupported
 
 __all__ = ["argmax", "argmin", "cumprod", "cumsum", "std", "var"]
 
@@ -193,7 +195,8 @@ def _scan_identity(b: Block, combine: str, dt: D.DType) -> str:
     return ops._py_const(b, 1, dt)
 
 
-def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: str) -> TracedArray:
+def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: Combine,
+          acc: D.DType | None = None) -> TracedArray:
     """``cumsum``/``cumprod`` in the accumulation dtype NumPy uses (int64 for small integers and
     bools), as one pass over the data: an ``scf.forall`` over every index but ``axis`` whose body
     walks ``axis`` with an ``scf.for`` carrying the running value, each element converted and
@@ -202,7 +205,9 @@ def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: str) -> T
     ops._no_out(out, f"numpy.{name}")
     x = _array(a, name)
     ctx = x._ctx
-    if dtype is not None:
+    if acc is not None:
+        pass
+    elif dtype is not None:
         acc = D.dtype(dtype)
     elif x._dtype.is_bool or x._dtype.is_signed:
         acc = D.INT64
@@ -238,7 +243,13 @@ def _one_row(ctx: Any, x: TracedArray) -> TracedArray:
     return TracedArray(ctx, v, x._dtype, dims, alias=x.may_alias_argument)
 
 
-def _scan_along(ctx: Any, x: TracedArray, ax: int, acc: D.DType, combine: str) -> TracedArray:
+#: How a scan combines its running value with the next element: ``"add"``, ``"multiply"``, or
+#: ``step(block, running, element)`` giving the next running value (a ufunc's ``accumulate``),
+#: where the first element starts the run.
+Combine = str | Callable[[Block, str, str], str]
+
+
+def _scan_along(ctx: Any, x: TracedArray, ax: int, acc: D.DType, combine: Combine) -> TracedArray:
     """The scan of ``x`` (rank >= 2) along ``ax`` into a new array of ``acc``."""
     R = x.ndim
     kept = [k for k in range(R) if k != ax]
@@ -260,13 +271,17 @@ def _scan_along(ctx: Any, x: TracedArray, ax: int, acc: D.DType, combine: str) -
     slice_at = f"[{offsets}] [{extents}] [{unit}]"
     body = Block(ctx.names, indent=top.indent + 1)
     row = body.op("row", f"tensor.extract_slice {shared}{slice_at} : {ty} to {row_ty}")
-    start = _scan_identity(body, combine, acc)
+    start = _scan_identity(body, combine, acc) if isinstance(combine, str) else ops._py_const(body, 0, acc)
     walked = "%" + ctx.names.fresh("walked")
     step = Block(ctx.names, indent=body.indent + 1)
     index = ", ".join(where.get(d, k) for d in range(R))
     v = step.op("x", f"tensor.extract {x._value}[{index}] : {x.mlir_type}")
     v = ops.convert(step, v, x._dtype, acc)
-    new = (ops._s_add if combine == "add" else ops._s_mul)(step, run, v, acc)
+    if isinstance(combine, str):
+        new = (ops._s_add if combine == "add" else ops._s_mul)(step, run, v, acc)
+    else:
+        first = step.op("first", f"arith.cmpi eq, {k}, {c0} : index")
+        new = ops._select(step, first, v, combine(step, run, v), acc)
     row2 = step.op("row", f"tensor.insert {new} into {row_arg}[{k}] : {row_ty}")
     step.raw(f"scf.yield {new}, {row2} : {acc.mlir}, {row_ty}")
     body.raw(f"{walked}:2 = scf.for {k} = {c0} to {n} step {c1} "
@@ -287,9 +302,9 @@ def _scan_along(ctx: Any, x: TracedArray, ax: int, acc: D.DType, combine: str) -
     return r
 
 
-def _name_of(combine: str) -> str:
+def _name_of(combine: Combine) -> str:
     """The SSA name hint of a scan's result."""
-    return "cumsum" if combine == "add" else "cumprod"
+    return "cumsum" if combine == "add" else "cumprod" if combine == "multiply" else "accumulate"
 
 
 @op("cumsum", method="cumsum", dtype_rule="promote")
@@ -329,3 +344,497 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     p = float(ord)
     total = ops.reduce("sum", ops.binary("power", mag, p), axis=axis, keepdims=keepdims)
     return ops.binary("power", total, 1.0 / p)
+
+
+# --------------------------------------------------------------------------------------------------
+# differences and statistics
+
+
+class _NotGiven:
+    """An argument left out (NumPy's ``np._NoValue``)."""
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+def _along(x: TracedArray, axis: int, part: slice) -> TracedArray:
+    return indexing.getitem(x, tuple(part if k == axis else slice(None) for k in range(x.ndim)))
+
+
+def _edge(ctx: Any, x: TracedArray, value: Any, axis: int, name: str) -> TracedArray:
+    """``prepend``/``append`` of ``diff``: an array of ``x``'s shape with ``axis`` of size 1 when
+    ``value`` is a scalar (NumPy's ``broadcast_to``), else ``value`` itself."""
+    v = creation.array_operand(ctx, value, name)
+    if v.ndim == 0:
+        dims = [1 if k == axis else d for k, d in enumerate(x._dims)]
+        sizes = [ctx.dim(x, k) if d is None else None for k, d in enumerate(dims)]
+        v = creation.broadcast_to(ops._expand_units(ctx, v, list(range(x.ndim))), dims, sizes)
+    return v
+
+
+@op("diff", dtype_rule="same")
+def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = _NOT_GIVEN, append: Any = _NOT_GIVEN) -> TracedArray:
+    """The ``n``-th differences along ``axis`` (``a[1:] - a[:-1]``; ``!=`` for bools), with
+    ``prepend``/``append`` joined to ``a`` first."""
+    x = _array(a, "diff")
+    ctx = x._ctx
+    if isinstance(n, (TracedArray, SymbolicDim)):
+        raise unsupported("numpy.diff", "an order n that is not known while tracing")
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise trace_error(f"numpy.diff: '{type(n).__name__}' object cannot be interpreted as an integer", TypeError)
+    n = int(n)
+    if n < 0:
+        raise trace_error(f"order must be non-negative but got {n}", ValueError)
+    if x.ndim == 0:
+        raise trace_error("diff requires input that is at least one dimensional", ValueError)
+    (ax,) = indexing.normalize_axes(axis, x.ndim, "numpy.diff", allow_none=False)
+    if n == 0:
+        return x
+    parts = []
+    if prepend is not _NOT_GIVEN:
+        parts.append(_edge(ctx, x, prepend, ax, "numpy.diff prepend"))
+    parts.append(x)
+    if append is not _NOT_GIVEN:
+        parts.append(_edge(ctx, x, append, ax, "numpy.diff append"))
+    if len(parts) > 1:
+        x = creation.concatenate(parts, axis=ax)
+    for _ in range(n):
+        later, earlier = _along(x, ax, slice(1, None)), _along(x, ax, slice(None, -1))
+        x = ops.binary("not_equal" if x._dtype.is_bool else "subtract", later, earlier)
+    return x
+
+
+def _weights_dtype(x: TracedArray, w: TracedArray) -> D.DType:
+    """NumPy's ``average`` dtype: the promotion of the data and the weights, at least float64
+    for integer and bool data."""
+    dt = D.result_type(x._dtype, w._dtype)
+    return D.result_type(dt, D.FLOAT64) if not x._dtype.is_inexact else dt
+
+
+@op("average", dtype_rule="float")
+def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
+            keepdims: Any = _NOT_GIVEN) -> Any:
+    """The (weighted) mean over ``axis``; with ``returned`` also the sum of the weights (the
+    count without weights), broadcast to the result's shape."""
+    x = _array(a, "average")
+    ctx = x._ctx
+    keep = False if keepdims is _NOT_GIVEN else bool(keepdims)
+    axes = indexing.normalize_axes(axis, x.ndim, "numpy.average")
+    if weights is None:
+        avg = ops.reduce("mean", x, axis=axes, keepdims=keep)
+        if not returned:
+            return avg
+        count = _count(x, axes)
+        scale = creation.full([d for d in avg.shape], count, dtype=avg._dtype)
+        return avg, scale
+    w = creation.array_operand(ctx, weights, "numpy.average weights")
+    dt = _weights_dtype(x, w)
+    if w.ndim != x.ndim or any((d == 1) != (e == 1) for d, e in zip(w._dims, x._dims)):
+        if axis is None:
+            raise trace_error("Axis must be specified when shapes of a and weights differ.", TypeError)
+        given = [int(k) % x.ndim for k in (axis if isinstance(axis, (tuple, list)) else [axis])]
+        if w.ndim != len(given) or any((w._dims[i] == 1) != (x._dims[k] == 1) or (
+                w._dims[i] is not None and x._dims[k] is not None and w._dims[i] != x._dims[k])
+                for i, k in enumerate(given)):
+            raise trace_error("Shape of weights must be consistent with shape of a along specified axis.",
+                              ValueError)
+        order = sorted(range(len(given)), key=given.__getitem__)
+        w = ops.transpose(w, tuple(order)) if order != list(range(len(order))) else w
+        w = ops._expand_units(ctx, w, [k for k in range(x.ndim) if k not in given])
+    scl = ops.reduce("sum", ops.astype(w, dt), axis=axes, keepdims=keep, dtype=dt)
+    if ctx.target == "cpu":
+        # The check reads the sums on the host: CUDA kernels divide by zero instead (inf, NaN).
+        nonzero = ops.reduce("all", ops.binary("not_equal", scl, 0), axis=None)
+        ctx.begin_op()
+        ok = ctx.top.op("weights_ok", f"tensor.extract {nonzero._value}[] : {nonzero.mlir_type}") \
+            if not nonzero._is_scalar else nonzero._value
+        ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "Weights sum to zero, can\'t be normalized"')
+    product = ops.binary("multiply", ops.astype(x, dt), ops.astype(w, dt))
+    avg = ops.binary("divide", ops.reduce("sum", product, axis=axes, keepdims=keep, dtype=dt), scl)
+    if not returned:
+        return avg
+    if scl.ndim != avg.ndim or scl._dims != avg._dims:
+        scl = ops.binary("add", creation.zeros([d for d in avg.shape], dtype=scl._dtype), scl)
+    return avg, scl
+
+
+def _as_rows(ctx: Any, m: Any, rowvar: bool, dt: D.DType, name: str) -> TracedArray:
+    """``np.array(m, ndmin=2, dtype=dt)``, transposed when ``rowvar`` is false (variables in
+    columns) and it has more than one row."""
+    x = creation.array_operand(ctx, m, name)
+    if x.ndim > 2:
+        raise trace_error(f"{name}: m has more than 2 dimensions", ValueError)
+    x = ops.astype(x, dt) if x._dtype != dt else x
+    if x.ndim < 2:
+        x = ops._expand_units(ctx, x, list(range(2 - x.ndim)))
+    if not rowvar and x._dims[0] != 1:
+        x = ops.transpose(x, (1, 0))
+    return x
+
+
+@op("cov", dtype_rule="float")
+def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
+        fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> TracedArray:
+    """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m`` (and
+    ``y``), normalised by ``N - ddof`` (``ddof`` 1, or 0 with ``bias``)."""
+    if fweights is not None or aweights is not None:
+        raise unsupported("numpy.cov", "fweights= and aweights=")
+    ctx = ops._ctx_of(*(v for v in (m, y) if isinstance(v, TracedArray)))
+    xm = creation.array_operand(ctx, m, "numpy.cov")
+    ys = creation.array_operand(ctx, y, "numpy.cov") if y is not None else None
+    if dtype is not None:
+        dt = D.dtype(dtype)
+    else:
+        dt = D.result_type(xm._dtype, D.FLOAT64)
+        if ys is not None:
+            dt = D.result_type(dt, ys._dtype)
+    if xm.ndim > 2 or (ys is not None and ys.ndim > 2):
+        raise trace_error(f"{'m' if xm.ndim > 2 else 'y'} has more than 2 dimensions", ValueError)
+    x = _as_rows(ctx, xm, rowvar or xm.ndim == 1, dt, "numpy.cov")
+    if ys is not None:
+        x = creation.concatenate([x, _as_rows(ctx, ys, rowvar, dt, "numpy.cov")], axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    if isinstance(ddof, (TracedArray, SymbolicDim)):
+        raise unsupported("numpy.cov", "a ddof that is not known while tracing")
+    if dt.is_complex:
+        mean = ops.binary("divide", ops.reduce("sum", x, axis=1, keepdims=True), x.shape[1])
+    else:
+        mean = ops.reduce("mean", x, axis=1, keepdims=True)
+    centred = ops.binary("subtract", x, mean)
+    product = ops.matmul(centred, ops.transpose(_conj(centred), (1, 0)))
+    fact = x.shape[1] - int(ddof)
+    # NumPy divides by 0 (infinities and NaNs, with a warning) when there are no more samples than ddof
+    fact_v = ops.binary("maximum", fact.as_array() if isinstance(fact, SymbolicDim) else fact, 0)
+    c = ops.binary("multiply", product, ops.binary("divide", 1, ops.astype(fact_v, dt.component.name)))
+    units = [k for k in range(2) if c._dims[k] == 1]
+    return ops._collapse_units(ctx, c, units)
+
+
+def _conj(x: TracedArray) -> TracedArray:
+    return registry.lookup("conjugate").impl(x) if x._dtype.is_complex else x  # type: ignore[union-attr, no-any-return]
+
+
+def _diagonal(c: TracedArray) -> TracedArray:
+    """The diagonal of the square matrix ``c``: one ``linalg.generic`` reading ``c[i, i]``."""
+    ctx = c._ctx
+    ctx.begin_op()
+    dims = [c._dims[0]]
+    sizes = [ctx.dim(c, 0) if c._dims[0] is None else None]
+    init = ops._empty(ctx, dims, c._dtype, sizes)
+    value = ops._emit_generic(ctx, "diagonal", [c], [affine_map(1, ["d0", "d0"])], init,
+                              tensor_type(dims, c._dtype), c._dtype, affine_map(1, ["d0"]), ["parallel"],
+                              lambda b, ins, out: ins[0])
+    return TracedArray(ctx, value, c._dtype, dims, sizes=sizes)
+
+
+@op("corrcoef", dtype_rule="float")
+def corrcoef(x: Any, y: Any = None, rowvar: bool = True, bias: Any = _NOT_GIVEN, ddof: Any = _NOT_GIVEN, *,
+             dtype: Any = None) -> TracedArray:
+    """The correlation coefficients ``cov[i, j] / sqrt(cov[i, i] * cov[j, j])``, clipped to
+    [-1, 1] (their real and imaginary parts for complex data)."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    ctx = c._ctx
+    if c.ndim == 0:
+        return ops.binary("divide", c, c)
+    d = _diagonal(c)
+    std = ops.unary("sqrt", registry.lookup("real").impl(d))  # type: ignore[union-attr]
+    c = ops.binary("divide", c, ops._expand_units(ctx, std, [1]))
+    c = ops.binary("divide", c, ops._expand_units(ctx, std, [0]))
+    if not c._dtype.is_complex:
+        return ops.binary("minimum", ops.binary("maximum", c, -1), 1)
+    re = ops.binary("minimum", ops.binary("maximum", registry.lookup("real").impl(c), -1), 1)  # type: ignore[union-attr]
+    im = ops.binary("minimum", ops.binary("maximum", registry.lookup("imag").impl(c), -1), 1)  # type: ignore[union-attr]
+    return ops.binary("add", re, ops.binary("multiply", im, 1j))
+
+
+# --------------------------------------------------------------------------------------------------
+# sorting and searching
+
+
+def _complex_less(b: Block, a: str, c: str, dt: D.DType) -> str:
+    """``a < c`` of complex scalars in NumPy's sort order (``CDOUBLE_LT`` of npysort): by real
+    part, then imaginary part, with NaNs last in either."""
+    comp = dt.component
+    ar, ai = ops._parts(b, a, dt)
+    cr, ci = ops._parts(b, c, dt)
+    t = comp.mlir
+
+    def f(pred: str, u: str, v: str) -> str:
+        return b.op("c", f"arith.cmpf {pred}, {u}, {v} : {t}")
+
+    def both(p: str, q: str, op: str = "andi") -> str:
+        return b.op("c", f"arith.{op} {p}, {q} : i1")
+
+    a_imag_num, c_imag_nan = f("ord", ai, ai), f("uno", ci, ci)
+    real_less = both(a_imag_num, c_imag_nan, "ori")                      # a.real < c.real
+    real_more = both(c_imag_nan, a_imag_num)                              # a.real > c.real
+    same = both(f("oeq", ar, cr), both(f("uno", ar, ar), f("uno", cr, cr)), "ori")
+    by_imag = both(f("olt", ai, ci), both(c_imag_nan, a_imag_num), "ori")  # equal (or both NaN) reals
+    otherwise = f("uno", cr, cr)
+    r = b.op("c", f"arith.select {same}, {by_imag}, {otherwise} : i1")
+    r = b.op("c", f"arith.select {f('ogt', ar, cr)}, {real_more}, {r} : i1")
+    return b.op("c", f"arith.select {f('olt', ar, cr)}, {real_less}, {r} : i1")
+
+
+def _greater(b: Block, x: str, y: str, dt: D.DType) -> str:
+    """``x > y`` in NumPy's sort order, where NaN is above every number."""
+    if dt.is_complex:
+        return _complex_less(b, y, x, dt)
+    gt = ops._cmp(b, "gt", x, y, dt)
+    if not dt.is_float:
+        return gt
+    x_nan = b.op("nan", f"arith.cmpf uno, {x}, {x} : {dt.mlir}")
+    y_num = b.op("num", f"arith.cmpf ord, {y}, {y} : {dt.mlir}")
+    return b.op("gt", f"arith.ori {gt}, {b.op('nan_gt', f'arith.andi {x_nan}, {y_num} : i1')} : i1")
+
+
+def _sortable(x: TracedArray, name: str) -> None:
+    if x._ctx.target != "cpu":
+        raise unsupported(f"numpy.{name}", f"on {x._ctx.target} (sorting has a CPU path only; sort on the host)")
+
+
+def _last_axis(x: TracedArray, axis: Any, name: str) -> tuple[TracedArray, int | None]:
+    """``x`` with ``axis`` moved last (flattened for None), and the axis to move it back to."""
+    if axis is None:
+        return ops.reshape(x, -1), None
+    (ax,) = indexing.normalize_axes(axis, x.ndim, f"numpy.{name}", allow_none=False)
+    if ax == x.ndim - 1:
+        return x, ax
+    perm = [k for k in range(x.ndim) if k != ax] + [ax]
+    return ops.transpose(x, tuple(perm)), ax
+
+
+def _moved_back(r: TracedArray, ax: int | None) -> TracedArray:
+    if ax is None or ax == r.ndim - 1:
+        return r
+    perm = list(range(r.ndim - 1))
+    perm.insert(ax, r.ndim - 1)
+    return ops.transpose(r, tuple(perm))
+
+
+def _sort_rows(x: TracedArray, indices: bool) -> TracedArray:
+    """Each row (the last axis) of ``x`` (rank >= 1) sorted, or (``indices``) the int64 indices
+    that sort it: an ``scf.forall`` over the rows whose body copies its row and sorts it by
+    :func:`_merge_sort`, stable as NumPy's ``kind="stable"``."""
+    ctx = x._ctx
+    if x.ndim == 1:
+        return ops._collapse_units(ctx, _sort_rows(ops._expand_units(ctx, x, [0]), indices), [0])
+    ctx.begin_op()
+    R = x.ndim
+    dt = x._dtype
+    out_dt = D.INT64 if indices else dt
+    sizes = [ctx.dim(x, k) if x._dims[k] is None else None for k in range(R)]
+    ty, out_ty = tensor_type(x._dims, dt), tensor_type(x._dims, out_dt)
+    row_ty, idx_ty = tensor_type([x._dims[-1]], dt), tensor_type([x._dims[-1]], D.INT64)
+    top = ctx.top
+    init = ops._empty(ctx, x._dims, out_dt, sizes)
+    n = ctx.dim(x, R - 1)
+    fresh = ctx.names.fresh
+    ivs = ["%" + fresh("i") for _ in range(R - 1)]
+    shared, res = "%" + fresh("o"), "%" + fresh("argsort" if indices else "sort")
+    extents = ", ".join(["1"] * (R - 1) + [str(x._dims[-1]) if x._dims[-1] is not None else n])
+    slice_at = f"[{', '.join([*ivs, '0'])}] [{extents}] [{', '.join(['1'] * R)}]"
+    body = Block(ctx.names, indent=top.indent + 1)
+    row = body.op("row", f"tensor.extract_slice {x._value}{slice_at} : {ty} to {row_ty}")
+    carried = [(row, row_ty)]
+    if indices:
+        empty = body.op("idx", f"tensor.empty({'' if x._dims[-1] is not None else n}) : {idx_ty}")
+        iota = "%" + fresh("iota")
+        body.raw(f"{iota} = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>], "
+                 f"iterator_types = [\"parallel\"]}} outs({empty} : {idx_ty}) {{")
+        body.raw(f"^bb0(%{fresh('unused')}: i64):")
+        k_i = "%" + fresh("k")
+        body.raw(f"  {k_i} = linalg.index 0 : index")
+        k64 = "%" + fresh("k")
+        body.raw(f"  {k64} = arith.index_cast {k_i} : index to i64")
+        body.raw(f"  linalg.yield {k64} : i64")
+        body.raw(f"}} -> {idx_ty}")
+        carried.append((iota, idx_ty))
+    sorted_rows = _merge_sort(ctx, body, carried, n, "" if x._dims[-1] is not None else n, dt)
+    result_row = sorted_rows[1 if indices else 0]
+    body.raw("scf.forall.in_parallel {")
+    body.raw(f"  tensor.parallel_insert_slice {result_row} into {shared}{slice_at} : "
+             f"{idx_ty if indices else row_ty} into {out_ty}")
+    body.raw("}")
+    bounds = [ctx.dim(x, k) for k in range(R - 1)]
+    top.raw(f"{res} = scf.forall ({', '.join(ivs)}) in ({', '.join(bounds)}) shared_outs({shared} = {init}) "
+            f"-> ({out_ty}) {{")
+    top.lines.extend(body.lines)
+    top.raw("}")
+    return TracedArray(ctx, res, out_dt, x._dims, sizes=sizes)
+
+
+def _merge_sort(ctx: Any, body: Block, rows: list[tuple[str, str]], n: str, dynamic: str, dt: D.DType) -> list[str]:
+    """Emits into ``body`` a bottom-up merge sort of the 1-D tensors ``rows`` (values, then
+    optionally their indices, moved along) of length ``n`` by the values, stable, NaNs last.
+
+    An ``scf.while`` doubles the run width while it is below ``n``; each pass merges pairs of
+    runs from one buffer into the other (an ``scf.for`` over the pairs, an ``scf.for`` over the
+    merged elements carrying both read positions) and the buffers swap roles. ``dynamic`` is the
+    size operand of ``tensor.empty`` for the scratch buffers ("" for a static length). Returns
+    the sorted tensors."""
+    fresh = ctx.names.fresh
+    types = [t for _, t in rows]
+    all_types = ", ".join(["index", *types, *types])
+    scratch = [body.op("scratch", f"tensor.empty({dynamic}) : {t}") for t in types]
+    width, width2 = "%" + fresh("width"), "%" + fresh("width")
+    src = ["%" + fresh("src") for _ in rows]
+    dst = ["%" + fresh("dst") for _ in rows]
+    src2 = ["%" + fresh("src") for _ in rows]
+    dst2 = ["%" + fresh("dst") for _ in rows]
+    passes = "%" + fresh("passes")
+    before = Block(ctx.names, indent=body.indent + 1)
+    more = before.op("more", f"arith.cmpi ult, {width}, {n} : index")
+    before.raw(f"scf.condition({more}) {', '.join([width, *src, *dst])} : {all_types}")
+    after = Block(ctx.names, indent=body.indent + 1)
+    pair = after.op("pair", f"arith.muli {width2}, {after.const(2, 'index')} : index")
+    last = after.op("last", f"arith.subi {n}, {after.const(1, 'index')} : index")
+    lo, out, out2 = "%" + fresh("lo"), ["%" + fresh("out") for _ in rows], ["%" + fresh("out") for _ in rows]
+    k, i, j = "%" + fresh("k"), "%" + fresh("i"), "%" + fresh("j")
+    merged, passed = "%" + fresh("merged"), "%" + fresh("passed")
+    runs = Block(ctx.names, indent=after.indent + 1)
+    mid = runs.op("mid", f"arith.minui {runs.op('mid', f'arith.addi {lo}, {width2} : index')}, {n} : index")
+    hi = runs.op("hi", f"arith.minui {runs.op('hi', f'arith.addi {lo}, {pair} : index')}, {n} : index")
+    step = Block(ctx.names, indent=runs.indent + 1)
+    at_i = step.op("at", f"arith.minui {i}, {last} : index")
+    at_j = step.op("at", f"arith.minui {j}, {last} : index")
+    left = step.op("left", f"tensor.extract {src2[0]}[{at_i}] : {types[0]}")
+    right = step.op("right", f"tensor.extract {src2[0]}[{at_j}] : {types[0]}")
+    has_left = step.op("has_left", f"arith.cmpi ult, {i}, {mid} : index")
+    no_right = step.op("no_right", f"arith.cmpi uge, {j}, {hi} : index")
+    # stable: the left element goes first unless the right one is smaller
+    right_first = _greater(step, left, right, dt)
+    left_first = step.op("left_first", f"arith.xori {right_first}, {step.const(True, 'i1')} : i1")
+    take = step.op("take", f"arith.andi {has_left}, {step.op('take', f'arith.ori {no_right}, {left_first} : i1')} : i1")
+    placed = [step.op("out", f"tensor.insert {ops._select(step, take, left, right, dt)} into {out2[0]}[{k}] : "
+                             f"{types[0]}")]
+    for r in range(1, len(rows)):
+        li = step.op("left", f"tensor.extract {src2[r]}[{at_i}] : {types[r]}")
+        ri = step.op("right", f"tensor.extract {src2[r]}[{at_j}] : {types[r]}")
+        moved = step.op("moved", f"arith.select {take}, {li}, {ri} : i64")
+        placed.append(step.op("out", f"tensor.insert {moved} into {out2[r]}[{k}] : {types[r]}"))
+    one = step.const(1, "index")
+    next_i = step.op("i", f"arith.select {take}, {step.op('i', f'arith.addi {i}, {one} : index')}, {i} : index")
+    next_j = step.op("j", f"arith.select {take}, {j}, {step.op('j', f'arith.addi {j}, {one} : index')} : index")
+    step.raw(f"scf.yield {', '.join([next_i, next_j, *placed])} : {', '.join(['index', 'index', *types])}")
+    runs.raw(f"{merged}:{2 + len(rows)} = scf.for {k} = {lo} to {hi} step {runs.const(1, 'index')} "
+             f"iter_args({i} = {lo}, {j} = {mid}, {', '.join(f'{o} = {o0}' for o, o0 in zip(out2, out))}) -> "
+             f"({', '.join(['index', 'index', *types])}) {{")
+    runs.lines.extend(step.lines)
+    runs.raw("}")
+    runs.raw(f"scf.yield {', '.join(f'{merged}#{2 + r}' for r in range(len(rows)))} : {', '.join(types)}")
+    after.raw(f"{passed}:{len(rows)} = scf.for {lo} = {after.const(0, 'index')} to {n} step {pair} "
+              f"iter_args({', '.join(f'{o} = {d}' for o, d in zip(out, dst2))}) -> ({', '.join(types)}) {{")
+    after.lines.extend(runs.lines)
+    after.raw("}")
+    after.raw(f"scf.yield {', '.join([pair, *(f'{passed}#{r}' for r in range(len(rows))), *src2])} : {all_types}")
+    body.raw(f"{passes}:{1 + 2 * len(rows)} = scf.while ({width} = {body.const(1, 'index')}, "
+             f"{', '.join(f'{a} = {v}' for a, v in zip(src + dst, [r for r, _ in rows] + scratch))}) : "
+             f"({all_types}) -> ({all_types}) {{")
+    body.lines.extend(before.lines)
+    body.raw("} do {")
+    body.raw(f"^bb0({', '.join(f'{a}: {t}' for a, t in zip([width2, *src2, *dst2], ['index', *types, *types]))}):")
+    body.lines.extend(after.lines)
+    body.raw("}")
+    return [f"{passes}#{1 + r}" for r in range(len(rows))]
+
+
+def _sort_kind(kind: Any, order: Any, name: str) -> None:
+    if order is not None:
+        raise unsupported(f"numpy.{name}", "order= (structured arrays)")
+    if kind is not None and not isinstance(kind, str):
+        raise trace_error(f"{name}: sort kind must be str, not {public_type(kind)}", TypeError)
+    if kind not in (None, "quicksort", "mergesort", "heapsort", "stable"):
+        raise trace_error(f"{name}: sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})",
+                          ValueError)
+
+
+@op("sort", dtype_rule="same")
+def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> TracedArray:
+    """A sorted copy of ``a`` along ``axis`` (None: flattened), NaNs last (CPU only)."""
+    _sort_kind(kind, order, "sort")
+    x = _array(a, "sort")
+    _sortable(x, "sort")
+    if x.ndim == 0 and axis is not None:
+        raise trace_error(f"numpy.sort: axis {axis} is out of bounds for array of dimension 0",
+                          np.exceptions.AxisError)
+    rows, ax = _last_axis(x, axis, "sort")
+    return _moved_back(_sort_rows(rows, False), ax)
+
+
+@op("argsort", method="argsort", dtype_rule="explicit")
+def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> TracedArray:
+    """The int64 indices that sort ``a`` along ``axis`` (None: flattened), ties in their order
+    (NumPy's ``kind="stable"``), NaNs last (CPU only)."""
+    _sort_kind(kind, order, "argsort")
+    x = _array(a, "argsort")
+    _sortable(x, "argsort")
+    if x.ndim == 0:  # NumPy takes a 0-d array as 1-D for any axis
+        x = ops.reshape(x, -1)
+        axis = 0 if axis is None else axis
+    rows, ax = _last_axis(x, axis, "argsort")
+    return _moved_back(_sort_rows(rows, True), ax)
+
+
+@op("searchsorted", method="searchsorted", dtype_rule="explicit")
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> TracedArray:
+    """Where the values ``v`` go in the sorted 1-D ``a`` (int64 indices, NumPy's order with
+    NaNs last): a binary search (``scf.while``) per value, on the CPU and on CUDA."""
+    if sorter is not None:
+        raise unsupported("numpy.searchsorted", "sorter=")
+    if side not in ("left", "right"):
+        raise trace_error(f"searchsorted: side must be 'left' or 'right' (got {side!r})", ValueError)
+    ctx = ops._ctx_of(a, v)
+    sorted_ = creation.array_operand(ctx, a, "numpy.searchsorted")
+    if sorted_.ndim != 1:
+        raise trace_error("searchsorted: object too deep for desired array" if sorted_.ndim > 1
+                          else "searchsorted: object of too small depth for desired array", ValueError)
+
+    values = creation.array_operand(ctx, v, "numpy.searchsorted") if isinstance(v, (list, tuple)) else \
+        ops._lift(ctx, v, "numpy.searchsorted")
+    dt, _ = ops._promote([sorted_, values])
+    sorted_ = ops.astype(sorted_, dt)
+    values = ops._to_tensor(ctx, values)
+    ctx.begin_op()
+    R = values.ndim
+    sizes = [ctx.dim(values, k) if values._dims[k] is None else None for k in range(R)]
+    init = ops._empty(ctx, values._dims, D.INT64, sizes)
+    n = ctx.dim(sorted_, 0)
+    table, table_ty = sorted_._value, sorted_.mlir_type
+
+    def body(b: Block, ins: list[str], _out: str) -> str:
+        key = ops.convert(b, ins[0], values._dtype, dt)
+        fresh = ctx.names.fresh
+        lo, hi, lo2, hi2, found = ("%" + fresh(h) for h in ("lo", "hi", "lo", "hi", "found"))
+        before = Block(ctx.names, indent=b.indent + 1)
+        more = before.op("more", f"arith.cmpi slt, {lo}, {hi} : index")
+        before.raw(f"scf.condition({more}) {lo}, {hi} : index, index")
+        after = Block(ctx.names, indent=b.indent + 1)
+        mid = after.op("mid", f"arith.divui {after.op('sum', f'arith.addi {lo2}, {hi2} : index')}, "
+                              f"{after.const(2, 'index')} : index")
+        at = after.op("at", f"tensor.extract {table}[{mid}] : {table_ty}")
+        # left: a[mid] < key; right: a[mid] <= key, i.e. not key < a[mid]
+        if side == "left":
+            go_up = _greater(after, key, at, dt)
+        else:
+            below = _greater(after, at, key, dt)
+            go_up = after.op("up", f"arith.xori {below}, {after.const(True, 'i1')} : i1")
+        up = after.op("lo", f"arith.addi {mid}, {after.const(1, 'index')} : index")
+        new_lo = after.op("lo", f"arith.select {go_up}, {up}, {lo2} : index")
+        new_hi = after.op("hi", f"arith.select {go_up}, {hi2}, {mid} : index")
+        after.raw(f"scf.yield {new_lo}, {new_hi} : index, index")
+        zero = b.const(0, "index")
+        b.raw(f"{found}:2 = scf.while ({lo} = {zero}, {hi} = {n}) : (index, index) -> (index, index) {{")
+        b.lines.extend(before.lines)
+        b.raw("} do {")
+        b.raw(f"^bb0({lo2}: index, {hi2}: index):")
+        b.lines.extend(after.lines)
+        b.raw("}")
+        return b.op("pos", f"arith.index_cast {found}#0 : index to i64")
+
+    res = ops._emit_generic(
+        ctx, "searchsorted", [values], [affine_map(R, [f"d{k}" for k in range(R)])], init,
+        tensor_type(values._dims, D.INT64), D.INT64, affine_map(R, [f"d{k}" for k in range(R)]),
+        ["parallel"] * R, body)
+    return TracedArray(ctx, res, D.INT64, values._dims, sizes=sizes)

@@ -33,6 +33,7 @@ __all__ = [
     "SymbolicDim",
     "UseGuard",
     "make_view",
+    "public_type",
     "sync_view",
     "unsupported",
     "user_location",
@@ -288,11 +289,24 @@ def format_location(loc: tuple[str, int, str] | None) -> str:
     return f"{base}:{line}" + (f": {src}" if src else "")
 
 
+def public_type(value: Any) -> str:
+    """The type of ``value`` as the user's NumPy code would see it: ``float`` for a Python float
+    argument, ``numpy.float32`` for a NumPy scalar, ``numpy.ndarray`` for an array, ``int`` for
+    a size."""
+    if isinstance(value, TracedArray):
+        if value._weak is not None:
+            return value._weak
+        return f"numpy.{value._dtype.name}" if value._is_scalar else "numpy.ndarray"
+    if isinstance(value, SymbolicDim):
+        return "int"
+    return type(value).__name__
+
+
 def unsupported(op: str, detail: str = "") -> TraceError:
     """A :class:`TraceError` for ``op`` naming the user's source line."""
     msg = f"dlbridge.jit: unsupported operation '{op}'"
     if detail:
-        msg += f" ({detail})"
+        msg += f" ({public_message(detail)})"
     where = format_location(user_location())
     if where:
         msg += f" at {where}"
@@ -302,7 +316,7 @@ def unsupported(op: str, detail: str = "") -> TraceError:
 def trace_error(message: str, exc: type[Exception] = TraceError) -> Exception:
     """An exception of type ``exc`` whose message ends with the user's source line."""
     where = format_location(user_location())
-    return exc(f"dlbridge.jit: {message}" + (f" at {where}" if where else ""))
+    return exc(f"dlbridge.jit: {public_message(message)}" + (f" at {where}" if where else ""))
 
 
 #: The tracer's own classes a message may name, and what a NumPy user calls them.
@@ -396,7 +410,10 @@ _current: contextvars.ContextVar[TraceContext | None] = contextvars.ContextVar(
 class TraceContext:
     """State of one trace: names, the function body, location comments."""
 
-    def __init__(self) -> None:
+    def __init__(self, target: str = "cpu") -> None:
+        #: the target the trace is compiled for (``"cpu"``, ``"cuda"``): operations without a path
+        #: on one of them refuse it while tracing
+        self.target = target
         self.names = NameTable()
         self.names.dead_error = _dead_value_error
         self.top = Block(self.names, indent=2)
@@ -841,6 +858,10 @@ class TracedArray:
                 out.append(SymbolicDim(self._ctx, self._ctx.dim(self, k), f"dim {k}",
                                        self._dim_sources(k)))
         return tuple(out)
+
+    @shape.setter
+    def shape(self, value: Any) -> None:
+        raise unsupported("setting ndarray.shape", "assign the result of reshape instead")
 
     def _dim_sources(self, k: int) -> Any:
         """Where dynamic dim ``k``'s size comes from: an argument's own dim, or any argument's."""

@@ -6,8 +6,12 @@ emitted, with the parameters of the arguments it reads and writes."""
 
 from __future__ import annotations
 
+import ast
 import inspect
+import linecache
+import os
 import re
+import textwrap
 from collections.abc import Sequence
 from typing import Any, Callable
 
@@ -160,6 +164,39 @@ def _flatten_results(out: Any, leaves: list[Any]) -> Any:
     return len(leaves) - 1
 
 
+def _definition(fn: Callable[..., Any]) -> str:
+    """``file:line: source`` of the ``return`` statement of ``fn`` when it has one, else of its
+    ``def`` line."""
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return "an unknown line"
+    line = code.co_firstlineno
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        tree = None
+    if tree is not None and tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        node = tree.body[0]
+        returns = [n for n in _own_nodes(node) if isinstance(n, ast.Return)]
+        line = first - 1 + (returns[0].lineno if len(returns) == 1 else node.lineno)
+    source = linecache.getline(code.co_filename, line).strip()
+    return f"{os.path.basename(code.co_filename)}:{line}" + (f": {source}" if source else "")
+
+
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """The nodes of function ``fn``'s body, not those of functions and lambdas inside it."""
+    found: list[ast.AST] = []
+    todo = list(ast.iter_child_nodes(fn))
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
 Spec = ArraySpec | ScalarSpec | StaticSpec
 #: A size or value fixed for a trace: ``(argument, dim)``, or ``(argument, None)`` for the value
 #: of an int or bool argument.
@@ -203,8 +240,10 @@ def trace(
     *,
     name: str,
     hints: Sequence[Any] | None = None,
+    target: str = "cpu",
 ) -> TraceResult:
-    """Trace ``fn`` called on symbolic arguments described by ``arg_specs`` into an MLIR module.
+    """Trace ``fn`` called on symbolic arguments described by ``arg_specs`` into an MLIR module
+    compiled for ``target``.
 
     Returns a :class:`TraceResult` whose ``mlir`` holds one ``func.func @<name>`` marked
     ``dlpack.entry`` (linalg on tensors). Sizes stay symbolic, so that one module serves every
@@ -220,7 +259,7 @@ def trace(
     fixed: dict[Fixed, int] = {}
     while True:
         try:
-            traced = _trace_once(fn, _fix(arg_specs, fixed), name)
+            traced = _trace_once(fn, _fix(arg_specs, fixed), name, target)
         except NeedsValue as need:
             values = _values_at(need.sources, arg_specs, hints)
             if not values or values.keys() <= fixed.keys():
@@ -232,9 +271,10 @@ def trace(
         return traced
 
 
-def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str) -> TraceResult:
-    """One trace of ``fn`` (see :func:`trace`); raises NeedsValue where it needs a number."""
-    ctx = TraceContext()
+def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str, target: str) -> TraceResult:
+    """One trace of ``fn`` for ``target`` (see :func:`trace`); raises NeedsValue where it needs a
+    number."""
+    ctx = TraceContext(target)
     pnames = _param_names(fn, len(arg_specs))
     params: list[str | ArgSlot] = []
     call_args: list[Any] = []
@@ -293,7 +333,12 @@ def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str) ->
             raise user_error from None
         outs: list[Any] = []
         tree = _flatten_results(out, outs)
-        finals = ops.finalize_outputs(ctx, outs)
+        try:
+            finals = ops.finalize_outputs(ctx, outs)
+        except TraceError as error:
+            if " at " in str(error):
+                raise
+            raise TraceError(f"{error} (returned by {name}()) at {_definition(fn)}") from None
         prologue = _store_written_args(ctx)
         _widen_int_args(ctx, prologue)
     finally:

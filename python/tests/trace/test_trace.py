@@ -178,8 +178,8 @@ def test_complex_unary(dt):
 def test_complex_rejects(op):
     with pytest.raises(TraceError, match=op):
         trace(UNARY[op], [ArraySpec("complex64", 1)], name="f")
-    with pytest.raises(TraceError, match="less"):
-        trace(lambda x: x < x, [ArraySpec("complex64", 1)], name="f")
+    # complex numbers compare in NumPy's lexicographic order (test_jit_numpy_surface.py)
+    trace(lambda x: x < x, [ArraySpec("complex64", 1)], name="f")
 
 
 def test_mixed_dtypes_and_broadcasting():
