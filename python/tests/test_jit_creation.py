@@ -150,12 +150,14 @@ def test_shape_arithmetic(n: int) -> None:
     _same(f, np.arange(float(n)))
 
 
-def test_shape_entries_refuse_control_flow() -> None:
+def test_control_flow_on_shape_entries_specialises() -> None:
     def f(x: Any) -> Any:
         return x if x.shape[0] > 2 else -x
 
-    with pytest.raises(dlbridge.TraceError, match="dynamic size"):
-        dlbridge.jit(f)(np.zeros(3))
+    jitted = dlbridge.jit(f)
+    for n in (3, 2, 5):
+        np.testing.assert_array_equal(jitted(np.arange(float(n))), f(np.arange(float(n))))
+    assert jitted.num_specialisations == 3  # fixed at each size
 
 
 @pytest.mark.parametrize("indexing", ["xy", "ij"])
