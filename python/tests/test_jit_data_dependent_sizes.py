@@ -104,3 +104,27 @@ def test_counting_errors_are_numpys() -> None:
         dlbridge.jit(lambda x, w: np.bincount(x, weights=w))(np.array([1, 2]), np.ones(3))
     with pytest.raises(ValueError, match="autodetected range is not finite"):
         dlbridge.jit(lambda a: np.histogram(a, 3))(np.array([1.0, np.inf]))
+
+
+UNIQUES = {
+    "values": lambda x: np.unique(x),
+    "all": lambda x: np.unique(x, return_index=True, return_inverse=True, return_counts=True),
+    "counts": lambda x: np.unique(x, return_counts=True),
+    "nan_apart": lambda x: np.unique(x, equal_nan=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNIQUES))
+@pytest.mark.parametrize("dtype", [np.float64, np.int32], ids=lambda d: np.dtype(d).name)
+def test_unique_matches_numpy(name: str, dtype: Any) -> None:
+    fn = UNIQUES[name]
+    jitted = dlbridge.jit(fn)
+    values = RNG.integers(0, 4, size=(3, 5)).astype(dtype)
+    samples = [values, values[::-1, ::2], np.zeros((0, 2), dtype), np.full(4, 7, dtype)]
+    if dtype == np.float64:
+        samples.append(np.array([np.nan, 1.0, np.nan, 0.5]))
+    for x in samples:
+        got, want = jitted(x), fn(x)
+        for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            np.testing.assert_array_equal(g, w)
+            assert np.asarray(g).dtype == np.asarray(w).dtype

@@ -253,8 +253,8 @@ def numpy_savetxt(a):
 
 
 @case(TraceError)
-def numpy_unique(a):
-    return np.unique(a)  # <-
+def numpy_unique_by_rows(a):
+    return np.unique(a, axis=0)  # <-
 
 
 @case(TraceError)
@@ -470,7 +470,7 @@ def unsupported_in_a_loop(a, n):
 def unsupported_in_a_nested_loop(a, n):
     for i in range(n):
         for j in range(n):
-            a[i, j] = np.unique(a)  # <-
+            a[i, j] = np.fft.ifft(a)  # <-
     return a
 
 

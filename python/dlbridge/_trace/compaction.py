@@ -1,6 +1,6 @@
 """Arrays whose size the data gives: the positions a mask selects, and what NumPy builds on
-them (``np.flatnonzero``, ``np.nonzero``, ``np.argwhere``, ``np.extract``, and ``x[mask]`` used
-as an array).
+them (``np.flatnonzero``, ``np.nonzero``, ``np.argwhere``, ``np.extract``, ``np.unique``, and
+``x[mask]`` used as an array).
 
 The positions are found as NumPy finds them: a count of the selected elements, which sizes the
 result, then one pass in order storing each selected position at the next slot. The result's
@@ -19,7 +19,7 @@ from . import dtypes as D
 from . import ops
 from .emitter import Block
 from .registry import op
-from .tracer import TracedArray, trace_error
+from .tracer import TracedArray, trace_error, unsupported
 
 
 def scalar_ssa(value: TracedArray) -> str:
@@ -115,3 +115,37 @@ def extract(condition: Any, arr: Any) -> TracedArray:
     ctx = ops._ctx_of(condition, arr)
     arr = _as_array(ctx, arr, "numpy.extract")
     return ops.reshape(arr, (-1,))[flat_positions(_as_array(ctx, condition, "numpy.extract"))]
+
+
+@op("unique")
+def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, return_counts: bool = False,
+           axis: Any = None, *, equal_nan: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+    """The sorted distinct values of ``ar`` flattened (NaNs one value unless ``equal_nan`` is
+    false), with the first index of each, the index of each element's value and their counts
+    on request: a stable sort, then the positions where the sorted values change (CPU only,
+    as sorting is)."""
+    ctx = ops._ctx_of(ar)
+    if axis is not None:
+        raise unsupported("numpy.unique", "axis=")
+    a = _as_array(ctx, ar, "numpy.unique")
+    flat = ops.reshape(a, (-1,))
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    n = flat.shape[0]
+    changes = np.not_equal(ordered[1:], ordered[:-1])
+    if equal_nan and (a.element_type.is_float or a.element_type.is_complex):
+        changes = np.logical_and(changes, np.logical_not(np.logical_and(np.isnan(ordered[1:]),
+                                                                        np.isnan(ordered[:-1]))))
+    starts = flat_positions(np.concatenate([np.ones(1, dtype=np.bool_), changes])[:n])
+    values = ordered[starts]
+    if not (return_index or return_inverse or return_counts):
+        return values
+    out: list[Any] = [values]
+    if return_index:
+        out.append(order[starts])
+    if return_inverse:
+        out.append(np.reshape(np.searchsorted(values, flat), a.shape))
+    if return_counts:
+        ends = np.concatenate([starts[1:], np.reshape(ops._lift(ctx, n), (1,)).astype(np.int64)])
+        out.append(ends[:starts.shape[0]] - starts)
+    return tuple(out)
