@@ -260,6 +260,71 @@ def dft_power(x):
 # ---------------------------------------------------------------- optimisers
 
 
+def conv2d_layer(img, kern, bias):
+    """A 'valid' convolution layer with ReLU, written as loops over the output positions."""
+    kh, kw = kern.shape
+    h = img.shape[0] - kh + 1
+    w = img.shape[1] - kw + 1
+    out = np.empty((h, w))
+    for i in range(h):
+        for j in range(w):
+            out[i, j] = np.sum(img[i:i + kh, j:j + kw] * kern) + bias
+    return np.maximum(out, 0.0)
+
+
+def max_pool_2x2(x):
+    """2x2 max pooling with stride 2, written as loops over the output positions."""
+    h, w = x.shape[0] // 2, x.shape[1] // 2
+    out = np.empty((h, w), dtype=x.dtype)
+    for i in range(h):
+        for j in range(w):
+            out[i, j] = x[2 * i:2 * i + 2, 2 * j:2 * j + 2].max()
+    return out
+
+
+def mandelbrot_masked(c, max_iter):
+    """Escape counts of the Mandelbrot map, updating only the points still inside."""
+    z = np.zeros_like(c)
+    counts = np.zeros(c.shape, dtype=np.int64)
+    for _ in range(max_iter):
+        inside = np.abs(z) <= 2.0
+        z[inside] = z[inside] ** 2 + c[inside]
+        counts[inside] += 1
+    return counts
+
+
+def histogram_equalize(img, bins):
+    """Histogram equalisation of an image with values in [0, 1)."""
+    counts, _ = np.histogram(img, bins=bins, range=(0.0, 1.0))
+    cdf = np.cumsum(counts).astype(np.float64)
+    cdf = (cdf - cdf.min()) / (cdf.max() - cdf.min())
+    index = np.minimum((img * bins).astype(np.int64), bins - 1)
+    return cdf[index]
+
+
+def forward_substitution(low, b):
+    """Solves low @ x = b for a lower triangular matrix, row by row."""
+    n = b.shape[0]
+    x = np.zeros_like(b)
+    for i in range(n):
+        x[i] = (b[i] - low[i, :i] @ x[:i]) / low[i, i]
+    return x
+
+
+def fft_radix2(x):
+    """The DFT of a signal whose length is a power of two, by radix-2 butterflies."""
+    n = x.shape[0]
+    m = min(n, 16)
+    k = np.arange(m)
+    spectrum = np.exp(-2j * np.pi * k[:, None] * k / m) @ x.reshape(m, -1).astype(np.complex128)
+    while spectrum.shape[0] < n:
+        half = spectrum.shape[1] // 2
+        even, odd = spectrum[:, :half], spectrum[:, half:]
+        twiddle = np.exp(-1j * np.pi * np.arange(spectrum.shape[0]) / spectrum.shape[0])[:, None]
+        spectrum = np.concatenate([even + twiddle * odd, even - twiddle * odd])
+    return spectrum.ravel()
+
+
 def sgd_momentum(w, grad, velocity, lr, momentum):
     """SGD with momentum; updates ``w`` and ``velocity`` in place."""
     velocity *= momentum
@@ -391,6 +456,16 @@ KERNELS: tuple[KernelSpec, ...] = (
     KernelSpec(portfolio_stats, lambda n: (np.exp(np.cumsum(_rng(n).standard_normal((n, 8)) * 0.01, axis=0)) * 100.0,
                                            _rng(n + 1).random(8) + 0.1), 8, 200_000),
     KernelSpec(dft_power, lambda n: (_rng(n).standard_normal(n),), 16, 600, rtol=1e-8),
+    KernelSpec(conv2d_layer, lambda n: (_rng(n).standard_normal((n, n)), _rng(n + 1).standard_normal((3, 3)), 0.1),
+               10, 60),
+    KernelSpec(max_pool_2x2, lambda n: (_rng(n).standard_normal((n, n + 2)),), 8, 128),
+    KernelSpec(mandelbrot_masked, lambda n: (np.linspace(-2.2, 1.0, 2 * n)[None, :]
+                                             + 1j * np.linspace(-1.2, 1.2, n)[:, None], 30), 8, 200),
+    KernelSpec(histogram_equalize, lambda n: (_rng(n).random((n, n)), 16), 8, 1_000),
+    KernelSpec(forward_substitution, lambda n: (np.tril(_rng(n).standard_normal((n, n))) + n * np.eye(n),
+                                                _rng(n + 1).standard_normal(n)), 8, 2_000),
+    KernelSpec(fft_radix2, lambda n: (_rng(n).standard_normal(2 ** int(n).bit_length()),), 6, 65_535,
+               rtol=1e-8),
     KernelSpec(sgd_momentum, lambda n: (*_f32(n, (n,), (n,), (n,)), 0.01, 0.9), 16, 8_000_000,
                writes=(0, 2), rtol=1e-5),
     KernelSpec(adam_update, _adam, 16, 3_000_000, writes=(0, 2, 3), rtol=1e-5),

@@ -24,7 +24,7 @@ from numpy_kernels import KERNELS, KernelSpec  # noqa: E402
 
 # Escape counts of an iterated map may flip at a boundary point when the compiler
 # contracts a*b+c into one fused multiply-add; no other integer result may differ.
-CHAOTIC = {"mandelbrot"}
+CHAOTIC = {"mandelbrot", "mandelbrot_masked"}
 
 
 def _all_axes_reversed(a: np.ndarray) -> tuple[slice, ...]:

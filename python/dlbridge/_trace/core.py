@@ -138,6 +138,14 @@ def reshape(a: Any, *args: Any, **kwargs: Any) -> Any:
     return ops.reshape(a, shape)
 
 
+@op("ravel", method="ravel", dtype_rule="same")
+def ravel(a: Any, order: str = "C") -> Any:
+    """The elements in C order as a 1-D array (a view where the layout allows)."""
+    if order != "C":
+        raise unsupported("numpy.ravel", f"order={order!r}")
+    return ops.reshape(a, (-1,))
+
+
 @op("transpose", numpy=("transpose", "permute_dims"), dtype_rule="same")
 def transpose(a: Any, axes: Any = None) -> Any:
     """Permute dims (``axes=None`` reverses them)."""

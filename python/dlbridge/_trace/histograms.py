@@ -7,6 +7,7 @@ the largest value plus one, a size the data gives; ``histogram``'s is ``bins``.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -100,6 +101,8 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,  #
     minimum to its maximum), and the bin edges, as NumPy computes them."""
     ctx = ops._ctx_of(a, weights)
     values = _flat(ctx, a, "numpy.histogram")
+    if isinstance(bins, TracedArray) and bins.ndim == 0 and bins.element_type.is_int:
+        bins = operator.index(bins)  # the number of bins sizes the result: fixed at the call's
     if isinstance(bins, bool) or not isinstance(bins, int):
         raise unsupported("numpy.histogram", "bins other than a number of equal bins")
     if bins < 1:
