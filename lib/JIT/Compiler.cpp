@@ -288,18 +288,13 @@ CompileResult compileUnguarded(const std::string &source,
                                CacheEntry &cacheEntry, const char *&stage) {
   stage = "parsing the source";
   MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
-  std::string diagnostics;
-  llvm::raw_string_ostream diagnosticStream(diagnostics);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, sourceName), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnosticStream);
-  // Located messages, not IR dumps: users see their source, not ours.
-  context.printOpOnDiagnostic(false);
+  SourceDiagnostics sourceDiagnostics(context, source, sourceName);
+  const std::string &diagnostics = sourceDiagnostics.text();
 
   std::string name, function, error;
-  OwningOpRef<ModuleOp> module = parseEntry(
-      context, sourceMgr, sourceName, requestedEntry, name, function, error);
+  OwningOpRef<ModuleOp> module =
+      parseEntry(context, sourceDiagnostics.sourceMgr(), sourceName,
+                 requestedEntry, name, function, error);
   if (!module)
     return compileError(diagnostics + error);
 

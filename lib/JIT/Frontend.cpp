@@ -15,6 +15,8 @@
 #include "dlbridge/Pipelines/Pipelines.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -40,6 +42,23 @@ const DialectRegistry &dlbridge::jit::getRegistry() {
     return registry;
   }();
   return *registry;
+}
+
+SourceDiagnostics::SourceDiagnostics(MLIRContext &context,
+                                     const std::string &source,
+                                     llvm::StringRef name)
+    : context(context) {
+  manager.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, name),
+                             llvm::SMLoc());
+  handler =
+      std::make_unique<SourceMgrDiagnosticHandler>(manager, &context, stream);
+  context.printOpOnDiagnostic(false);
+}
+
+SourceDiagnostics::~SourceDiagnostics() = default;
+
+OwningOpRef<ModuleOp> SourceDiagnostics::parse() {
+  return parseSourceFile<ModuleOp>(manager, ParserConfig(&context));
 }
 
 void dlbridge::jit::initializeNativeTarget() {

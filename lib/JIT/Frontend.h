@@ -13,9 +13,13 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Support/LLVM.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CodeGen.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include <string>
@@ -24,6 +28,30 @@ namespace dlbridge::jit {
 
 /// Every dialect, interface and translation dlbridge compiles.
 const mlir::DialectRegistry &getRegistry();
+
+/// A source in a context, and the text of MLIR's located messages about it
+/// (from parsing and from whatever later runs on its module) while this
+/// lives: users see their source lines, not IR dumps.
+class SourceDiagnostics {
+public:
+  SourceDiagnostics(mlir::MLIRContext &context, const std::string &source,
+                    llvm::StringRef name = "<source>");
+  SourceDiagnostics(const SourceDiagnostics &) = delete;
+  SourceDiagnostics &operator=(const SourceDiagnostics &) = delete;
+  ~SourceDiagnostics();
+
+  llvm::SourceMgr &sourceMgr() { return manager; }
+  /// The source's module, or null with the reasons in text().
+  mlir::OwningOpRef<mlir::ModuleOp> parse();
+  const std::string &text() const { return collected; }
+
+private:
+  mlir::MLIRContext &context;
+  std::string collected;
+  llvm::raw_string_ostream stream{collected};
+  llvm::SourceMgr manager;
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> handler;
+};
 
 /// LLVM's host target and its assembly printer, once per process.
 void initializeNativeTarget();

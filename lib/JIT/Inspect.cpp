@@ -83,16 +83,9 @@ InspectResult inspectUnguarded(const std::string &source,
                                const CompileOptions &options) {
   InspectResult result;
   MLIRContext context(getRegistry(), MLIRContext::Threading::DISABLED);
-  std::string diagnostics;
-  llvm::raw_string_ostream diagnosticStream(diagnostics);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, "<source>"), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnosticStream);
-  context.printOpOnDiagnostic(false);
-
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  SourceDiagnostics sourceDiagnostics(context, source);
+  const std::string &diagnostics = sourceDiagnostics.text();
+  OwningOpRef<ModuleOp> module = sourceDiagnostics.parse();
   if (!module) {
     result.error = diagnostics;
     return result;

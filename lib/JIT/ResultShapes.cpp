@@ -23,10 +23,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
 using namespace dlbridge;
@@ -199,17 +197,10 @@ ResultShapes resultShapesUnguarded(const std::string &source,
   context.loadDialect<affine::AffineDialect, arith::ArithDialect,
                       memref::MemRefDialect, scf::SCFDialect,
                       tensor::TensorDialect>();
-  std::string diagnostics;
-  llvm::raw_string_ostream diagnosticStream(diagnostics);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(source, "<source>"), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnosticStream);
-  context.printOpOnDiagnostic(false);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  SourceDiagnostics diagnostics(context, source);
+  OwningOpRef<ModuleOp> module = diagnostics.parse();
   if (!module) {
-    result.error = diagnostics;
+    result.error = diagnostics.text();
     return result;
   }
   std::string error;
