@@ -94,7 +94,10 @@ private:
       auto argument = dyn_cast<BlockArgument>(source);
       if (argument && argument.getOwner() == &entryBlock && index)
         return leaf("dim", *index, argument.getArgNumber());
-      return fail(op, why);
+      // The size of what an operation computed: name that operation (a
+      // loop filling a result of a counted size), not the dim.
+      Operation *producer = source.getDefiningOp();
+      return fail(producer ? producer : op, why);
     };
     return llvm::TypeSwitch<Operation *, FailureOr<SizeNode>>(op)
         .Case([&](tensor::DimOp dim) {

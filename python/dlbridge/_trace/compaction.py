@@ -17,7 +17,7 @@ import numpy as np
 
 from . import dtypes as D
 from . import ops
-from .emitter import Block
+from .emitter import Block, location
 from .registry import op
 from .tracer import TracedArray, trace_error, unsupported
 
@@ -62,7 +62,7 @@ def flat_positions(mask: TracedArray) -> TracedArray:
     top.raw(f"{found}:2 = scf.for {i} = {c0} to {n} step {c1} "
             f"iter_args({slots} = {empty}, {next_slot} = {c0}) -> ({out_ty}, index) {{")
     top.lines.extend(step.lines)
-    top.raw("}")
+    top.raw(f"}} {location()}".rstrip())  # the loop at the user's line
     return TracedArray(ctx, f"{found}#0", D.INT64, (None,), sizes=[size])
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import ops, registry
 from .compaction import scalar_ssa
-from .emitter import Block
+from .emitter import Block, location
 from .registry import op
 from .tracer import TracedArray, trace_error, unsupported
 
@@ -42,7 +42,7 @@ def _scatter_add(bins: TracedArray, weights: TracedArray, size: str) -> TracedAr
     step.raw(f"scf.yield {updated} : {ty}")
     top.raw(f"{done} = scf.for {i} = {c0} to {n} step {c1} iter_args({acc} = {counts}) -> ({ty}) {{")
     top.lines.extend(step.lines)
-    top.raw("}")
+    top.raw(f"}} {location()}".rstrip())  # the loop at the user's line
     return TracedArray(ctx, done, dt, (None,), sizes=[size])
 
 
