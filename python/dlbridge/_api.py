@@ -243,6 +243,12 @@ def _static_by_default(value: Any) -> bool:
     return callable(value)
 
 
+def _trace_key(specs: Sequence[tuple[Any, ...]]) -> tuple[Any, ...]:
+    """The key of a function's traces: its specs, static values by type and value at every
+    level, as the dispatcher keys them."""
+    return tuple(("static", _dlbridge.static_key(s[1])) if s[0] == "static" else s for s in specs)
+
+
 def _dispatcher_guards(specs: Sequence[tuple[Any, ...]],
                        guards: Sequence[tuple[int, int | None, int]]) -> list[tuple[int, int]]:
     """A trace's guards as the dispatcher keys them: (position among the non-static arguments,
@@ -320,8 +326,7 @@ class JitFunction(_dlbridge.Dispatcher):
         _note_new_function(self)
 
     def _trace(self, specs: tuple[Any, ...], hints: tuple[Any, ...] | None = None) -> TraceResult:
-        # static values by type and value at every level, as the dispatcher keys them
-        key = tuple(("static", _dlbridge.static_key(s[1])) if s[0] == "static" else s for s in specs)
+        key = _trace_key(specs)
         traced = self._traces.get(key)
         if traced is None or failed_guard(traced.guards, hints, self._names) is not None:
             traced = trace(self.__wrapped__, _to_arg_specs(specs), name=self.__name__, hints=hints,
@@ -334,8 +339,7 @@ class JitFunction(_dlbridge.Dispatcher):
 
     def _compile_specs(self, specs: tuple[Any, ...], hints: tuple[Any, ...] | None = None) -> Any:
         start = time.perf_counter()
-        earlier = self._traces.get(tuple(
-            ("static", _dlbridge.static_key(s[1])) if s[0] == "static" else s for s in specs))
+        earlier = self._traces.get(_trace_key(specs))
         traced = self._trace(specs, hints)
         target = _target_of(specs, self._target)
         try:

@@ -22,13 +22,6 @@ from .registry import op
 from .tracer import TracedArray, trace_error, unsupported
 
 
-def scalar_ssa(value: TracedArray) -> str:
-    """The SSA scalar of a 0-d traced value."""
-    if value.is_scalar:
-        return value.value
-    return value.context.top.op("s", f"tensor.extract {value.value}[] : {value.mlir_type}")
-
-
 def flat_positions(mask: TracedArray) -> TracedArray:
     """The C-order flat positions of ``mask``'s true (non-zero) elements, in order: a 1-D
     ``int64`` array of as many elements as there are."""
@@ -38,7 +31,7 @@ def flat_positions(mask: TracedArray) -> TracedArray:
         flat = np.not_equal(flat, 0)
     top = ctx.top
     count = np.sum(flat, dtype=np.int64)
-    size = top.op("count", f"arith.index_cast {scalar_ssa(ops._lift(ctx, count))} : "
+    size = top.op("count", f"arith.index_cast {ops.scalar_ssa(ops._lift(ctx, count))} : "
                            f"{D.INT64.mlir} to index")
     n = ctx.dim(flat, 0)
     out_ty = "tensor<?xi64>"

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from . import ops, registry
-from .compaction import scalar_ssa
 from .emitter import Block, location
 from .registry import op
 from .tracer import TracedArray, trace_error, unsupported
@@ -64,14 +63,8 @@ def _weights_for(ctx: Any, x: TracedArray, weights: Any, what: str) -> TracedArr
         if n != m:
             raise trace_error(message, ValueError)
     else:
-        _check(np.equal(ops._lift(ctx, n), ops._lift(ctx, m)), message)
+        ops.runtime_check(np.equal(ops._lift(ctx, n), ops._lift(ctx, m)), "invalid_argument", message)
     return ops.astype(w, "float64")
-
-
-def _check(condition: Any, message: str) -> None:
-    ctx = condition.context
-    text = message.replace("\\", "\\\\").replace('"', '\\"')
-    ctx.top.raw(f'dlpack.assert {scalar_ssa(condition)}, invalid_argument, "{text}"')
 
 
 @op("bincount")
@@ -87,9 +80,10 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0) -> TracedArray:
     values = ops.astype(values, "int64")
     if values.ndim != 1:
         raise trace_error("object too deep for desired array", ValueError)
-    _check(np.all(np.greater_equal(values, 0)), "'list' argument must have no negative elements")
+    ops.runtime_check(np.all(np.greater_equal(values, 0)), "invalid_argument",
+                      "'list' argument must have no negative elements")
     largest = np.max(np.concatenate([values, np.full(1, minlength - 1, dtype=np.int64)]))
-    size = ctx.top.op("nbins", f"arith.index_cast {scalar_ssa(ops._lift(ctx, largest))} : i64 to index")
+    size = ctx.top.op("nbins", f"arith.index_cast {ops.scalar_ssa(ops._lift(ctx, largest))} : i64 to index")
     size = ctx.top.op("nbins", f"arith.addi {size}, {ctx.top.const(1, 'index')} : index")
     return _scatter_add(values, _weights_for(ctx, values, weights, "numpy.bincount"), size)
 
@@ -119,7 +113,8 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,  #
     else:
         values_f = ops.astype(values, "float64")
         lo, hi = np.min(values_f), np.max(values_f)
-        _check(np.logical_and(np.isfinite(lo), np.isfinite(hi)), "autodetected range is not finite")
+        ops.runtime_check(np.logical_and(np.isfinite(lo), np.isfinite(hi)), "invalid_argument",
+                          "autodetected range is not finite")
         same = np.equal(lo, hi)
         lo, hi = np.where(same, lo - 0.5, lo), np.where(same, hi + 0.5, hi)
     edges = registry.lookup_numpy("linspace").impl(lo, hi, bins + 1)  # type: ignore[union-attr]

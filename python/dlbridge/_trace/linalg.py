@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import ops
-from .compaction import scalar_ssa
 from .loop_source import rewrite_loops
 from .numpy_proxy import numpy_proxy as xp
 from .registry import op
@@ -36,14 +35,8 @@ def _square(a: Any, what: str) -> TracedArray:
         if rows != cols:
             raise trace_error("Last 2 dimensions of the array must be square", ValueError)
     else:
-        _check(xp.equal(rows, cols), "Last 2 dimensions of the array must be square")
+        ops.runtime_check(xp.equal(rows, cols), "invalid_argument", "Last 2 dimensions of the array must be square")
     return a
-
-
-def _check(condition: Any, message: str) -> None:
-    """A run-time check that the traced bool ``condition`` holds."""
-    ctx = condition.context
-    ctx.top.raw(f'dlpack.assert {scalar_ssa(condition)}, invalid_argument, "{message}"')
 
 
 def _traced(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -114,7 +107,7 @@ def cholesky(a: Any, upper: bool = False) -> TracedArray:
     """The lower (or upper) Cholesky factor of a symmetric positive-definite matrix."""
     a = _square(a, "numpy.linalg.cholesky")
     low = _traced(_cholesky_steps)(a)
-    _check(xp.all(xp.isfinite(low)), "Matrix is not positive definite")
+    ops.runtime_check(xp.all(xp.isfinite(low)), "invalid_argument", "Matrix is not positive definite")
     return low.T if upper else low
 
 
@@ -129,7 +122,7 @@ def solve(a: Any, b: Any) -> TracedArray:
     dtype = xp.result_type(a.dtype, b.dtype)
     columns = b.reshape(b.shape[0], -1) if b.ndim == 1 else b
     x, pivots = _traced(_solve_steps)(a.astype(dtype), columns.astype(dtype))
-    _check(xp.all(pivots != 0), "Singular matrix")
+    ops.runtime_check(xp.all(pivots != 0), "invalid_argument", "Singular matrix")
     return x.reshape(b.shape[0]) if b.ndim == 1 else x
 
 
@@ -138,7 +131,7 @@ def inv(a: Any) -> TracedArray:
     """The inverse of a square matrix."""
     a = _square(a, "numpy.linalg.inv")
     x, pivots = _traced(_solve_steps)(a, xp.eye(a.shape[0], dtype=a.dtype))
-    _check(xp.all(pivots != 0), "Singular matrix")
+    ops.runtime_check(xp.all(pivots != 0), "invalid_argument", "Singular matrix")
     return x
 
 

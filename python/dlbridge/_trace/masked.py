@@ -18,23 +18,13 @@ import numpy as np
 
 from . import dtypes as D
 from . import ops
-from .compaction import flat_positions, scalar_ssa
+from .compaction import flat_positions
 from .tracer import TracedArray, trace_error, unsupported
 
 #: NumPy functions of the elements of their array operands, besides ufuncs.
 _ELEMENTWISE = {np.where, np.clip}
 
 _ESCAPES = "the number of selected elements is known only when the kernel runs"
-
-
-def _assert(condition: TracedArray, kind: str, message: str, sizes: tuple[Any, ...] = ()) -> None:
-    """A run-time check that the traced bool ``condition`` holds, failing with ``message``, whose
-    ``{i}`` are ``sizes`` (ints or SymbolicDims)."""
-    ctx = condition.context
-    text = message.replace("\\", "\\\\").replace('"', '\\"')
-    values = [ctx.top.const(z, "index") if isinstance(z, int) else z.value for z in sizes]
-    operands = f" ({', '.join(values)} : {', '.join('index' for _ in values)})" if values else ""
-    ctx.top.raw(f'dlpack.assert {scalar_ssa(condition)}, {kind}, "{text}"{operands}')
 
 
 class MaskedSelection:
@@ -62,7 +52,7 @@ class MaskedSelection:
                                       f"axis is {flag}", IndexError)
                 continue
             same = np.equal(ops._lift(x.context, size), ops._lift(x.context, flag))
-            _assert(same, "index_out_of_range",
+            ops.runtime_check(same, "index_out_of_range",
                     f"boolean index did not match indexed array along axis {k}; size of axis is "
                     "{0} but size of corresponding boolean axis is {1}", (size, flag))
         return MaskedSelection(ops._copy(x), mask)
@@ -84,7 +74,7 @@ class MaskedSelection:
         if other.mask.ndim != self.mask.ndim:
             raise unsupported(what, "selections by masks of different ranks")
         same = np.all(np.equal(self.mask, other.mask))
-        _assert(same, "shape_mismatch",
+        ops.runtime_check(same, "shape_mismatch",
                 f"{what}: selections by different masks are supported only when the masks are "
                 "equal")
 
@@ -308,7 +298,7 @@ def _extreme(sel: MaskedSelection, axis: Any, which: str, keepdims: bool = False
     else:
         fill = -np.inf if which == "max" else np.inf
     count = _count(sel, axis)
-    _assert(np.all(np.greater(count, 0)), "invalid_argument",
+    ops.runtime_check(np.all(np.greater(count, 0)), "invalid_argument",
             f"zero-size array to reduction operation {'maximum' if which == 'max' else 'minimum'} "
             "which has no identity")
     return fn(np.where(sel._wide_mask(), sel.values, fill), axis=axes, keepdims=keepdims)

@@ -792,6 +792,24 @@ def _check_no_negative_exponent(ctx: TraceContext, y: Any, dt: DType) -> None:
     ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{_message_literal(message)}"')
 
 
+def scalar_ssa(value: TracedArray) -> str:
+    """The SSA scalar of a 0-d traced value."""
+    if value.is_scalar:
+        return value.value
+    return value.context.top.op("s", f"tensor.extract {value.value}[] : {value.mlir_type}")
+
+
+def runtime_check(condition: TracedArray, kind: str, message: str, sizes: Sequence[Any] = ()) -> None:
+    """A ``dlpack.assert`` that the traced bool ``condition`` holds when the kernel runs, else
+    the call fails with status ``kind`` and ``message``, whose ``{i}`` are ``sizes`` (ints or
+    SymbolicDims), at the user's line."""
+    ctx = condition.context
+    text = message.replace("\\", "\\\\").replace('"', '\\"')
+    values = [ctx.top.const(z, "index") if isinstance(z, int) else z.value for z in sizes]
+    operands = f" ({', '.join(values)} : {', '.join('index' for _ in values)})" if values else ""
+    ctx.top.raw(f'dlpack.assert {scalar_ssa(condition)}, {kind}, "{text}"{operands}')
+
+
 def _operand_key(x: Any) -> Any:
     """What identifies an operand's value: an array's SSA value (immutable), a scalar's type
     and value."""
