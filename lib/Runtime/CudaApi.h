@@ -39,6 +39,9 @@ constexpr int JitErrorLogBufferSizeBytes = 6;
 constexpr int JitOptimizationLevel = 7;
 constexpr int JitInfoLogBuffer = 3;
 constexpr int JitInfoLogBufferSizeBytes = 4;
+constexpr int MemAllocationTypePinned = 1;
+constexpr int MemLocationTypeDevice = 1;
+constexpr int MemPoolAttrReleaseThreshold = 4;
 } // namespace abi
 } // namespace cuda
 } // namespace dlrt
@@ -58,6 +61,20 @@ typedef struct CUevent_st *CUevent;
 typedef int CUdevice_attribute;
 typedef int CUfunction_attribute;
 typedef int CUjit_option;
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef int CUmemPool_attribute;
+typedef struct CUmemPoolProps_st {
+  int allocType;
+  int handleTypes;
+  struct {
+    int type;
+    int id;
+  } location;
+  void *win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+} CUmemPoolProps;
 }
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_OUT_OF_MEMORY 2
@@ -81,6 +98,9 @@ typedef int CUjit_option;
 #define CU_JIT_ERROR_LOG_BUFFER 5
 #define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
 #define CU_JIT_OPTIMIZATION_LEVEL 7
+#define CU_MEM_ALLOCATION_TYPE_PINNED 1
+#define CU_MEM_LOCATION_TYPE_DEVICE 1
+#define CU_MEMPOOL_ATTR_RELEASE_THRESHOLD 4
 #endif
 
 namespace dlrt {
@@ -107,6 +127,14 @@ struct DriverApi {
   CUresult (*MemAllocAsync)(CUdeviceptr *ptr, size_t bytes,
                             CUstream stream);                 // optional
   CUresult (*MemFreeAsync)(CUdeviceptr ptr, CUstream stream); // optional
+  CUresult (*MemPoolCreate)(CUmemoryPool *pool,
+                            const CUmemPoolProps *props); // optional
+  CUresult (*MemPoolSetAttribute)(CUmemoryPool pool, CUmemPool_attribute attr,
+                                  void *value);              // optional
+  CUresult (*MemPoolTrimTo)(CUmemoryPool pool, size_t keep); // optional
+  CUresult (*MemAllocFromPoolAsync)(CUdeviceptr *ptr, size_t bytes,
+                                    CUmemoryPool pool,
+                                    CUstream stream); // optional
   CUresult (*MemAllocManaged)(CUdeviceptr *ptr, size_t bytes, unsigned flags);
   CUresult (*MemcpyAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
                           CUstream stream);

@@ -47,6 +47,13 @@ static_assert(CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES ==
                   abi::JitErrorLogBufferSizeBytes,
               "");
 static_assert(CU_JIT_OPTIMIZATION_LEVEL == abi::JitOptimizationLevel, "");
+static_assert(CU_MEM_ALLOCATION_TYPE_PINNED == abi::MemAllocationTypePinned,
+              "");
+static_assert(CU_MEM_LOCATION_TYPE_DEVICE == abi::MemLocationTypeDevice, "");
+static_assert(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD ==
+                  abi::MemPoolAttrReleaseThreshold,
+              "");
+static_assert(sizeof(CUmemPoolProps) == 88, "the fallback's layout");
 static_assert(sizeof(CUdeviceptr) == sizeof(void *), "");
 #endif
 
@@ -62,6 +69,9 @@ struct Device {
   CUresult retainResult = CUDA_SUCCESS;
   const char *retainCall = "";
   bool memoryPools = false;
+  std::once_flag poolOnce;
+  /// dlbridge's own stream-ordered pool (NULL: the device's current pool).
+  CUmemoryPool pool = nullptr;
   std::mutex eventMutex;
   PodVector<CUevent> events;
 };
@@ -115,6 +125,10 @@ bool resolveAll(void *lib, DriverState &s, const char *path) {
   DLRT_RESOLVE(MemFree, "cuMemFree_v2", true)
   DLRT_RESOLVE(MemAllocAsync, "cuMemAllocAsync", false)
   DLRT_RESOLVE(MemFreeAsync, "cuMemFreeAsync", false)
+  DLRT_RESOLVE(MemPoolCreate, "cuMemPoolCreate", false)
+  DLRT_RESOLVE(MemPoolSetAttribute, "cuMemPoolSetAttribute", false)
+  DLRT_RESOLVE(MemPoolTrimTo, "cuMemPoolTrimTo", false)
+  DLRT_RESOLVE(MemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", false)
   DLRT_RESOLVE(MemAllocManaged, "cuMemAllocManaged", true)
   DLRT_RESOLVE(MemcpyAsync, "cuMemcpyAsync", true)
   DLRT_RESOLVE(MemsetD8Async, "cuMemsetD8Async", true)
@@ -322,6 +336,40 @@ int32_t dlrt::cuda::deviceId(const Device *device) { return device->id; }
 
 bool dlrt::cuda::supportsMemoryPools(const Device *device) {
   return device->memoryPools;
+}
+
+namespace {
+
+/// Creates `d`'s pool; on any failure `d->pool` stays NULL.
+void createPool(Device *d) {
+  const DriverApi &api = state->api;
+  if (!api.MemPoolCreate || !api.MemPoolSetAttribute || !api.MemPoolTrimTo ||
+      !api.MemAllocFromPoolAsync)
+    return;
+  CUmemPoolProps props;
+  std::memset(&props, 0, sizeof(props));
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = d->id;
+  CUmemoryPool pool = nullptr;
+  if (api.MemPoolCreate(&pool, &props) != CUDA_SUCCESS)
+    return;
+  // Keep freed memory for reuse: with the default threshold (0) every
+  // synchronisation hands it back to the OS and the next allocation of the
+  // same size maps fresh pages, on the stream, before the kernel can start.
+  uint64_t keep = UINT64_MAX;
+  if (api.MemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep) ==
+      CUDA_SUCCESS)
+    d->pool = pool;
+}
+
+} // namespace
+
+CUmemoryPool dlrt::cuda::resultPool(Device *device) {
+  if (!device->memoryPools)
+    return nullptr;
+  std::call_once(device->poolOnce, createPool, device);
+  return device->pool;
 }
 
 int32_t dlrt::cuda::makeCurrent(Device *device) {

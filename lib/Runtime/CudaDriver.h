@@ -92,6 +92,13 @@ int32_t activate(int32_t id, Device **out);
 int32_t deviceId(const Device *device);
 bool supportsMemoryPools(const Device *device);
 
+/// dlbridge's stream-ordered pool on `device`, created on first use: freed
+/// memory stays in it for the next allocation (as PyTorch's and CuPy's
+/// caching allocators keep theirs) instead of going back to the OS at each
+/// synchronisation. NULL without memory pools or if creating it failed.
+/// Thread-safe.
+CUmemoryPool resultPool(Device *device);
+
 /// Makes `device`'s primary context current on the calling thread if it is
 /// not already. Returns a dlrt_status.
 int32_t makeCurrent(Device *device);
@@ -117,8 +124,10 @@ void releaseEvent(Device *device, CUevent event);
 /// only leak the owner).
 int pollDeviceEvent(void *context, void *token, int wait);
 
-/// Allocates `bytes` (> 0) on the current `device` ordered on `stream`:
-/// cuMemAllocAsync with memory pools, else cuMemAlloc. `*out` NULL on error.
+/// Allocates `bytes` (> 0) on the current `device` ordered on `stream`: from
+/// resultPool (trimmed and tried again when the device is out of memory),
+/// else cuMemAllocAsync with memory pools, else cuMemAlloc. `*out` NULL on
+/// error.
 int32_t deviceAlloc(Device *device, size_t bytes, void *stream, void **out);
 
 /// Frees `ptr` (non-NULL) from deviceAlloc on the current `device`, ordered on

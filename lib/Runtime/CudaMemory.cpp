@@ -1,7 +1,8 @@
 //===- CudaMemory.cpp - Stream-ordered device allocation and free ---------===//
 //
 // With memory pools (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED) buffers are
-// allocated and freed in stream order (cuMemAllocAsync/cuMemFreeAsync).
+// allocated and freed in stream order, from dlbridge's own caching pool
+// (cuMemAllocFromPoolAsync/cuMemFreeAsync).
 // Without them cuMemAlloc is used, and since cuMemFree waits for the device,
 // a free is deferred to the releaser thread behind an event recorded on the
 // stream, so that result deleters never block their caller on the GPU.
@@ -42,7 +43,14 @@ int32_t dlrt::cuda::deviceAlloc(Device *device, size_t bytes, void *stream,
   CUdeviceptr ptr = 0;
   CUresult r;
   const char *call;
-  if (supportsMemoryPools(device)) {
+  if (CUmemoryPool pool = resultPool(device)) {
+    CUstream s = toDriverStream(stream);
+    r = api->MemAllocFromPoolAsync(&ptr, bytes, pool, s);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY &&
+        api->MemPoolTrimTo(pool, 0) == CUDA_SUCCESS)
+      r = api->MemAllocFromPoolAsync(&ptr, bytes, pool, s);
+    call = "cuMemAllocFromPoolAsync";
+  } else if (supportsMemoryPools(device)) {
     r = api->MemAllocAsync(&ptr, bytes, toDriverStream(stream));
     call = "cuMemAllocAsync";
   } else {
