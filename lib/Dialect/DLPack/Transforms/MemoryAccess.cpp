@@ -22,6 +22,17 @@ using namespace dlbridge::dlpack;
 namespace {
 unsigned bits(Access access) { return static_cast<unsigned>(access); }
 
+/// The results of `op` that can carry a reference to memory: not the sizes,
+/// strides and offsets (index, integer and float values) a view also yields,
+/// as `memref.extract_strided_metadata` does.
+SmallVector<Value> getReferenceResults(Operation *op) {
+  SmallVector<Value> references;
+  for (Value result : op->getResults())
+    if (!result.getType().isIntOrIndexOrFloat())
+      references.push_back(result);
+  return references;
+}
+
 /// The argument of the outlined kernel a `gpu.launch_func` passes its
 /// kernel operand `use` to, or null when the kernel has no body here.
 Value getKernelArgument(gpu::LaunchFuncOp launch, OpOperand &use) {
@@ -51,9 +62,9 @@ std::optional<SmallVector<Value>> getForwardedAliases(OpOperand &use) {
   }
   if (auto view = dyn_cast<ViewLikeOpInterface>(user);
       view && view.getViewSource() == use.get())
-    return SmallVector<Value>(user->getResults());
+    return getReferenceResults(user);
   if (isa<CastOpInterface>(user))
-    return SmallVector<Value>(user->getResults());
+    return getReferenceResults(user);
 
   if (auto call = dyn_cast<CallOpInterface>(user)) {
     auto callee =
