@@ -104,6 +104,7 @@ void buildLoopsToKernels(OpPassManager &pm) {
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(dlbridge::createLegalizeKernelNames());
   pm.addNestedPass<gpu::GPUModuleOp>(dlbridge::createCheckDeviceCalls());
+  pm.addNestedPass<gpu::GPUModuleOp>(dlbridge::createLimitKernelRegisters());
   // Vector code in kernels, to what convert-gpu-to-nvvm converts (loops and
   // affine maps it leaves are lowered with the host's below).
   pm.addNestedPass<gpu::GPUModuleOp>(dlbridge::createLowerVector());

@@ -4,7 +4,8 @@
 // RUN: dl-opt %s --dlbridge-cuda-pipeline="format=cubin chip=sm_90" -o /dev/null
 
 // Reductions through the CUDA pipeline (dlbridge-gpu-reductions-to-kernels):
-// each becomes a kernel of 256-thread blocks (.maxntid) whose warps reduce
+// each becomes a kernel of 256-thread blocks (512 where a block takes a row;
+// .maxntid, and .minnctapersm keeping their registers to 64) whose warps reduce
 // with butterfly shuffles (shfl.sync.bfly) and combine across warps through
 // shared memory (.shared, bar.sync); full reductions take two such kernels
 // and a temporary device buffer. A row reduction takes the fill of its
@@ -16,9 +17,10 @@
 // CHECK-LABEL: llvm.func @row_sum(
 // CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
 // CHECK-DAG: %[[BLOCK:.*]] = llvm.mlir.constant(256 : index) : i64
+// CHECK-DAG: %[[ROWBLOCK:.*]] = llvm.mlir.constant(512 : index) : i64
 // CHECK-NOT: gpu.launch_func
 // CHECK: gpu.launch_func {{.*}} @row_sum_kernel::@row_sum_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]])
-// CHECK: gpu.launch_func {{.*}} @row_sum_kernel_{{[0-9]+}}::@row_sum_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]])
+// CHECK: gpu.launch_func {{.*}} @row_sum_kernel_{{[0-9]+}}::@row_sum_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[ROWBLOCK]], %[[ONE]], %[[ONE]])
 // CHECK-NOT: gpu.launch_func
 // CHECK: gpu.binary @row_sum_kernel [
 // CHECK-SAME: .maxntid 256, 1, 1
@@ -27,8 +29,9 @@
 // CHECK-SAME: st.global.b32
 // CHECK-NOT: bar.sync
 // CHECK: gpu.binary @row_sum_kernel_{{[0-9]+}} [
-// CHECK-SAME: .maxntid 256, 1, 1
-// CHECK-SAME: .shared .align 4 .b8 __wg_{{[a-z0-9_]*}}[32];
+// CHECK-SAME: .maxntid 512, 1, 1
+// CHECK-SAME: .minnctapersm 2
+// CHECK-SAME: .shared .align 4 .b8 __wg_{{[a-z0-9_]*}}[64];
 // CHECK-SAME: ld.global.b32
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: st.shared.b32
@@ -52,8 +55,9 @@ func.func @row_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> attributes {dlpack.entr
 // Halves shuffle in 32-bit registers, and sit in 16-bit shared slots.
 // CHECK-LABEL: llvm.func @row_max_f16(
 // CHECK: gpu.binary @row_max_f16_kernel_{{[0-9]+}} [
-// CHECK-SAME: .maxntid 256, 1, 1
-// CHECK-SAME: .shared .align 2 .b8 __wg_{{[a-z0-9_]*}}[16];
+// CHECK-SAME: .maxntid 512, 1, 1
+// CHECK-SAME: .minnctapersm 2
+// CHECK-SAME: .shared .align 2 .b8 __wg_{{[a-z0-9_]*}}[32];
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: max.NaN.f16
 // CHECK-SAME: bar.sync
@@ -106,8 +110,9 @@ func.func @full_sum_f64(%x: tensor<?xf64>) -> tensor<f64> attributes {dlpack.ent
 // Bools: bytes in memory, 32-bit values between threads.
 // CHECK-LABEL: llvm.func @any_rows(
 // CHECK: gpu.binary @any_rows_kernel_{{[0-9]+}} [
-// CHECK-SAME: .maxntid 256, 1, 1
-// CHECK-SAME: .shared .align 4 .b8 __wg_{{[a-z0-9_]*}}[32];
+// CHECK-SAME: .maxntid 512, 1, 1
+// CHECK-SAME: .minnctapersm 2
+// CHECK-SAME: .shared .align 4 .b8 __wg_{{[a-z0-9_]*}}[64];
 // CHECK-SAME: ld.global.b8
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: or.b32
@@ -153,7 +158,8 @@ func.func @sum_i8_to_i64(%x: tensor<?x?xi8>) -> tensor<i64> attributes {dlpack.e
 
 // CHECK-LABEL: llvm.func @min_bf16(
 // CHECK: gpu.binary @min_bf16_kernel_{{[0-9]+}} [
-// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK-SAME: .maxntid 512, 1, 1
+// CHECK-SAME: .minnctapersm 2
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: bar.sync
 func.func @min_bf16(%x: tensor<?x?xbf16>) -> tensor<?xbf16> attributes {dlpack.entry} {
@@ -178,7 +184,8 @@ func.func @min_bf16(%x: tensor<?x?xbf16>) -> tensor<?xbf16> attributes {dlpack.e
 // CHECK: gpu.launch_func {{.*}} @softmax_kernel_{{[0-9]+}}::@softmax_kernel
 // CHECK-NOT: gpu.launch_func
 // CHECK: gpu.binary @softmax_kernel_{{[0-9]+}} [
-// CHECK-SAME: .maxntid 256, 1, 1
+// CHECK-SAME: .maxntid 512, 1, 1
+// CHECK-SAME: .minnctapersm 2
 // CHECK-SAME: shfl.sync.bfly.b32
 // CHECK-SAME: max.NaN.f32
 // CHECK-SAME: bar.sync

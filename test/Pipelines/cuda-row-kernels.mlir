@@ -7,7 +7,7 @@
 // through the CUDA pipeline: after elementwise fusion and bufferization
 // each is a group of fills, row reductions and ops on the same rows, which
 // dlbridge-gpu-reductions-to-kernels makes one kernel for rows of at most
-// 512 elements, a warp per row, and one for longer rows, a block of 256
+// 512 elements, a warp per row, and one for longer rows, a block of 512
 // threads per row, which the host chooses between. In the first, each
 // reduction is butterfly shuffles (shfl.sync.bfly) alone. In the second,
 // warps combine through shared memory between two bar.syncs, and the row
@@ -20,8 +20,9 @@
 // CHECK-LABEL: llvm.func @softmax(
 // CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : index) : i64
 // CHECK-DAG: %[[BLOCK:.*]] = llvm.mlir.constant(256 : index) : i64
+// CHECK-DAG: %[[ROWBLOCK:.*]] = llvm.mlir.constant(512 : index) : i64
 // CHECK: gpu.launch_func {{.*}} @softmax_kernel::@softmax_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]]) : i64 args
-// CHECK: gpu.launch_func {{.*}} @softmax_kernel_0::@softmax_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[BLOCK]], %[[ONE]], %[[ONE]]) : i64 dynamic_shared_memory_size
+// CHECK: gpu.launch_func {{.*}} @softmax_kernel_0::@softmax_kernel blocks in (%{{.*}}, %[[ONE]], %[[ONE]]) threads in (%[[ROWBLOCK]], %[[ONE]], %[[ONE]]) : i64 dynamic_shared_memory_size
 // CHECK-NOT: gpu.launch_func
 // CHECK: gpu.binary @softmax_kernel [
 // CHECK-SAME: .entry softmax_kernel(
@@ -39,8 +40,9 @@
 // CHECK: gpu.binary @softmax_kernel_0 [
 // CHECK-SAME: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // CHECK-SAME: .entry softmax_kernel(
-// CHECK-SAME: .maxntid 256, 1, 1
-// CHECK-SAME: .shared .align 4 .b8 __wg_softmax_kernel_0[32];
+// CHECK-SAME: .maxntid 512, 1, 1
+// CHECK-SAME: .minnctapersm 2
+// CHECK-SAME: .shared .align 4 .b8 __wg_softmax_kernel_0[64];
 // CHECK-SAME: bar.sync
 // CHECK-SAME: ld.global.b32
 // CHECK-SAME: st.shared.b32

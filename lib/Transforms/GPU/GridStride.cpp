@@ -12,11 +12,12 @@
 
 using namespace mlir;
 
-LogicalResult dlbridge::checkBlockSize(Operation *root, int64_t blockSize) {
+LogicalResult dlbridge::checkBlockSize(Operation *root, int64_t blockSize,
+                                       StringRef option) {
   if (blockSize >= kWarpSize && blockSize <= kMaxThreadsPerBlock &&
       blockSize % kWarpSize == 0)
     return success();
-  return root->emitError() << "block-size=" << blockSize
+  return root->emitError() << option << "=" << blockSize
                            << ": expected a multiple of " << kWarpSize
                            << " from " << kWarpSize << " to "
                            << kMaxThreadsPerBlock;

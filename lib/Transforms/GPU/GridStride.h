@@ -16,10 +16,11 @@ namespace dlbridge {
 inline constexpr int64_t kWarpSize = 32;
 inline constexpr int64_t kMaxThreadsPerBlock = 1024;
 
-/// Fails with an error at `root` naming the option unless `blockSize` is a
+/// Fails with an error at `root` naming `option` unless `blockSize` is a
 /// block CUDA can launch whose warps are full: the check of every GPU pass
 /// with a `block-size` option.
-mlir::LogicalResult checkBlockSize(mlir::Operation *root, int64_t blockSize);
+mlir::LogicalResult checkBlockSize(mlir::Operation *root, int64_t blockSize,
+                                   llvm::StringRef option = "block-size");
 
 /// Blocks a grid-stride kernel launches at most; more work loops.
 inline constexpr int64_t kMaxGridBlocks = int64_t(1) << 20;

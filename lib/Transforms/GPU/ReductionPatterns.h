@@ -38,7 +38,10 @@ void populateReduceBySplitRowsPatterns(mlir::RewritePatternSet &patterns,
 
 /// How fuseRowGroups builds kernels: the pass's options of those names.
 struct RowGroupOptions {
+  /// Threads per block of the warp-per-row kernel.
   int64_t blockSize;
+  /// Threads per block of the block-per-row kernel.
+  int64_t rowBlockSize;
   int64_t splitRows;
   /// Rows of at most this many elements get a warp each (0: never).
   int64_t warpRowLength;

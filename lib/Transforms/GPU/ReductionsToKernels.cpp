@@ -36,7 +36,8 @@ struct ReductionsToKernelsPass
 
   void runOnOperation() override {
     Operation *root = getOperation();
-    if (failed(dlbridge::checkBlockSize(root, blockSize)))
+    if (failed(dlbridge::checkBlockSize(root, blockSize)) ||
+        failed(dlbridge::checkBlockSize(root, rowBlockSize, "row-block-size")))
       return signalPassFailure();
     if (warpRowLength < 0) {
       root->emitError() << "warp-row-length="
@@ -65,8 +66,8 @@ struct ReductionsToKernelsPass
     }
 
     if (fuseRows)
-      dlbridge::fuseRowGroups(
-          root, {blockSize, splitRows, warpRowLength, rowCacheBytes});
+      dlbridge::fuseRowGroups(root, {blockSize, rowBlockSize, splitRows,
+                                     warpRowLength, rowCacheBytes});
 
     RewritePatternSet patterns(&getContext());
     dlbridge::populateReduceColumnsPatterns(patterns, blockSize, columnBlocks);

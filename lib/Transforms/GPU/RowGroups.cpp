@@ -761,6 +761,7 @@ void emitFillCache(
 /// the same thread's, so no barriers separate the members.
 void lowerRowGroup(const RowGroup &group, const RowGroupOptions &options) {
   int64_t blockSize = options.blockSize;
+  int64_t rowBlockSize = options.rowBlockSize;
   int64_t rowCacheBytes = options.rowCacheBytes;
   linalg::LinalgOp last = group.members.back().op;
   OpBuilder b(last);
@@ -814,7 +815,7 @@ void lowerRowGroup(const RowGroup &group, const RowGroupOptions &options) {
     if (!member.reduction)
       continue;
     const ReductionEmitter &emitter =
-        emitters.emplace_back(*member.reduction, blockSize);
+        emitters.emplace_back(*member.reduction, rowBlockSize);
     if (emitter.numWarps > 1 &&
         !llvm::is_contained(workgroupTypes, emitter.getWorkgroupType()))
       workgroupTypes.push_back(emitter.getWorkgroupType());
@@ -1036,7 +1037,7 @@ void lowerRowGroup(const RowGroup &group, const RowGroupOptions &options) {
 
   auto emitBlockRows = [&](OpBuilder &b) {
     emitRowKernel(
-        b, loc, rows, blockSize, workgroupTypes,
+        b, loc, rows, rowBlockSize, workgroupTypes,
         [&](OpBuilder &b, Location loc, gpu::LaunchOp launch,
             ValueRange workgroup, Value row) {
           emitRow(b, loc, row, launch.getThreadIds().x, launch.getBlockSize().x,

@@ -1,11 +1,11 @@
 // RUN: dl-opt %s --split-input-file \
-// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{row-cache-bytes=0 warp-row-length=0}))' \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{row-block-size=256 row-cache-bytes=0 warp-row-length=0}))' \
 // RUN:   | FileCheck %s
 // RUN: dl-opt %s --split-input-file \
 // RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{fuse-rows=false}))' \
 // RUN:   | FileCheck %s --check-prefix=NOFUSE
 // RUN: dl-opt %s --split-input-file \
-// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{block-size=32 row-cache-bytes=0 warp-row-length=0}))' \
+// RUN:   --pass-pipeline='builtin.module(func.func(dlbridge-gpu-reductions-to-kernels{block-size=32 row-block-size=32 row-cache-bytes=0 warp-row-length=0}))' \
 // RUN:   | FileCheck %s --check-prefix=WARP
 
 // Row groups of dlbridge-gpu-reductions-to-kernels (fuse-rows): a row
