@@ -361,3 +361,42 @@ func.func @wide_to_host(%a: memref<i128>) -> i128 {
   // expected-note @below {{the result is used here, by 'func.return'}}
   return %v : i128
 }
+
+// -----
+
+// The shape operand of a reshape in host code is host memory: the host
+// stores the sizes, the reshape views device data without reading it, and
+// the size the host loads again is not a read of device data.
+
+// CHECK-LABEL: func.func @flatten(
+// CHECK-SAME: %[[A:.*]]: memref<?x?xf32>
+// CHECK: %[[SHAPE:.*]] = memref.alloc() : memref<1xindex>
+// CHECK-NEXT: memref.store %{{.*}}, %[[SHAPE]]
+// CHECK-NEXT: %[[FLAT:.*]] = memref.reshape %[[A]](%[[SHAPE]])
+// CHECK-NEXT: %[[N:.*]] = memref.load %[[SHAPE]]
+// CHECK-NOT: gpu.memcpy
+// CHECK: gpu.launch
+// CHECK: memref.load %[[FLAT]]
+// CHECK: gpu.terminator
+// CHECK: memref.dealloc %[[SHAPE]]
+func.func @flatten(%a: memref<?x?xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %r = memref.dim %a, %c0 : memref<?x?xf32>
+  %c = memref.dim %a, %c1 : memref<?x?xf32>
+  %size = arith.muli %r, %c : index
+  %shape = memref.alloc() : memref<1xindex>
+  memref.store %size, %shape[%c0] : memref<1xindex>
+  %flat = memref.reshape %a(%shape) : (memref<?x?xf32>, memref<1xindex>) -> memref<?xf32>
+  %n = memref.load %shape[%c0] : memref<1xindex>
+  memref.store %zero, %out[] : memref<f32>
+  scf.for %i = %c0 to %n step %c1 {
+    %x = memref.load %flat[%i] : memref<?xf32>
+    %acc = memref.load %out[] : memref<f32>
+    %s = arith.addf %x, %acc : f32
+    memref.store %s, %out[] : memref<f32>
+  }
+  memref.dealloc %shape : memref<1xindex>
+  return
+}

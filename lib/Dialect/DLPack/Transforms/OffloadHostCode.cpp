@@ -32,19 +32,25 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `memref` is deallocation bookkeeping: a buffer in host code that
-/// lower-deallocations fills with buffer addresses and ownership flags for
-/// its `dealloc_helper` and reads back to decide what to free (e.g. after a
-/// loop that yields a fresh tensor each iteration). It is host memory that
-/// no kernel sees, not tensor data.
-bool isDeallocationBookkeeping(Value memref) {
+/// Whether `memref` is host bookkeeping, host memory that no kernel sees and
+/// that holds no tensor data: a buffer in host code that lower-deallocations
+/// fills with buffer addresses and ownership flags for its `dealloc_helper`
+/// and reads back to decide what to free (e.g. after a loop that yields a
+/// fresh tensor each iteration), or the shape operand of a `memref.reshape`
+/// in host code (a reshape to sizes the host computed, `x.reshape(-1)`),
+/// whose sizes host code may load again.
+bool isHostBookkeeping(Value memref) {
   if (!isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(
           memref.getDefiningOp()))
     return false;
-  bool passedToHelper = false;
+  bool bookkeeping = false;
   SmallVector<Value> aliases{memref};
   while (!aliases.empty()) {
-    for (Operation *user : aliases.pop_back_val().getUsers()) {
+    Value alias = aliases.pop_back_val();
+    for (OpOperand &use : alias.getUses()) {
+      Operation *user = use.getOwner();
+      if (user->getParentOfType<gpu::LaunchOp>())
+        return false;
       if (auto cast = dyn_cast<memref::CastOp>(user)) {
         aliases.push_back(cast.getResult());
         continue;
@@ -52,14 +58,25 @@ bool isDeallocationBookkeeping(Value memref) {
       if (auto call = dyn_cast<func::CallOp>(user)) {
         if (!call.getCallee().starts_with("dealloc_helper"))
           return false;
-        passedToHelper = true;
+        bookkeeping = true;
         continue;
       }
-      if (!isa<memref::LoadOp, memref::StoreOp, memref::DeallocOp>(user))
+      if (auto reshape = dyn_cast<memref::ReshapeOp>(user)) {
+        if (use.get() != reshape.getShape())
+          return false;
+        bookkeeping = true;
+        continue;
+      }
+      if (auto store = dyn_cast<memref::StoreOp>(user)) {
+        if (use.get() != store.getMemRef())
+          return false;
+        continue;
+      }
+      if (!isa<memref::LoadOp, memref::DeallocOp>(user))
         return false;
     }
   }
-  return passedToHelper;
+  return bookkeeping;
 }
 
 /// Whether `op` itself reads or writes memory through a memref (or, without
@@ -67,10 +84,14 @@ bool isDeallocationBookkeeping(Value memref) {
 /// accesses to deallocation bookkeeping.
 bool accessesData(Operation *op) {
   if (auto load = dyn_cast<memref::LoadOp>(op))
-    if (isDeallocationBookkeeping(load.getMemRef()))
+    if (isHostBookkeeping(load.getMemRef()))
       return false;
   if (auto store = dyn_cast<memref::StoreOp>(op))
-    if (isDeallocationBookkeeping(store.getMemRef()))
+    if (isHostBookkeeping(store.getMemRef()))
+      return false;
+  // A reshape reads its shape operand only, not the data it views.
+  if (auto reshape = dyn_cast<memref::ReshapeOp>(op))
+    if (isHostBookkeeping(reshape.getShape()))
       return false;
   // Copies are diagnosed below: a kernel could not lower them either.
   if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp, memref::CopyOp,
@@ -294,8 +315,8 @@ LogicalResult offloadBlock(Block &block, HostWordBuffers &hostWords) {
   return flush();
 }
 
-/// Device buffers for host code: gpu.alloc / gpu.dealloc. Deallocation
-/// bookkeeping and the words host reads copy back stay in host memory.
+/// Device buffers for host code: gpu.alloc / gpu.dealloc. Host bookkeeping
+/// and the words host reads copy back stay in host memory.
 LogicalResult allocateOnDevice(func::FuncOp func,
                                const HostWordBuffers &hostWords) {
   SmallVector<Operation *> rewrites;
@@ -303,10 +324,10 @@ LogicalResult allocateOnDevice(func::FuncOp func,
     if (isa<gpu::LaunchOp>(op))
       return WalkResult::skip();
     if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
-        isDeallocationBookkeeping(op->getResult(0)))
+        isHostBookkeeping(op->getResult(0)))
       return WalkResult::advance();
     if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
-      if (isDeallocationBookkeeping(dealloc.getMemref()))
+      if (isHostBookkeeping(dealloc.getMemref()))
         return WalkResult::advance();
     if (hostWords.contains(op))
       return WalkResult::advance();

@@ -229,6 +229,10 @@ def DLPackOffloadHostCode
       iteration.
     - `memref.alloc` becomes `gpu.alloc` and `memref.dealloc` becomes
       `gpu.dealloc`, so buffers (results included) live in device memory.
+      Host bookkeeping stays in host memory, and accesses to it on the
+      host: the addresses and ownership flags `lower-deallocations` keeps
+      for its `dealloc_helper`, and the shape operand of a `memref.reshape`
+      in host code, which holds sizes the host computed.
 
     Diagnosed: stack buffers (`memref.alloca`) and `memref.copy` in host
     code, and results of a run that host code uses but that are not scalars
