@@ -400,3 +400,39 @@ func.func @flatten(%a: memref<?x?xf32>, %out: memref<f32>) {
   memref.dealloc %shape : memref<1xindex>
   return
 }
+
+// -----
+
+// A buffer host code chooses (an entry's result: the loop's own buffer, or
+// a copy of it) cannot come back from the device: the scf.if stays host
+// control flow, and the copy in its branch is a kernel of its own.
+
+// CHECK-LABEL: func.func @choose_buffer(
+// CHECK-SAME: %[[A:[^:]*]]: memref<f32>, %[[OWNED:.*]]: i1)
+// CHECK: gpu.launch
+// CHECK-NEXT: memref.load %[[A]]
+// CHECK: gpu.terminator
+// CHECK: %[[R:.*]] = scf.if %[[OWNED]] -> (memref<f32>) {
+// CHECK-NEXT: scf.yield %[[A]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[COPY:.*]] = gpu.alloc () : memref<f32>
+// CHECK: gpu.launch
+// CHECK-NEXT: %[[V:.*]] = memref.load %[[A]][]
+// CHECK-NEXT: memref.store %[[V]], %[[COPY]][]
+// CHECK: scf.yield %[[COPY]]
+// CHECK: return %[[R]]
+func.func @choose_buffer(%a: memref<f32>, %owned: i1) -> memref<f32> {
+  %one = arith.constant 1.0 : f32
+  %x = memref.load %a[] : memref<f32>
+  %y = arith.addf %x, %one : f32
+  memref.store %y, %a[] : memref<f32>
+  %r = scf.if %owned -> memref<f32> {
+    scf.yield %a : memref<f32>
+  } else {
+    %copy = memref.alloc() : memref<f32>
+    %v = memref.load %a[] : memref<f32>
+    memref.store %v, %copy[] : memref<f32>
+    scf.yield %copy : memref<f32>
+  }
+  return %r : memref<f32>
+}

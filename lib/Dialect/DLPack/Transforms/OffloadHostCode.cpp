@@ -263,6 +263,46 @@ LogicalResult wrapInKernel(ArrayRef<Operation *> run,
   return success();
 }
 
+LogicalResult offloadBlock(Block &block, HostWordBuffers &hostWords);
+
+/// Whether `op`, of `run`, has a result host code outside the run uses that
+/// cannot be read back from the device (a buffer an `scf.if` chooses).
+bool hasHostOnlyResult(Operation *op,
+                       const llvm::SmallPtrSetImpl<Operation *> &inRun) {
+  Block *block = op->getBlock();
+  return llvm::any_of(op->getResults(), [&](Value result) {
+    if (dlbridge::dlpack::getNumWords(result.getType()))
+      return false;
+    return llvm::any_of(result.getUsers(), [&](Operation *user) {
+      return !inRun.contains(block->findAncestorOpInBlock(*user));
+    });
+  });
+}
+
+/// Offloads `run`, consecutive ops of one block: into one kernel, unless an
+/// op with regions has a result host code needs that is no scalar (a buffer
+/// an `scf.if` chooses while its branches copy data). That op stays host
+/// control flow whose blocks are offloaded in turn, and the ops before and
+/// after it are runs of their own.
+LogicalResult offloadRun(ArrayRef<Operation *> run,
+                         HostWordBuffers &hostWords) {
+  if (run.empty())
+    return success();
+  llvm::SmallPtrSet<Operation *, 16> inRun(run.begin(), run.end());
+  const auto *hostOnly = llvm::find_if(run, [&](Operation *op) {
+    return op->getNumRegions() != 0 && hasHostOnlyResult(op, inRun);
+  });
+  if (hostOnly == run.end())
+    return wrapInKernel(run, hostWords);
+  if (failed(offloadRun(run.take_front(hostOnly - run.begin()), hostWords)))
+    return failure();
+  for (Region &region : (*hostOnly)->getRegions())
+    for (Block &nested : region)
+      if (failed(offloadBlock(nested, hostWords)))
+        return failure();
+  return offloadRun(run.drop_front(hostOnly - run.begin() + 1), hostWords);
+}
+
 /// Wraps the data accesses of `block`, recursing into host control flow
 /// that also launches kernels. A run goes on through pure operations: those
 /// that compute on what the run read join it (e.g. arithmetic on loaded
@@ -271,9 +311,7 @@ LogicalResult offloadBlock(Block &block, HostWordBuffers &hostWords) {
   SmallVector<Operation *> run;
   llvm::SmallPtrSet<Operation *, 16> inRun;
   auto flush = [&]() -> LogicalResult {
-    if (run.empty())
-      return success();
-    LogicalResult result = wrapInKernel(run, hostWords);
+    LogicalResult result = offloadRun(run, hostWords);
     run.clear();
     inRun.clear();
     return result;
