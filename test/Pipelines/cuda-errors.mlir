@@ -106,12 +106,14 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// A scalar result read from a tensor: the data is in device memory and the
-// host cannot read it.
-func.func @first(%a: memref<?xf32>) -> f32 attributes {dlpack.entry} {
+// A vector host code uses, read from a tensor: the data is in device memory
+// and only scalars are copied back to the host.
+func.func @first_four(%a: memref<?xf32>, %out: memref<4xf32>) attributes {dlpack.entry} {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{'memref.load' op accesses tensor data in host code and its result is used there, but a CUDA entry's tensors live in device memory; compute this inside a gpu.launch (or with linalg ops, which become kernels), or compile the function for the CPU}}
-  %v = memref.load %a[%c0] : memref<?xf32>
-  // expected-note @+1 {{the result is used here, by 'func.return'}}
-  return %v : f32
+  // expected-error @+1 {{'vector.load' op accesses tensor data in host code and host code uses its result, of type 'vector<4xf32>', but a CUDA entry's tensors live in device memory and only scalars (integers and floats of at most 64 bits, indices, complex numbers) are copied back to the host; compute this inside a gpu.launch (or with linalg ops, which become kernels), or compile the function for the CPU}}
+  %v = vector.load %a[%c0] : memref<?xf32>, vector<4xf32>
+  // expected-note @+1 {{the result is used here, by 'func.call'}}
+  call @host_sink(%v) : (vector<4xf32>) -> ()
+  return
 }
+func.func private @host_sink(vector<4xf32>)

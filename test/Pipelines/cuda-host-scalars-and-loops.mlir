@@ -217,13 +217,20 @@ func.func @affine_nest(%x: memref<?x?xf32>, %y: memref<?x?xf32>) attributes {dlp
 
 // -----
 
-// A scalar host code itself needs (to choose what to compute) cannot stay
-// in device memory: the read is refused by name.
+// A scalar host code itself needs (to choose what to compute) is read back:
+// a kernel of one thread stores it, host code copies it on the call's
+// stream, waits, and branches on it to the kernel of the branch taken.
 
+// CHECK-LABEL: llvm.func @branch_on_data(
+// CHECK: gpu.launch_func <%[[STREAM:.*]] : !llvm.ptr> @branch_on_data_kernel::@branch_on_data_kernel blocks in (%[[ONE:.*]], %[[ONE]], %[[ONE]]) threads in (%[[ONE]], %[[ONE]], %[[ONE]])
+// CHECK: llvm.call @mgpuMemcpy(%[[HOST:.*]], %{{.*}}, %{{.*}}, %[[STREAM]])
+// CHECK-NEXT: llvm.call @dlrt_call_synchronize()
+// CHECK: %[[WORD:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i64
+// CHECK: %[[FLAG:.*]] = llvm.trunc %[[WORD]] : i64 to i1
+// CHECK: llvm.cond_br %[[FLAG]]
+// CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @branch_on_data_kernel_0::@branch_on_data_kernel
 func.func @branch_on_data(%flag: tensor<i1>, %x: tensor<?xf32>) -> tensor<?xf32> attributes {dlpack.entry} {
-  // expected-error @+1 {{'memref.load' op accesses tensor data in host code and its result is used there, but a CUDA entry's tensors live in device memory}}
   %c = tensor.extract %flag[] : tensor<i1>
-  // expected-note @+1 {{the result is used here, by 'scf.if'}}
   %r = scf.if %c -> tensor<?xf32> {
     %y = arith.addf %x, %x : tensor<?xf32>
     scf.yield %y : tensor<?xf32>

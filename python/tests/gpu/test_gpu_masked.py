@@ -44,8 +44,26 @@ def test_assignments_through_masks(torch: Any) -> None:
                                   K.mandelbrot(c, 40))
 
 
-def test_an_empty_selections_maximum_is_refused_on_cuda(torch: Any) -> None:
-    """max/min over a selection check that it is not empty on the host, which CUDA kernels'
-    data is not on: a compile error says so rather than a wrong number."""
-    with pytest.raises(ValueError, match="host code"):
-        dlbridge.jit(K.masked_stats)(_on_gpu(torch, np.ones(4)), _on_gpu(torch, np.ones(4, bool)))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_statistics_of_selections_and_the_emptiness_check(torch: Any, dtype: Any) -> None:
+    """max/min over a selection check on the host that it is not empty: the count comes back
+    from the device, and an empty selection is NumPy's error rather than a wrong number."""
+    data = RNG.normal(size=(40, 9)).astype(dtype)
+    mask = data > 0.3
+    got = dlbridge.jit(K.masked_stats)(_on_gpu(torch, data), _on_gpu(torch, mask))
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    for g, w in zip(got, K.masked_stats(data, mask)):
+        np.testing.assert_allclose(_host(g), w, rtol=rtol)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        dlbridge.jit(K.masked_stats)(_on_gpu(torch, data), _on_gpu(torch, np.zeros(data.shape, bool)))
+
+
+def test_selections_as_arrays(torch: Any) -> None:
+    """``x[mask]`` used as an array: its size is the count the device computed."""
+    data = RNG.normal(size=(64, 33))
+    for mask in (data > 0, np.zeros(data.shape, bool), np.ones(data.shape, bool)):
+        got = dlbridge.jit(lambda x, m: x[m] * 2.0)(_on_gpu(torch, data), _on_gpu(torch, mask))
+        np.testing.assert_array_equal(_host(got), data[mask] * 2.0)
+    strided = _on_gpu(torch, data)[::2, 1::3]
+    view = data[::2, 1::3]
+    np.testing.assert_array_equal(_host(dlbridge.jit(lambda x: x[x > 0])(strided)), view[view > 0])

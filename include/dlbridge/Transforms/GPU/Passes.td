@@ -447,7 +447,9 @@ def SinkDeviceReads
     `tensor.extract` of a 0-d tensor (a scale factor, a threshold) becomes a
     `memref.load` before the kernels whose bodies use the value. On CUDA that
     buffer lives in device memory, which the host cannot read, so
-    `dlbridge-offload-host-code` would refuse the load.
+    `dlbridge-offload-host-code` would read it back: a kernel of one thread,
+    a copy to the host and a wait for the stream, only for the host to pass
+    the value to kernels that could have loaded it themselves.
 
     This pass runs on host code between `convert-parallel-loops-to-gpu` and
     `dlbridge-offload-host-code`. It takes each operation in host code that

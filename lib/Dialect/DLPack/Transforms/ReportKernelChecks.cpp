@@ -8,8 +8,8 @@
 
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 
-#include "dlbridge/Conversion/DLPackToLLVM/RuntimeCalls.h"
 #include "dlbridge/Dialect/DLPack/IR/DLPackOps.h"
+#include "dlbridge/Dialect/DLPack/Transforms/DeviceWords.h"
 #include "dlbridge/Dialect/DLPack/Transforms/ResultOwnership.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -41,20 +41,12 @@ Value constantI64(OpBuilder &builder, Location loc, int64_t value) {
                                       value);
 }
 
-/// `value` (an integer or index) as i64, sign-extended; i1 zero-extended,
-/// so that the message shows 0 or 1.
+/// `value` (an integer or index) as one i64 word, sign-extended (i1
+/// zero-extended), so that the message shows its value.
 Value toI64(OpBuilder &builder, Location loc, Value value) {
-  Type i64 = builder.getI64Type();
-  if (value.getType().isIndex())
-    return arith::IndexCastOp::create(builder, loc, i64, value);
-  unsigned width = value.getType().getIntOrFloatBitWidth();
-  if (width == 64)
-    return value;
-  if (width == 1)
-    return arith::ExtUIOp::create(builder, loc, i64, value);
-  if (width < 64)
-    return arith::ExtSIOp::create(builder, loc, i64, value);
-  return arith::TruncIOp::create(builder, loc, i64, value);
+  SmallVector<Value, 1> words;
+  packWords(builder, loc, value, words);
+  return words.front();
 }
 
 /// Replaces `assertion`, in a kernel, with the recording of its failure.
@@ -104,16 +96,6 @@ void freeResultsIfFailed(OpBuilder &builder, Location loc, func::FuncOp func,
     gpu::DeallocOp::create(builder, loc, TypeRange(), ValueRange(), buffer);
 }
 
-/// A host buffer of `type` (the words' layout) holding zeros.
-Value createZeroedHostWords(OpBuilder &builder, Location loc, MemRefType type) {
-  Value words = memref::AllocaOp::create(builder, loc, type);
-  Value zero = constantI64(builder, loc, 0);
-  for (int64_t i = 0, e = type.getDimSize(0); i < e; ++i)
-    memref::StoreOp::create(builder, loc, zero, words,
-                            constantIndex(builder, loc, i));
-  return words;
-}
-
 /// Before `ret`: reads the words back and asserts, for each of `assertions`
 /// (numbered from 1), that it is not the one that failed.
 LogicalResult reportBeforeReturn(func::FuncOp func, func::ReturnOp ret,
@@ -121,12 +103,10 @@ LogicalResult reportBeforeReturn(func::FuncOp func, func::ReturnOp ret,
   OpBuilder builder(ret);
   Location loc = ret->getLoc();
   auto type = cast<MemRefType>(words.getType());
-  // Zero first: when the copy fails (its failure is the call's status
-  // then), no check reads as failed.
-  Value host = createZeroedHostWords(builder, loc, type);
-  gpu::MemcpyOp::create(builder, loc, TypeRange(), ValueRange(), host, words);
-  if (failed(createRuntimeCall(builder, ret, RuntimeFunction::CallSynchronize,
-                               ValueRange())))
+  // Zeroed first (copyWordsToHost): when the copy fails, no check reads as
+  // failed.
+  Value host = memref::AllocaOp::create(builder, loc, type);
+  if (failed(copyWordsToHost(builder, loc, ret, host, words)))
     return failure();
   gpu::DeallocOp::create(builder, loc, TypeRange(), ValueRange(), words);
   Value failedNumber = memref::LoadOp::create(

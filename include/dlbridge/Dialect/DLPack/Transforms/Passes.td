@@ -193,30 +193,57 @@ def DLPackExposeEntryPoints
 
 def DLPackOffloadHostCode
     : Pass<"dlbridge-offload-host-code", "::mlir::ModuleOp"> {
-  let summary = "Keep tensor data on the GPU: device buffers, no host accesses";
+  let summary = "Keep tensor data on the GPU: device buffers, kernels for "
+                "host accesses, scalars the host needs copied back";
   let description = [{
     Runs between `convert-parallel-loops-to-gpu` and `gpu-kernel-outlining`
     in `--dlbridge-cuda-pipeline`, on every `func.func` outside a
-    `gpu.module`. Afterwards host code only allocates, frees and launches;
-    everything that touches tensor data runs on the device:
+    `gpu.module`. A CUDA entry's tensors live in device memory, which host
+    code cannot dereference; afterwards host code only allocates, frees,
+    launches and copies, and everything that touches tensor data runs on the
+    device:
 
     - What still reads or writes memref data in host code (a reduction over
       every dimension, which `convert-linalg-to-parallel-loops` leaves as a
-      sequential `scf.for`; a fill of a 0-d buffer; vector code written
-      for the host) is moved, in maximal runs of consecutive operations,
-      into a `gpu.launch` of one block of one thread. Sequential, but on the
-      device and in stream order. Pure operations do not end a run: those
-      that use what it computed join it, the others move before it.
+      sequential `scf.for`; a fill of a 0-d buffer; the read of a count;
+      vector code written for the host) is moved, in maximal runs of
+      consecutive operations, into a `gpu.launch` of one block of one
+      thread. Sequential, but on the device and in stream order. Pure
+      operations do not end a run: those that use what it computed join it,
+      the others move before it. In host control flow that also launches
+      kernels (`scf.if`, `scf.for`, `scf.while` bodies), runs are found in
+      each block of its regions.
+    - Host code often needs a scalar such a run computes: a count that sizes
+      the result of `x[mask]` or `np.nonzero` (count, allocate, fill), the
+      maximum that sizes `np.bincount`, a value a run-time check tests (a
+      singular matrix, an index out of bounds), a branch or loop bound.
+      The kernel then also stores those scalars, as i64 words, into a small
+      device buffer (`gpu.alloc`, zeroed with `gpu.memset` so that a kernel
+      that did not run leaves zeros); host code copies it into a buffer on
+      its stack (`gpu.memcpy`, on the call's stream once
+      `--dlbridge-launch-on-context-stream` ran), waits for the stream
+      (`dlrt_call_synchronize`), frees the device buffer and loads the words
+      in place of the scalars. Integers of at most 64 bits (i1 included),
+      indices, floats of at most 64 bits and complex numbers of them are
+      read back; each read waits for the stream once, inside a loop once per
+      iteration.
     - `memref.alloc` becomes `gpu.alloc` and `memref.dealloc` becomes
       `gpu.dealloc`, so buffers (results included) live in device memory.
+      Host bookkeeping stays in host memory, and accesses to it on the
+      host: the addresses and ownership flags `lower-deallocations` keeps
+      for its `dealloc_helper`, and the shape operand of a `memref.reshape`
+      in host code, which holds sizes the host computed.
 
-    Diagnosed: stack buffers (`memref.alloca`) and `memref.copy` in host code,
-    host operations touching data whose results host code still uses, and
-    data accesses inside host loops that also launch kernels.
+    Diagnosed: stack buffers (`memref.alloca`) and `memref.copy` in host
+    code, and results of a run that host code uses but that are not scalars
+    (vectors, memrefs).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::complex::ComplexDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::memref::MemRefDialect",
   ];
 }
 
@@ -395,6 +422,7 @@ def DLPackReportKernelChecks
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
     "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
   ];
