@@ -40,8 +40,18 @@ def add3(a: Any, b: Any, c: Any) -> Any:
 
 
 @dlbridge.jit
+def add3_into(a: Any, b: Any, c: Any, out: Any) -> None:
+    out[...] = a + b + c
+
+
+@dlbridge.jit
 def scale_shift(x: Any) -> Any:
     return x * 2.0 + 1.0
+
+
+@dlbridge.jit
+def scale_shift_into(x: Any, out: Any) -> None:
+    out[...] = x * 2.0 + 1.0
 
 
 @dlbridge.jit
@@ -228,6 +238,9 @@ def launch_row(quick: bool) -> Row:
     timer = lambda fn: host_time(fn, iterations, repeats)  # noqa: E731
     us = lambda s: f"{s * 1e6:.2f} µs"  # noqa: E731
     measure(row, "dlbridge.jit", lambda: lambda: add3(a, b, c), timer, us)
+    out = torch.empty_like(a)
+    measure(row, "dlbridge.jit, into out", lambda: lambda: add3_into(a, b, c, out), timer, us,
+            "no result to allocate")
     measure(row, "torch eager", lambda: lambda: a + b + c, timer, us, "two kernels")
     measure(row, "Triton", lambda: (lambda f: lambda: f(a, b, c))(triton_add3()), timer, us)
     measure(row, "CuPy RawKernel", lambda: cupy_add3(n), timer, us, "CuPy arrays")
@@ -258,6 +271,10 @@ def elementwise_row(quick: bool) -> tuple[Row, float, Any]:
     copy = copy_seconds(x, 10)
     row.candidates.append(Candidate("copy (torch copy_)", copy, bandwidth(moved)(copy), "device-to-device"))
     measure(row, "dlbridge.jit", lambda: lambda: scale_shift(x), timer, bandwidth(moved))
+    out = torch.empty_like(x)
+    measure(row, "dlbridge.jit, into out", lambda: lambda: scale_shift_into(x, out), timer, bandwidth(moved),
+            "no result to allocate")
+    del out
     measure(row, "torch eager", lambda: lambda: x * 2.0 + 1.0, timer, bandwidth(moved), "two kernels")
     measure(row, "torch.compile", lambda: (lambda f: lambda: f(x))(torch.compile(lambda t: t * 2.0 + 1.0)), timer,
             bandwidth(moved))

@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
+# JAX takes 75% of the GPU's memory at its first use unless told otherwise; the
+# tests share the GPU with PyTorch, CuPy and each other (pytest-xdist).
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,9 @@ that wrote them, and a call can be captured in a CUDA graph."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import Any, Callable
 
 import dlbridge
@@ -71,3 +74,43 @@ def test_calls_can_be_captured_in_a_cuda_graph(torch: Any) -> None:
     graph.replay()
     torch.cuda.synchronize()
     assert torch.equal(out, 2 * torch.arange(1024.0, device="cuda"))
+
+
+MLP_CAPTURE = """
+import numpy as np, torch, dlbridge
+
+@dlbridge.jit
+def mlp(x, w1, b1, w2, b2):
+    return np.maximum(x @ w1 + b1, 0) @ w2 + b2
+
+g = torch.Generator(device="cuda").manual_seed(0)
+x, w1, w2 = (torch.randn(s, device="cuda", generator=g) for s in ((256, 512), (512, 1024), (1024, 128)))
+b1, b2 = torch.randn(1024, device="cuda", generator=g), torch.randn(128, device="cuda", generator=g)
+mlp(x, w1, b1, w2, b2)  # compiled in this process: the disk cache is off
+side = torch.cuda.Stream()
+side.wait_stream(torch.cuda.current_stream())
+with torch.cuda.stream(side):
+    mlp(x, w1, b1, w2, b2)
+torch.cuda.current_stream().wait_stream(side)
+graph = torch.cuda.CUDAGraph()
+with torch.cuda.graph(graph):
+    out = mlp(x, w1, b1, w2, b2)
+x.copy_(torch.randn(x.shape, device="cuda", generator=g))
+graph.replay()
+torch.cuda.synchronize()
+want = torch.relu(x.double() @ w1.double() + b1.double()) @ w2.double() + b2.double()
+error = ((out.double() - want).norm() / want.norm()).item()
+assert error < 1e-2, error
+print("captured", error)
+"""
+
+
+def test_a_fresh_compile_with_cublaslt_products_can_be_captured(torch: Any) -> None:
+    """Issue 24 item 7: whatever a fresh compile defers (module loads, cuBLASLt
+    handles and workspaces) happens before capture, not during it."""
+    env = {**os.environ, "DLBRIDGE_DISK_CACHE": "0"}
+    for _ in range(2):  # each run a fresh process with a fresh compile
+        result = subprocess.run([sys.executable, "-c", MLP_CAPTURE], capture_output=True, text=True, env=env,
+                                timeout=300)
+        assert result.returncode == 0, result.stderr[-3000:]
+        assert "captured" in result.stdout
