@@ -9,12 +9,12 @@ from . import (  # noqa: F401 - importing a module declares its operations
     array_methods,
     compaction,
     contractions,
-    core,
     creation,
     elementwise,
     histograms,
     linalg,
     reductions,
+    shapes,
 )
 from .dtypes import DType, result_type, weak_result_type
 from .tracer import (

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as D
-from . import ops
+from . import lowering
 from .emitter import affine_map, tensor_type
 from .masked import MaskedSelection
 from .registry import op
@@ -319,14 +319,14 @@ def extract(x: TracedArray, region: Region) -> TracedArray:
     sizes = [z if d is None else None for d, z in zip(sliced_dims, kept_sizes)]
     out = TracedArray(ctx, value, x._dtype, sliced_dims, alias=x._alias, sizes=sizes)  # type: ignore[arg-type]
     new_axes = [j for j, a in enumerate(region.kept) if a is None]
-    return ops._expand_units(ctx, out, new_axes)
+    return lowering.expand_units(ctx, out, new_axes)
 
 
 def insert(x: TracedArray, region: Region, contents: TracedArray) -> str:
     """The value of ``x`` with ``region`` replaced by ``contents`` (shaped as the view)."""
     ctx = x._ctx
     new_axes = [j for j, a in enumerate(region.kept) if a is None]
-    inner = ops._collapse_units(ctx, contents, new_axes)
+    inner = lowering.collapse_units(ctx, contents, new_axes)
     if inner._value == x._value and inner.mlir_type == x.mlir_type:
         return x._value
     return ctx.top.op(
@@ -375,7 +375,7 @@ def _index_array(ctx: TraceContext, part: Any, axis: int, n: Idx) -> tuple[Trace
     if isinstance(n, int) and arr.size and not (-n <= arr.min() and arr.max() < n):
         bad = int(arr[(arr < -n) | (arr >= n)].flat[0])
         raise trace_error(f"index {bad} is out of bounds for axis {axis} with size {n}", IndexError)
-    return ops.constant_array(ctx, arr.astype(np.int64)), isinstance(n, int)
+    return lowering.constant_array(ctx, arr.astype(np.int64)), isinstance(n, int)
 
 
 def _check_indices(arr: TracedArray, size: str, axis: int) -> None:
@@ -395,7 +395,7 @@ def _check_indices(arr: TracedArray, size: str, axis: int) -> None:
         ok = b.op("ok", f"arith.andi {lo}, {hi} : i1")
         return b.op("all", f"arith.andi {out}, {ok} : i1")
 
-    done = ops._emit_generic(
+    done = lowering.emit_generic(
         ctx, "all_in", [arr], [affine_map(r, [f"d{k}" for k in range(r)])], init, "tensor<i1>",
         i1, affine_map(r, []), ["reduction"] * r, body,
     )
@@ -431,7 +431,7 @@ def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
         all_checked = all_checked and checked
         adv.append(j)
         arrays.append(arr)
-    bdims, bsrcs = ops._broadcast(arrays)
+    bdims, bsrcs = lowering.broadcast(arrays)
     B = len(bdims)
     others = [j for j in range(view.ndim) if j not in adv]
     adjacent = adv == list(range(adv[0], adv[0] + len(adv)))
@@ -475,8 +475,8 @@ def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
                          f"{view.mlir_type}")
 
     ty = tensor_type(dims, x._dtype)
-    out = ops._emit_generic(
-        ctx, "gathered", arrays, in_maps, ops._empty(ctx, dims, x._dtype, sizes), ty, x._dtype,
+    out = lowering.emit_generic(
+        ctx, "gathered", arrays, in_maps, lowering.empty(ctx, dims, x._dtype, sizes), ty, x._dtype,
         affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body,
     )
     result = TracedArray(ctx, out, x._dtype, dims, sizes=sizes)
@@ -492,7 +492,7 @@ def getitem(x: TracedArray, key: Any) -> TracedArray:
     update ``x``), a new array for index arrays."""
     if x._is_scalar:
         raise trace_error("invalid index to scalar variable", IndexError)
-    ops._lift(x._ctx, x, "indexing")
+    lowering.lift(x._ctx, x, "indexing")
     x._ctx.begin_op()
     parts = normalize_key(key, x.ndim)
     mask = _sole_mask(parts)
@@ -583,8 +583,8 @@ def normalize_axes(axis: Any, ndim: int, name: str, *, allow_none: bool = True) 
 
 
 def _traced(m: Any, name: str) -> TracedArray:
-    ctx = ops._ctx_of(m)
-    return ops._to_tensor(ctx, ops._lift(ctx, m, name))
+    ctx = lowering.context_of(m)
+    return lowering.to_tensor(ctx, lowering.lift(ctx, m, name))
 
 
 @op("flip", dtype_rule="same")

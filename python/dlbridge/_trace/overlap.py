@@ -14,7 +14,7 @@ and, for ``linalg.generic``, with which indexing maps.
 
 from __future__ import annotations
 
-from . import ops
+from . import lowering
 from .emitter import SSA_NAME
 from .tracer import TraceContext, TracedArray
 
@@ -106,7 +106,7 @@ def stage(ctx: TraceContext, value: TracedArray) -> TracedArray:
     """``value`` copied into a fresh tensor."""
     dims = value._dims
     sizes = [ctx.dim(value, k) if d is None else None for k, d in enumerate(dims)]
-    empty = ops._empty(ctx, dims, value._dtype, sizes)
+    empty = lowering.empty(ctx, dims, value._dtype, sizes)
     ty = value.mlir_type
     copy = ctx.top.op("staged", f"linalg.copy ins({value._value} : {ty}) outs({empty} : {ty}) -> {ty}")
     out = TracedArray(ctx, copy, value._dtype, dims)

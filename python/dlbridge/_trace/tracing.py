@@ -15,7 +15,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, Callable
 
-from . import ops
+from . import lowering
 from .dtypes import DType, int_range
 from .dtypes import dtype as _as_dtype
 from .emitter import Block, clear_location, dims_str, tensor_type
@@ -334,7 +334,7 @@ def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str, ta
         outs: list[Any] = []
         tree = _flatten_results(out, outs)
         try:
-            finals = ops.finalize_outputs(ctx, outs)
+            finals = finalize_outputs(ctx, outs)
         except TraceError as error:
             if " at " in str(error):
                 raise
@@ -390,3 +390,33 @@ def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str, ta
         arg_names=pnames,
         written_args=[slot.name for slot in ctx.args if slot.written],
     )
+
+
+def finalize_outputs(ctx: TraceContext, outs: Sequence[Any]) -> list[TracedArray]:
+    """Turn returned values into fresh tensors: scalars become 0-d tensors; results that may share
+    storage with an argument, or are returned twice, are copied (each result must own its buffer)."""
+    finals: list[TracedArray] = []
+    seen: set[str] = set()
+    for i, o in enumerate(outs):
+        if isinstance(o, TracedArray) and o.context is not ctx:
+            raise TraceError("dlbridge.jit: a returned array belongs to another trace")
+        try:
+            o = lowering.lift(ctx, o, f"return value {i}")
+        except TraceError:
+            if isinstance(o, TracedArray) or hasattr(o, "__dlbridge_trace_error__"):
+                raise
+            raise TraceError(
+                f"dlbridge.jit: return value {i} is a {type(o).__name__}; return arrays or a tuple of arrays"
+            ) from None
+        ctx.begin_op()
+        arr = lowering.to_tensor(ctx, o)
+        if arr.may_alias_argument or arr.value in seen:
+            dims = arr.dims
+            sizes = [ctx.dim(arr, k) if d is None else None for k, d in enumerate(dims)]
+            e = lowering.empty(ctx, dims, arr.element_type, sizes)
+            ty = arr.mlir_type
+            c = ctx.top.op("copy", f"linalg.copy ins({arr.value} : {ty}) outs({e} : {ty}) -> {ty}")
+            arr = TracedArray(ctx, c, arr.element_type, dims)
+        seen.add(arr.value)
+        finals.append(arr)
+    return finals
