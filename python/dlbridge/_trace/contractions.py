@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import dtypes as D
-from . import elementwise, lowering, shapes
+from . import elementwise, lowering, registry, shapes
+from .dtype_rules import PROMOTE, Typed
 from .dtypes import DType
 from .emitter import Block, affine_map, tensor_type
 from .registry import op
@@ -103,18 +104,20 @@ def _matmul_rows(ctx: TraceContext, a: TracedArray, b: TracedArray, dt: DType) -
     return out
 
 
-@op("matmul", kind="ufunc", arity=2, dtype_rule="promote",
-    doc="Matrix product with NumPy's rules for 1-D and batched operands.")
 def matmul(a: Any, b: Any) -> TracedArray:
+    """NumPy ``matmul`` (``@``) of ``a`` and ``b``, as the op table runs it."""
+    return registry.lookup("matmul").impl(a, b)  # type: ignore[union-attr, no-any-return]
+
+
+@op("matmul", kind="ufunc", arity=2, dtype_rule=PROMOTE,
+    doc="Matrix product with NumPy's rules for 1-D and batched operands.")
+def _lower_matmul(t: Typed) -> TracedArray:
     """NumPy ``matmul`` (``@``): 2-D, N-D @ 2-D and equal-batch 3-D products via the named
     ``linalg`` contractions; 1-D operands via expand/collapse; other batched products (with
     broadcasting of batch dims) via a ``linalg.generic``."""
-    ctx = lowering.context_of(a, b)
-    a = lowering.lift(ctx, a, "matmul")
-    b = lowering.lift(ctx, b, "matmul")
+    ctx, (a, b), dt = t.context, t.operands, t.dtype
     if not (lowering.is_tensor(a) and lowering.is_tensor(b)) or a.ndim == 0 or b.ndim == 0:
         raise trace_error("matmul: operands must have at least one dimension (no scalars)", ValueError)
-    dt = D.result_type(a.element_type, b.element_type)
     if dt.is_bool:
         raise unsupported("matmul", "not supported for bool")
     a = elementwise.astype(a, dt)
@@ -205,7 +208,7 @@ def _parse(subscripts: str, operands: Sequence[TracedArray]) -> tuple[list[str],
     return inputs, out
 
 
-@op("einsum", dtype_rule="promote")
+@op("einsum")
 def einsum(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = None, order: str = "K",
            casting: str = "safe", optimize: Any = False) -> TracedArray:
     """Sum of products of ``operands`` over the subscripts not in the output."""
@@ -271,7 +274,7 @@ def _letters(n: int, start: int = 0) -> str:
     return string.ascii_letters[start : start + n]
 
 
-@op("dot", method="dot", dtype_rule="promote")
+@op("dot", method="dot")
 def dot(a: Any, b: Any, out: Any = None) -> TracedArray:
     """NumPy's ``dot``: products with scalars, ``matmul`` for 1-D and 2-D operands, and for N-D
     operands the sum over the last axis of ``a`` and the second-to-last of ``b``."""
@@ -291,7 +294,7 @@ def dot(a: Any, b: Any, out: Any = None) -> TracedArray:
     return einsum(f"{left}Z,{right}Z{last}->{left}{right}{last}", x, y)
 
 
-@op("outer", dtype_rule="promote")
+@op("outer")
 def outer(a: Any, b: Any, out: Any = None) -> TracedArray:
     """``a.ravel()[:, None] * b.ravel()[None, :]``."""
     lowering.no_out(out, "numpy.outer")
@@ -301,7 +304,7 @@ def outer(a: Any, b: Any, out: Any = None) -> TracedArray:
     return einsum("i,j->ij", x, y)
 
 
-@op("inner", dtype_rule="promote")
+@op("inner")
 def inner(a: Any, b: Any) -> TracedArray:
     """The sum over the last axes of ``a`` and ``b``."""
     ctx = lowering.context_of(a, b)
@@ -313,7 +316,7 @@ def inner(a: Any, b: Any) -> TracedArray:
     return einsum(f"{left}Z,{right}Z->{left}{right}", x, y)
 
 
-@op("tensordot", dtype_rule="promote")
+@op("tensordot")
 def tensordot(a: Any, b: Any, axes: Any = 2) -> TracedArray:
     """The sum over ``axes`` (an int: the last of ``a`` with the first of ``b``; or two lists)."""
     ctx = lowering.context_of(a, b)

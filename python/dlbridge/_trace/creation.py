@@ -535,7 +535,7 @@ def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Traced
     return concatenate(xs, axis=0, dtype=dtype)
 
 
-@op("meshgrid", dtype_rule="same")
+@op("meshgrid")
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> tuple[Any, ...]:
     """Coordinate arrays from 1-D coordinate vectors (``indexing="xy"``: the first two axes
     swapped, as NumPy)."""
@@ -633,7 +633,7 @@ def _source_dim(position: int, expanded_at: Sequence[int], inner: bool) -> int:
     return position - before - (1 if inner else 0)
 
 
-@op("tile", dtype_rule="same")
+@op("tile")
 def tile(A: Any, reps: Any) -> TracedArray:
     """``A`` repeated ``reps`` times along each axis (NumPy's rules for unequal ranks)."""
     ctx = _context(A)
@@ -647,7 +647,7 @@ def tile(A: Any, reps: Any) -> TracedArray:
     return _repeated(x, counts, inner=False)
 
 
-@op("repeat", method="repeat", dtype_rule="same")
+@op("repeat", method="repeat")
 def repeat(a: Any, repeats: Any, axis: Any = None) -> TracedArray:
     """Each element of ``a`` repeated ``repeats`` (an int) times along ``axis`` (None: of the
     flattened array)."""
@@ -744,7 +744,7 @@ def _roll_flat(x: TracedArray, shift: Any) -> TracedArray:
     return _flat_gather(x, "roll", x._dims, sizes, source)
 
 
-@op("roll", dtype_rule="same")
+@op("roll")
 def roll(a: Any, shift: Any, axis: Any = None) -> TracedArray:
     """``a`` rolled by ``shift`` along ``axis`` (None: the flattened array, reshaped back);
     ``shift`` and ``axis`` may be tuples (broadcast against each other)."""
@@ -824,13 +824,13 @@ def _triangle(m: Any, k: Any, upper: bool) -> TracedArray:
     return TracedArray(ctx, value, dt, dims, sizes=sizes)
 
 
-@op("triu", dtype_rule="same")
+@op("triu")
 def triu(m: Any, k: Any = 0) -> TracedArray:
     """The upper triangle of ``m`` from diagonal ``k`` on (the rest zeroed)."""
     return _triangle(m, k, True)
 
 
-@op("tril", dtype_rule="same")
+@op("tril")
 def tril(m: Any, k: Any = 0) -> TracedArray:
     """The lower triangle of ``m`` up to diagonal ``k`` (the rest zeroed)."""
     return _triangle(m, k, False)

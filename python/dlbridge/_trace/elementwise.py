@@ -14,11 +14,23 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import dtypes as D
-from . import lowering
+from . import lowering, registry
+from .dtype_rules import (
+    BOOL,
+    FLOAT,
+    INT,
+    NO_BOOL_LOOP,
+    PROMOTE,
+    REAL,
+    SAME,
+    TRUE_DIVIDE,
+    Typed,
+    op_label,
+)
 from .dtypes import DType
 from .emitter import Block, affine_map, tensor_type
 from .lowering import emit_elementwise
-from .registry import op
+from .registry import DTypeRule, op
 from .tracer import TraceContext, TracedArray, TraceError, trace_error, unsupported
 
 __all__ = ["astype", "binary", "clip", "float_unary_names", "unary", "where"]
@@ -63,33 +75,6 @@ _CMP = {
     "not_equal": "ne",
 }
 
-_OP_SYMBOL = {
-    "add": "+",
-    "subtract": "-",
-    "multiply": "*",
-    "divide": "/",
-    "floor_divide": "//",
-    "remainder": "%",
-    "power": "**",
-    "bitwise_and": "&",
-    "bitwise_or": "|",
-    "bitwise_xor": "^",
-    "less": "<",
-    "less_equal": "<=",
-    "greater": ">",
-    "greater_equal": ">=",
-    "equal": "==",
-    "not_equal": "!=",
-    "negative": "unary -",
-    "invert": "~",
-}
-
-
-def _opname(name: str) -> str:
-    sym = _OP_SYMBOL.get(name)
-    return f"{name} ({sym})" if sym else name
-
-
 def _operand_key(x: Any) -> Any:
     """What identifies an operand's value: an array's SSA value (immutable), a scalar's type
     and value."""
@@ -97,72 +82,72 @@ def _operand_key(x: Any) -> Any:
 
 
 def binary(name: str, x: Any, y: Any) -> TracedArray:
-    """A binary elementwise NumPy ufunc by name (``add``, ``floor_divide``, ``less``...)."""
-    ctx = lowering.context_of(x, y)
-    x = lowering.lift(ctx, x, name)
-    y = lowering.lift(ctx, y, name)
-    dt, weak = lowering.promote([x, y])
+    """The binary ufunc ``name`` (``add``, ``floor_divide``, ``less``...) of ``x`` and ``y``, as
+    the op table runs it: its dtype rule, then its lowering."""
+    return registry.lookup(name).impl(x, y)  # type: ignore[union-attr, no-any-return]
+
+
+def unary(name: str, x: Any) -> TracedArray:
+    """The unary ufunc ``name`` (``negative``, ``exp``, ``sigmoid``...) of ``x``, as the op table
+    runs it."""
+    return registry.lookup(name).impl(x)  # type: ignore[union-attr, no-any-return]
+
+
+def _lower_binary(name: str, t: Typed) -> TracedArray:
+    """Arithmetic, comparison, bitwise and logical ufuncs, in the dtype their rule gives."""
+    ctx, (x, y), dt, weak = t.context, t.operands, t.dtype, t.weak
     ops2 = [(x, dt), (y, dt)]
 
     def bad_dtype() -> TraceError:
-        return unsupported(_opname(name), f"not supported for {dt.name}")
+        return unsupported(op_label(name), f"not supported for {dt.name}")
 
     if name in ("add", "multiply"):
         f = lowering.scalar_add if name == "add" else lowering.scalar_mul
-        return emit_elementwise(ctx, "add" if name == "add" else "mul", ops2, dt, lambda b, v: f(b, v[0], v[1], dt),
-                                weak)
+        return emit_elementwise(ctx, "add" if name == "add" else "mul", ops2, dt,
+                                lambda b, v: f(b, v[0], v[1], dt), weak)
     if name == "subtract":
         if dt.is_bool:
             raise bad_dtype()
         return emit_elementwise(ctx, "sub", ops2, dt, lambda b, v: lowering.scalar_sub(b, v[0], v[1], dt), weak)
     if name == "divide":
-        cdt = dt if dt.is_inexact else D.FLOAT64
-        w = weak if weak is None else lowering.kind_of(cdt)
-        return emit_elementwise(ctx, "div", [(x, cdt), (y, cdt)], cdt, lambda b, v: lowering.scalar_div(b, v[0],
-                                                                                                        v[1], cdt), w)
+        return emit_elementwise(ctx, "div", ops2, dt, lambda b, v: lowering.scalar_div(b, v[0], v[1], dt), weak)
     if name == "power" and dt.is_complex:
         return _complex_power(ctx, x, y, dt, weak)
     if name in ("floor_divide", "remainder", "power"):
         if dt.is_complex:
             raise bad_dtype()
-        cdt = D.DTYPES["int8"] if dt.is_bool else dt
-        if name == "power" and cdt.is_signed:
-            _check_no_negative_exponent(ctx, y, cdt)
+        if name == "power" and dt.is_signed:
+            _check_no_negative_exponent(ctx, y, dt)
         f = {"floor_divide": lowering.scalar_floordiv, "remainder": lowering.scalar_mod,
              "power": lowering.scalar_pow}[name]
         hint = {"floor_divide": "floordiv", "remainder": "mod", "power": "pow"}[name]
-        w = weak if weak is None else lowering.kind_of(cdt)
-        return emit_elementwise(ctx, hint, [(x, cdt), (y, cdt)], cdt, lambda b, v: f(b, v[0], v[1], cdt), w)
+        return emit_elementwise(ctx, hint, ops2, dt, lambda b, v: f(b, v[0], v[1], dt), weak)
     if name in ("maximum", "minimum"):
         if dt.is_complex:
-            return emit_elementwise(ctx, name[:3], ops2, dt, lambda b, v: _complex_extreme(b, name, v[0], v[1], dt),
-                                    weak)
+            return emit_elementwise(ctx, name[:3], ops2, dt,
+                                    lambda b, v: _complex_extreme(b, name, v[0], v[1], dt), weak)
         f = lowering.scalar_max if name == "maximum" else lowering.scalar_min
         return emit_elementwise(ctx, name[:3], ops2, dt, lambda b, v: f(b, v[0], v[1], dt), weak)
     if name in _CMP:
         pred = _CMP[name]
-        if dt.is_complex:
-            w = None if weak is None else "bool"
+        common = t.common
+        compared = [(x, common), (y, common)]
+        if common.is_complex:
             compare = _complex_equal if pred in ("eq", "ne") else _complex_order
-            return emit_elementwise(ctx, pred, ops2, D.BOOL, lambda b, v: compare(b, pred, v[0], v[1], dt), w)
-        w = None if weak is None else "bool"
-        out = emit_elementwise(ctx, pred, ops2, D.BOOL, lambda b, v: lowering.compare(b, pred, v[0], v[1], dt), w)
+            return emit_elementwise(ctx, pred, compared, dt, lambda b, v: compare(b, pred, v[0], v[1], common), weak)
+        out = emit_elementwise(ctx, pred, compared, dt,
+                               lambda b, v: lowering.compare(b, pred, v[0], v[1], common), weak)
         # masks computed twice alike (x[x > 0] = x[x > 0] ** 2) are known to be equal
         out._recipe = (name, _operand_key(x), _operand_key(y))
         return out
     if name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-        if not (dt.is_bool or dt.is_int):
-            raise bad_dtype()
         op = {"bitwise_and": "andi", "bitwise_or": "ori", "bitwise_xor": "xori"}[name]
-        return emit_elementwise(ctx, op[:-1], ops2, dt, lambda b, v: lowering.arith(b, op, v[0], v[1], dt, op[:-1]),
-                                weak)
+        return emit_elementwise(ctx, op[:-1], ops2, dt,
+                                lambda b, v: lowering.arith(b, op, v[0], v[1], dt, op[:-1]), weak)
     if name in ("logical_and", "logical_or", "logical_xor"):
         op = {"logical_and": "andi", "logical_or": "ori", "logical_xor": "xori"}[name]
-        w = None if weak is None else "bool"
-        return emit_elementwise(
-            ctx, op[:-1], [(x, D.BOOL), (y, D.BOOL)], D.BOOL,
-            lambda b, v: lowering.arith(b, op, v[0], v[1], D.BOOL, op[:-1]), w,
-        )
+        return emit_elementwise(ctx, op[:-1], ops2, dt,
+                                lambda b, v: lowering.arith(b, op, v[0], v[1], dt, op[:-1]), weak)
     raise unsupported(f"numpy.{name}")
 
 
@@ -262,19 +247,19 @@ def _complex_power(ctx: TraceContext, x: Any, y: Any, dt: DType, weak: str | Non
 _BASIC_FLOAT_UNARY = {"exp", "log", "sqrt", "tanh", "sin", "cos", "erf", "sigmoid"}
 
 
-def unary(name: str, x: Any) -> TracedArray:
-    """A unary elementwise op by NumPy name (``negative``, ``exp``, ``sigmoid``...)."""
-    ctx = lowering.context_of(x)
-    x = lowering.lift(ctx, x, name)
-    dt, weak = lowering.promote([x])
+def _lower_unary(name: str, t: Typed) -> TracedArray:
+    """Signs, ``absolute``, ``invert``, ``logical_not``, ``square`` and the float functions of
+    the first version, in the dtype their rule gives."""
+    ctx, (x,), dt, weak = t.context, t.operands, t.dtype, t.weak
     if name == "positive":
         if dt.is_bool:
-            raise unsupported(_opname(name), "not supported for bool")
-        return lowering.copy(x) if isinstance(x, TracedArray) else emit_elementwise(ctx, "pos", [(x, dt)], dt,
-                                                                                    lambda b, v: v[0], weak)
+            raise unsupported(op_label(name), "not supported for bool")
+        if isinstance(x, TracedArray):
+            return lowering.copy(x)
+        return emit_elementwise(ctx, "pos", [(x, dt)], dt, lambda b, v: v[0], weak)
     if name == "negative":
         if dt.is_bool:
-            raise unsupported(_opname(name), "not supported for bool; use ~ or logical_not")
+            raise unsupported(op_label(name), "not supported for bool; use ~ or logical_not")
 
         def neg(b: Block, v: list[str]) -> str:
             if dt.is_complex:
@@ -285,54 +270,50 @@ def unary(name: str, x: Any) -> TracedArray:
 
         return emit_elementwise(ctx, "neg", [(x, dt)], dt, neg, weak)
     if name == "absolute":
-        if dt.is_complex:
-            rdt = dt.component
-            return emit_elementwise(
-                ctx, "abs", [(x, dt)], rdt, lambda b, v: b.op("abs", f"complex.abs {v[0]} : {dt.mlir}"),
-                None if weak is None else "float",
-            )
+        src = t.common
+        if src.is_complex:
+            return emit_elementwise(ctx, "abs", [(x, src)], dt,
+                                    lambda b, v: b.op("abs", f"complex.abs {v[0]} : {src.mlir}"), weak)
         if dt.is_bool or dt.is_unsigned:
             return emit_elementwise(ctx, "abs", [(x, dt)], dt, lambda b, v: v[0], weak)
         if dt.is_float:
-            return emit_elementwise(ctx, "abs", [(x, dt)], dt, lambda b, v: lowering.math_call(b, "absf", v, dt,
-                                                                                               "abs"), weak)
-        return emit_elementwise(ctx, "abs", [(x, dt)], dt, lambda b, v: b.op("abs",
-                                                                             f"math.absi {v[0]} : {dt.mlir}"), weak)
+            return emit_elementwise(ctx, "abs", [(x, dt)], dt,
+                                    lambda b, v: lowering.math_call(b, "absf", v, dt, "abs"), weak)
+        return emit_elementwise(ctx, "abs", [(x, dt)], dt,
+                                lambda b, v: b.op("abs", f"math.absi {v[0]} : {dt.mlir}"), weak)
     if name == "invert":
-        if not (dt.is_bool or dt.is_int):
-            raise unsupported(_opname(name), f"not supported for {dt.name}")
         ones = True if dt.is_bool else -1
         return emit_elementwise(
             ctx, "not", [(x, dt)], dt,
             lambda b, v: lowering.arith(b, "xori", v[0], b.const(ones, dt.mlir), dt, "not"), weak,
         )
     if name == "logical_not":
-        w = None if weak is None else "bool"
         return emit_elementwise(
-            ctx, "not", [(x, D.BOOL)], D.BOOL,
-            lambda b, v: lowering.arith(b, "xori", v[0], b.const(True, "i1"), D.BOOL, "not"), w,
+            ctx, "not", [(x, dt)], dt,
+            lambda b, v: lowering.arith(b, "xori", v[0], b.const(True, "i1"), dt, "not"), weak,
         )
     if name == "square":
+        if dt != t.common:  # bools square in int8, as NumPy's (square has no bool loop)
+            return emit_elementwise(ctx, "square", [(x, dt)], dt,
+                                    lambda b, v: lowering.scalar_mul(b, v[0], v[0], dt), weak)
         return binary("multiply", x, x)
     if name in _BASIC_FLOAT_UNARY:
-        cdt = D.float_for(dt)
-        w = None if weak is None else lowering.kind_of(cdt)
-        if cdt.is_complex:
+        if dt.is_complex:
             if name != "exp":
-                raise unsupported(name, f"not supported for {cdt.name}")
-            return emit_elementwise(ctx, "exp", [(x, cdt)], cdt,
-                                    lambda b, v: b.op("exp", f"complex.exp {v[0]} : {cdt.mlir}"), w)
+                raise unsupported(name, f"not supported for {dt.name}")
+            return emit_elementwise(ctx, "exp", [(x, dt)], dt,
+                                    lambda b, v: b.op("exp", f"complex.exp {v[0]} : {dt.mlir}"), weak)
         if name == "sigmoid":
 
             def sig(b: Block, v: list[str]) -> str:
-                n = b.op("neg", f"arith.negf {v[0]} : {cdt.mlir}")
-                e = lowering.math_call(b, "exp", [n], cdt)
-                one = b.const(1.0, cdt.mlir)
-                d = lowering.arith(b, "addf", one, e, cdt, "den")
-                return lowering.arith(b, "divf", one, d, cdt, "sigmoid")
+                n = b.op("neg", f"arith.negf {v[0]} : {dt.mlir}")
+                e = lowering.math_call(b, "exp", [n], dt)
+                one = b.const(1.0, dt.mlir)
+                d = lowering.arith(b, "addf", one, e, dt, "den")
+                return lowering.arith(b, "divf", one, d, dt, "sigmoid")
 
-            return emit_elementwise(ctx, "sigmoid", [(x, cdt)], cdt, sig, w)
-        return emit_elementwise(ctx, name, [(x, cdt)], cdt, lambda b, v: lowering.math_call(b, name, v, cdt), w)
+            return emit_elementwise(ctx, "sigmoid", [(x, dt)], dt, sig, weak)
+        return emit_elementwise(ctx, name, [(x, dt)], dt, lambda b, v: lowering.math_call(b, name, v, dt), weak)
     raise unsupported(f"numpy.{name}")
 
 
@@ -343,7 +324,7 @@ class _NoValue:
 _NV = _NoValue()
 
 
-@op("where", dtype_rule="promote")
+@op("where")
 def where(cond: Any, x: Any = _NV, y: Any = _NV) -> TracedArray:
     """``x`` where ``condition`` else ``y``, with broadcasting."""
     if x is _NV or y is _NV:
@@ -359,7 +340,7 @@ def where(cond: Any, x: Any = _NV, y: Any = _NV) -> TracedArray:
     )
 
 
-@op("astype", method="astype", dtype_rule="explicit", doc="Convert to ``dtype`` (NumPy casting semantics).")
+@op("astype", method="astype", doc="Convert to ``dtype`` (NumPy casting semantics).")
 def astype(x: Any, dtype: Any, copy: bool = True, **kwargs: Any) -> TracedArray:
     """``x.astype(dtype)``: a new array, or with ``copy=False`` ``x`` itself when it has ``dtype``
     already (so that updating the result updates ``x``, as in NumPy)."""
@@ -376,66 +357,66 @@ def astype(x: Any, dtype: Any, copy: bool = True, **kwargs: Any) -> TracedArray:
 
 
 #: name → (NumPy aliases, dtype rule)
-_BINARY: dict[str, tuple[tuple[str, ...], str]] = {
-    "add": ((), "promote"),
-    "subtract": ((), "promote"),
-    "multiply": ((), "promote"),
-    "divide": (("true_divide",), "float"),
-    "floor_divide": ((), "promote"),
-    "remainder": (("mod",), "promote"),
-    "power": ((), "promote"),
-    "maximum": ((), "promote"),
-    "minimum": ((), "promote"),
-    "less": ((), "bool"),
-    "less_equal": ((), "bool"),
-    "greater": ((), "bool"),
-    "greater_equal": ((), "bool"),
-    "equal": ((), "bool"),
-    "not_equal": ((), "bool"),
-    "bitwise_and": ((), "int"),
-    "bitwise_or": ((), "int"),
-    "bitwise_xor": ((), "int"),
-    "logical_and": ((), "bool"),
-    "logical_or": ((), "bool"),
-    "logical_xor": ((), "bool"),
+_BINARY: dict[str, tuple[tuple[str, ...], DTypeRule]] = {
+    "add": ((), PROMOTE),
+    "subtract": ((), PROMOTE),
+    "multiply": ((), PROMOTE),
+    "divide": (("true_divide",), TRUE_DIVIDE),
+    "floor_divide": ((), NO_BOOL_LOOP),
+    "remainder": (("mod",), NO_BOOL_LOOP),
+    "power": ((), NO_BOOL_LOOP),
+    "maximum": ((), PROMOTE),
+    "minimum": ((), PROMOTE),
+    "less": ((), BOOL),
+    "less_equal": ((), BOOL),
+    "greater": ((), BOOL),
+    "greater_equal": ((), BOOL),
+    "equal": ((), BOOL),
+    "not_equal": ((), BOOL),
+    "bitwise_and": ((), INT),
+    "bitwise_or": ((), INT),
+    "bitwise_xor": ((), INT),
+    "logical_and": ((), BOOL),
+    "logical_or": ((), BOOL),
+    "logical_xor": ((), BOOL),
 }
 
 #: name → (NumPy names, dtype rule); NumPy has neither erf nor sigmoid: ``erf`` is what
 #: ``scipy.special.erf``, a ufunc, dispatches to.
-_UNARY: dict[str, tuple[tuple[str, ...], str]] = {
-    "negative": (("negative",), "same"),
-    "positive": (("positive",), "same"),
-    "absolute": (("absolute", "abs"), "same"),
-    "invert": (("invert", "bitwise_not", "bitwise_invert"), "int"),
-    "logical_not": (("logical_not",), "bool"),
-    "square": (("square",), "same"),
-    "exp": (("exp",), "float"),
-    "log": (("log",), "float"),
-    "sqrt": (("sqrt",), "float"),
-    "tanh": (("tanh",), "float"),
-    "sin": (("sin",), "float"),
-    "cos": (("cos",), "float"),
-    "erf": (("erf",), "float"),
-    "sigmoid": ((), "float"),
+_UNARY: dict[str, tuple[tuple[str, ...], DTypeRule]] = {
+    "negative": (("negative",), SAME),
+    "positive": (("positive",), SAME),
+    "absolute": (("absolute", "abs"), REAL),
+    "invert": (("invert", "bitwise_not", "bitwise_invert"), INT),
+    "logical_not": (("logical_not",), BOOL),
+    "square": (("square",), NO_BOOL_LOOP),
+    "exp": (("exp",), FLOAT),
+    "log": (("log",), FLOAT),
+    "sqrt": (("sqrt",), FLOAT),
+    "tanh": (("tanh",), FLOAT),
+    "sin": (("sin",), FLOAT),
+    "cos": (("cos",), FLOAT),
+    "erf": (("erf",), FLOAT),
+    "sigmoid": ((), FLOAT),
 }
 
 
-def _declare_binary(name: str, aliases: tuple[str, ...], rule: str) -> None:
-    def impl(x1: Any, x2: Any) -> Any:
-        return binary(name, x1, x2)
+def _declare_binary(name: str, aliases: tuple[str, ...], rule: DTypeRule) -> None:
+    def lower(t: Typed) -> TracedArray:
+        return _lower_binary(name, t)
 
-    impl.__name__ = impl.__qualname__ = name
-    impl.__doc__ = f"Elementwise ``numpy.{name}``."
-    op(name, numpy=(name, *aliases), kind="ufunc", arity=2, dtype_rule=rule)(impl)
+    lower.__name__ = lower.__qualname__ = name
+    lower.__doc__ = f"Elementwise ``numpy.{name}``."
+    op(name, numpy=(name, *aliases), kind="ufunc", arity=2, dtype_rule=rule)(lower)
 
 
-def _declare_unary(name: str, numpy_names: tuple[str, ...], rule: str) -> None:
-    def impl(x: Any) -> Any:
-        return unary(name, x)
+def _declare_unary(name: str, numpy_names: tuple[str, ...], rule: DTypeRule) -> None:
+    def lower(t: Typed) -> TracedArray:
+        return _lower_unary(name, t)
 
-    impl.__name__ = impl.__qualname__ = name
-    impl.__doc__ = f"Elementwise {name}."
-    op(name, numpy=numpy_names, kind="ufunc", arity=1, dtype_rule=rule)(impl)
+    lower.__name__ = lower.__qualname__ = name
+    lower.__doc__ = f"Elementwise {name}."
+    op(name, numpy=numpy_names, kind="ufunc", arity=1, dtype_rule=rule)(lower)
 
 
 for _name, (_aliases, _rule) in _BINARY.items():
@@ -459,56 +440,51 @@ def float_unary_names() -> list[str]:
 
 
 def _operand(x: Any, name: str) -> tuple[Any, Any, DType, str | None]:
+    """The context, lifted value, dtype and weak kind of the array argument of a function."""
     ctx = lowering.context_of(x)
     x = lowering.lift(ctx, x, name)
     dt, weak = lowering.promote([x])
     return ctx, x, dt, weak
 
 
-def _float_kind(dt: DType, weak: str | None) -> tuple[DType, str | None]:
-    cdt = D.float_for(dt)
-    return cdt, None if weak is None else lowering.kind_of(cdt)
-
-
 def _declare_float_unary(name: str, math_op: str) -> None:
-    def impl(x: Any) -> TracedArray:
-        ctx, x, dt, weak = _operand(x, name)
-        cdt, w = _float_kind(dt, weak)
-        if cdt.is_complex:
-            raise unsupported(f"numpy.{name}", f"not supported for {cdt.name}")
-        return emit_elementwise(ctx, name, [(x, cdt)], cdt, lambda b, v: lowering.math_call(b, math_op, v, cdt,
-                                                                                            name), w)
+    def lower(t: Typed) -> TracedArray:
+        dt = t.dtype
+        if dt.is_complex:
+            raise unsupported(f"numpy.{name}", f"not supported for {dt.name}")
+        return emit_elementwise(t.context, name, [(t.operands[0], dt)], dt,
+                                lambda b, v: lowering.math_call(b, math_op, v, dt, name), t.weak)
 
-    impl.__name__ = impl.__qualname__ = name
-    impl.__doc__ = f"Elementwise {name} (NumPy's ``numpy.{name}``)."
-    op(name, kind="ufunc", arity=1, dtype_rule="float")(impl)
+    lower.__name__ = lower.__qualname__ = name
+    lower.__doc__ = f"Elementwise {name} (NumPy's ``numpy.{name}``)."
+    op(name, kind="ufunc", arity=1, dtype_rule=FLOAT)(lower)
 
 
 for _name, _math_op in _FLOAT_UNARY.items():
     _declare_float_unary(_name, _math_op)
 
 
-def _rounding(name: str, math_op: str) -> Callable[[Any], TracedArray]:
-    def impl(x: Any) -> TracedArray:
-        ctx, x, dt, weak = _operand(x, name)
+def _rounding(name: str, math_op: str) -> Callable[[Typed], TracedArray]:
+    def lower(t: Typed) -> TracedArray:
+        ctx, (x,), dt = t.context, t.operands, t.dtype
         if dt.is_complex:
             raise unsupported(f"numpy.{name}", f"not supported for {dt.name}")
         if not dt.is_float:  # NumPy 2: integers and bools round to themselves
-            return emit_elementwise(ctx, name, [(x, dt)], dt, lambda b, v: v[0], weak)
-        return emit_elementwise(ctx, name, [(x, dt)], dt, lambda b, v: lowering.math_call(b, math_op, v, dt, name),
-                                weak)
+            return emit_elementwise(ctx, name, [(x, dt)], dt, lambda b, v: v[0], t.weak)
+        return emit_elementwise(ctx, name, [(x, dt)], dt,
+                                lambda b, v: lowering.math_call(b, math_op, v, dt, name), t.weak)
 
-    impl.__name__ = impl.__qualname__ = name
-    impl.__doc__ = f"Elementwise {name}; integers keep their dtype (NumPy 2)."
-    return impl
-
-
-op("floor", kind="ufunc", arity=1, dtype_rule="same")(_rounding("floor", "floor"))
-op("ceil", kind="ufunc", arity=1, dtype_rule="same")(_rounding("ceil", "ceil"))
-op("trunc", kind="ufunc", arity=1, dtype_rule="same")(_rounding("trunc", "trunc"))
+    lower.__name__ = lower.__qualname__ = name
+    lower.__doc__ = f"Elementwise {name}; integers keep their dtype (NumPy 2)."
+    return lower
 
 
-@op("round", numpy=("round", "around"), method="round", dtype_rule="same")
+op("floor", kind="ufunc", arity=1, dtype_rule=SAME)(_rounding("floor", "floor"))
+op("ceil", kind="ufunc", arity=1, dtype_rule=SAME)(_rounding("ceil", "ceil"))
+op("trunc", kind="ufunc", arity=1, dtype_rule=SAME)(_rounding("trunc", "trunc"))
+
+
+@op("round", numpy=("round", "around"), method="round")
 def round_(a: Any, decimals: int = 0, out: Any = None) -> TracedArray:  # noqa: A001
     """``a`` rounded to ``decimals`` digits, halves to even (NumPy's ``round``)."""
     lowering.no_out(out, "numpy.round")
@@ -534,10 +510,10 @@ def round_(a: Any, decimals: int = 0, out: Any = None) -> TracedArray:  # noqa: 
     return emit_elementwise(ctx, "round", [(x, cdt)], dt, body, weak)
 
 
-@op("sign", kind="ufunc", arity=1, dtype_rule="same")
-def sign(x: Any) -> TracedArray:
+@op("sign", kind="ufunc", arity=1, dtype_rule=SAME)
+def sign(t: Typed) -> TracedArray:
     """-1, 0 or 1 by the sign of each element (NaN for NaN)."""
-    ctx, x, dt, weak = _operand(x, "sign")
+    dt = t.dtype
     if dt.is_bool or dt.is_complex:
         raise unsupported("numpy.sign", f"not supported for {dt.name}")
 
@@ -555,22 +531,21 @@ def sign(x: Any) -> TracedArray:
             r = lowering.select(b, nan, v[0], r, dt)
         return r
 
-    return emit_elementwise(ctx, "sign", [(x, dt)], dt, body, weak)
+    return emit_elementwise(t.context, "sign", [(t.operands[0], dt)], dt, body, t.weak)
 
 
 def _float_class(name: str, predicate: Callable[[Block, str, DType], str], for_ints: bool) -> None:
-    def impl(x: Any) -> TracedArray:
-        ctx, x, dt, weak = _operand(x, name)
-        w = None if weak is None else "bool"
-        if dt.is_complex:
-            raise unsupported(f"numpy.{name}", f"not supported for {dt.name}")
-        if not dt.is_float:
-            return emit_elementwise(ctx, name, [(x, dt)], D.BOOL, lambda b, v: b.const(for_ints, "i1"), w)
-        return emit_elementwise(ctx, name, [(x, dt)], D.BOOL, lambda b, v: predicate(b, v[0], dt), w)
+    def lower(t: Typed) -> TracedArray:
+        ctx, (x,), src = t.context, t.operands, t.common
+        if src.is_complex:
+            raise unsupported(f"numpy.{name}", f"not supported for {src.name}")
+        if not src.is_float:
+            return emit_elementwise(ctx, name, [(x, src)], t.dtype, lambda b, v: b.const(for_ints, "i1"), t.weak)
+        return emit_elementwise(ctx, name, [(x, src)], t.dtype, lambda b, v: predicate(b, v[0], src), t.weak)
 
-    impl.__name__ = impl.__qualname__ = name
-    impl.__doc__ = f"Elementwise {name} (all {for_ints} for integers)."
-    op(name, kind="ufunc", arity=1, dtype_rule="bool")(impl)
+    lower.__name__ = lower.__qualname__ = name
+    lower.__doc__ = f"Elementwise {name} (all {for_ints} for integers)."
+    op(name, kind="ufunc", arity=1, dtype_rule=BOOL)(lower)
 
 
 def _isinf(b: Block, v: str, dt: DType) -> str:
@@ -589,19 +564,16 @@ _float_class("isfinite", _isfinite, True)
 
 
 def _float_binary(name: str, body: Callable[[Block, str, str, DType], str]) -> None:
-    def impl(x1: Any, x2: Any) -> TracedArray:
-        ctx = lowering.context_of(x1, x2)
-        x = lowering.lift(ctx, x1, name)
-        y = lowering.lift(ctx, x2, name)
-        dt, weak = lowering.promote([x, y])
-        cdt, w = _float_kind(dt, weak)
-        if cdt.is_complex:
-            raise unsupported(f"numpy.{name}", f"not supported for {cdt.name}")
-        return emit_elementwise(ctx, name, [(x, cdt), (y, cdt)], cdt, lambda b, v: body(b, v[0], v[1], cdt), w)
+    def lower(t: Typed) -> TracedArray:
+        dt = t.dtype
+        if dt.is_complex:
+            raise unsupported(f"numpy.{name}", f"not supported for {dt.name}")
+        return emit_elementwise(t.context, name, [(x, dt) for x in t.operands], dt,
+                                lambda b, v: body(b, v[0], v[1], dt), t.weak)
 
-    impl.__name__ = impl.__qualname__ = name
-    impl.__doc__ = f"Elementwise {name} (NumPy's ``numpy.{name}``)."
-    op(name, kind="ufunc", arity=2, dtype_rule="float")(impl)
+    lower.__name__ = lower.__qualname__ = name
+    lower.__doc__ = f"Elementwise {name} (NumPy's ``numpy.{name}``)."
+    op(name, kind="ufunc", arity=2, dtype_rule=FLOAT)(lower)
 
 
 def _hypot(b: Block, x: str, y: str, dt: DType) -> str:
@@ -615,8 +587,8 @@ def _hypot(b: Block, x: str, y: str, dt: DType) -> str:
     one = b.const(1.0, dt.mlir)
     q = lowering.arith(b, "divf", n, m, dt, "q")
     q2 = lowering.arith(b, "mulf", q, q, dt, "q2")
-    r = lowering.arith(b, "mulf", m, lowering.math_call(b, "sqrt", [lowering.arith(b, "addf", one, q2, dt, "s")],
-                                                        dt), dt, "h")
+    root = lowering.math_call(b, "sqrt", [lowering.arith(b, "addf", one, q2, dt, "s")], dt)
+    r = lowering.arith(b, "mulf", m, root, dt, "h")
     is_zero = b.op("z", f"arith.cmpf oeq, {m}, {zero} : {dt.mlir}")
     r = lowering.select(b, is_zero, zero, r, dt)
     inf = b.const(float("inf"), dt.mlir)
@@ -630,37 +602,34 @@ _float_binary("copysign", lambda b, x, y, dt: lowering.math_call(b, "copysign", 
 
 
 def _nan_ignoring(name: str, arith_op: str, int_op: str) -> None:
-    def impl(x1: Any, x2: Any) -> TracedArray:
-        ctx = lowering.context_of(x1, x2)
-        x = lowering.lift(ctx, x1, name)
-        y = lowering.lift(ctx, x2, name)
-        dt, weak = lowering.promote([x, y])
+    def lower(t: Typed) -> TracedArray:
+        dt = t.dtype
         if dt.is_complex:
             raise unsupported(f"numpy.{name}", f"not supported for {dt.name}")
         if dt.is_float:
-            return emit_elementwise(ctx, name, [(x, dt), (y, dt)], dt,
-                              lambda b, v: lowering.arith(b, arith_op, v[0], v[1], dt, name), weak)
-        return binary(int_op, x, y)
+            return emit_elementwise(t.context, name, [(x, dt) for x in t.operands], dt,
+                                    lambda b, v: lowering.arith(b, arith_op, v[0], v[1], dt, name), t.weak)
+        return binary(int_op, *t.operands)
 
-    impl.__name__ = impl.__qualname__ = name
-    impl.__doc__ = f"Elementwise {name}, ignoring NaNs (NumPy's ``numpy.{name}``)."
-    op(name, kind="ufunc", arity=2, dtype_rule="promote")(impl)
+    lower.__name__ = lower.__qualname__ = name
+    lower.__doc__ = f"Elementwise {name}, ignoring NaNs (NumPy's ``numpy.{name}``)."
+    op(name, kind="ufunc", arity=2, dtype_rule=PROMOTE)(lower)
 
 
 _nan_ignoring("fmax", "maxnumf", "maximum")
 _nan_ignoring("fmin", "minnumf", "minimum")
 
 
-@op("reciprocal", kind="ufunc", arity=1, dtype_rule="same")
-def reciprocal(x: Any) -> TracedArray:
+@op("reciprocal", kind="ufunc", arity=1, dtype_rule=SAME)
+def reciprocal(t: Typed) -> TracedArray:
     """Elementwise ``1 / x`` in the dtype of ``x`` (floats)."""
-    ctx, x, dt, weak = _operand(x, "reciprocal")
+    dt, (x,) = t.dtype, t.operands
     if not dt.is_inexact:
         raise unsupported("numpy.reciprocal", f"integer reciprocal ({dt.name}); use 1 / x")
     return binary("divide", 1.0, x) if dt.is_float else binary("divide", 1, x)
 
 
-@op("clip", method="clip", dtype_rule="promote")
+@op("clip", method="clip")
 def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs: Any) -> TracedArray:
     """``a`` limited to ``[a_min, a_max]`` (either may be None)."""
     lowering.no_out(out, "numpy.clip")
@@ -691,37 +660,37 @@ def _real_part(x: Any, name: str, imaginary: bool) -> Any:
     if dt.is_complex:
         op_name = "complex.im" if imaginary else "complex.re"
         return emit_elementwise(ctx, name, [(x, dt)], dt.component,
-                          lambda b, v: b.op(name, f"{op_name} {v[0]} : {dt.mlir}"), w)
+                                lambda b, v: b.op(name, f"{op_name} {v[0]} : {dt.mlir}"), w)
     if not imaginary:
-        return x if isinstance(x, TracedArray) else emit_elementwise(ctx, name, [(x, dt)], dt, lambda b, v: v[0], weak)
+        if isinstance(x, TracedArray):
+            return x
+        return emit_elementwise(ctx, name, [(x, dt)], dt, lambda b, v: v[0], weak)
     return emit_elementwise(ctx, name, [(x, dt)], dt, lambda b, v: lowering.py_const(b, 0, dt), w)
 
 
-@op("real", dtype_rule="explicit")
+@op("real")
 def real(val: Any) -> Any:
     """The real part (NumPy's ``numpy.real``: the array itself when it is not complex)."""
     return _real_part(val, "real", False)
 
 
-@op("imag", dtype_rule="explicit")
+@op("imag")
 def imag(val: Any) -> Any:
     """The imaginary part (NumPy's ``numpy.imag``: zeros when the array is not complex)."""
     return _real_part(val, "imag", True)
 
 
-@op("conjugate", numpy=("conjugate", "conj"), kind="ufunc", arity=1, dtype_rule="same")
-def conjugate(x: Any) -> TracedArray:
+@op("conjugate", numpy=("conjugate", "conj"), kind="ufunc", arity=1, dtype_rule=NO_BOOL_LOOP)
+def conjugate(t: Typed) -> TracedArray:
     """The complex conjugate; real arrays are copied unchanged (NumPy's ``numpy.conjugate``)."""
-    ctx, x, dt, weak = _operand(x, "conjugate")
+    ctx, (x,), dt = t.context, t.operands, t.dtype
     if dt.is_complex:
-        return emit_elementwise(ctx, "conj", [(x, dt)], dt, lambda b, v: b.op("conj",
-                                                                              f"complex.conj {v[0]} : {dt.mlir}"),
-                          weak)
-    out_dt = D.DTYPES["int8"] if dt.is_bool else dt  # NumPy's conjugate has no bool loop: int8's runs
-    return emit_elementwise(ctx, "conj", [(x, out_dt)], out_dt, lambda b, v: v[0], weak)
+        return emit_elementwise(ctx, "conj", [(x, dt)], dt,
+                                lambda b, v: b.op("conj", f"complex.conj {v[0]} : {dt.mlir}"), t.weak)
+    return emit_elementwise(ctx, "conj", [(x, dt)], dt, lambda b, v: v[0], t.weak)
 
 
 def conjugate_method(x: TracedArray) -> TracedArray:
     """``x.conj()``/``x.conjugate()``: the conjugate of a complex array, ``x`` itself otherwise
     (as NumPy's method returns the array)."""
-    return conjugate(x) if x.element_type.is_complex else x
+    return unary("conjugate", x) if x.element_type.is_complex else x

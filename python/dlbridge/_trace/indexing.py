@@ -587,7 +587,7 @@ def _traced(m: Any, name: str) -> TracedArray:
     return lowering.to_tensor(ctx, lowering.lift(ctx, m, name))
 
 
-@op("flip", dtype_rule="same")
+@op("flip")
 def flip(m: Any, axis: Any = None) -> TracedArray:
     """``m`` reversed along ``axis`` (None: every axis): a view with negative steps."""
     x = _traced(m, "numpy.flip")
@@ -595,7 +595,7 @@ def flip(m: Any, axis: Any = None) -> TracedArray:
     return getitem(x, tuple(slice(None, None, -1) if k in axes else slice(None) for k in range(x.ndim)))
 
 
-@op("fliplr", dtype_rule="same")
+@op("fliplr")
 def fliplr(m: Any) -> TracedArray:
     """``m`` reversed along axis 1 (columns); ``m`` must have at least 2 dims."""
     x = _traced(m, "numpy.fliplr")
@@ -604,7 +604,7 @@ def fliplr(m: Any) -> TracedArray:
     return flip(x, 1)
 
 
-@op("flipud", dtype_rule="same")
+@op("flipud")
 def flipud(m: Any) -> TracedArray:
     """``m`` reversed along axis 0 (rows); ``m`` must have at least 1 dim."""
     x = _traced(m, "numpy.flipud")

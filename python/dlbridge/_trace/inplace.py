@@ -272,7 +272,7 @@ def _masked_store(target: TracedArray, mask: TracedArray, value: Any) -> None:
     assign(target, elementwise.where(wide, value, target), op=op, casting="unsafe")
 
 
-@op("copyto", dtype_rule="explicit")
+@op("copyto")
 def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
     """``np.copyto(dst, src)`` into a traced array."""
     if where is not True:

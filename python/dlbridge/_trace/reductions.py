@@ -160,7 +160,7 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
     return out
 
 
-def _reduction(kind: str, has_dtype: bool, numpy_names: tuple[str, ...], rule: str) -> None:
+def _reduction(kind: str, has_dtype: bool, numpy_names: tuple[str, ...]) -> None:
     def impl(a: Any, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
         names = (["dtype"] if has_dtype else []) + ["out", "keepdims"]
         for k, v in zip(names, args):
@@ -176,13 +176,13 @@ def _reduction(kind: str, has_dtype: bool, numpy_names: tuple[str, ...], rule: s
 
     impl.__name__ = impl.__qualname__ = kind
     impl.__doc__ = f"``{kind}`` over ``axis`` (int, tuple or None = all)."
-    op(kind, numpy=numpy_names, method=kind, dtype_rule=rule)(impl)
+    op(kind, numpy=numpy_names, method=kind)(impl)
 
 
-_reduction("sum", True, ("sum",), "promote")
-_reduction("mean", True, ("mean",), "float")
-_reduction("max", False, ("max", "amax"), "same")
-_reduction("min", False, ("min", "amin"), "same")
+_reduction("sum", True, ("sum",))
+_reduction("mean", True, ("mean",))
+_reduction("max", False, ("max", "amax"))
+_reduction("min", False, ("min", "amin"))
 
 
 def _array(a: Any, name: str) -> TracedArray:
@@ -195,7 +195,7 @@ def _no_where(where: Any, name: str) -> None:
         raise unsupported(f"numpy.{name}", "where= is not supported")
 
 
-@op("prod", method="prod", dtype_rule="promote")
+@op("prod", method="prod")
 def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
          initial: Any = None, where: Any = True) -> TracedArray:
     """The product of the elements over ``axis`` (integers accumulate in int64, as NumPy)."""
@@ -205,7 +205,7 @@ def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims:
     return r if initial is None else elementwise.binary("multiply", r, initial)
 
 
-@op("any", method="any", dtype_rule="bool")
+@op("any", method="any")
 def any_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> TracedArray:
     """Whether any element over ``axis`` is true (nonzero; NaN is true)."""
     lowering.no_out(out, "numpy.any")
@@ -213,7 +213,7 @@ def any_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, w
     return reduce("any", a, axis=axis, keepdims=keepdims)
 
 
-@op("all", method="all", dtype_rule="bool")
+@op("all", method="all")
 def all_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> TracedArray:
     """Whether every element over ``axis`` is true (nonzero; NaN is true)."""
     lowering.no_out(out, "numpy.all")
@@ -221,7 +221,7 @@ def all_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, w
     return reduce("all", a, axis=axis, keepdims=keepdims)
 
 
-@op("count_nonzero", dtype_rule="explicit")
+@op("count_nonzero")
 def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> TracedArray:
     """How many elements over ``axis`` are non-zero (``int64``; NaN counts)."""
     ctx = lowering.context_of(a)
@@ -240,7 +240,7 @@ def _count(x: TracedArray, axis: Any) -> Any:
     return n
 
 
-@op("var", method="var", dtype_rule="float")
+@op("var", method="var")
 def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0,
         keepdims: bool = False, *, where: Any = True, mean: Any = None, correction: Any = None) -> TracedArray:
     """The variance over ``axis``: ``sum(|x - x.mean()|**2) / (n - ddof)``."""
@@ -259,7 +259,7 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any 
     return elementwise.binary("divide", total, _count(x, axis) - ddof)
 
 
-@op("std", method="std", dtype_rule="float")
+@op("std", method="std")
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0,
         keepdims: bool = False, *, where: Any = True, mean: Any = None, correction: Any = None) -> TracedArray:
     """The standard deviation over ``axis``: ``sqrt(var)``."""
@@ -337,13 +337,13 @@ def _arg_reduce(a: Any, axis: Any, keepdims: bool, out: Any, largest: bool) -> T
     return lowering.expand_units(ctx, r, [ax]) if keepdims else r
 
 
-@op("argmax", method="argmax", dtype_rule="explicit")
+@op("argmax", method="argmax")
 def argmax(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> TracedArray:
     """The index of the first largest element over ``axis`` (flattened when None)."""
     return _arg_reduce(a, axis, keepdims, out, True)
 
 
-@op("argmin", method="argmin", dtype_rule="explicit")
+@op("argmin", method="argmin")
 def argmin(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> TracedArray:
     """The index of the first smallest element over ``axis`` (flattened when None)."""
     return _arg_reduce(a, axis, keepdims, out, False)
@@ -473,19 +473,19 @@ def _name_of(combine: Combine) -> str:
     return "cumsum" if combine == "add" else "cumprod" if combine == "multiply" else "accumulate"
 
 
-@op("cumsum", method="cumsum", dtype_rule="promote")
+@op("cumsum", method="cumsum")
 def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> TracedArray:
     """The running sums along ``axis`` (flattened when None)."""
     return scan(a, axis, dtype, out, "cumsum", "add")
 
 
-@op("cumprod", method="cumprod", dtype_rule="promote")
+@op("cumprod", method="cumprod")
 def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> TracedArray:
     """The running products along ``axis`` (flattened when None)."""
     return scan(a, axis, dtype, out, "cumprod", "multiply")
 
 
-@op("norm", numpy=("norm",), dtype_rule="float")
+@op("norm", numpy=("norm",))
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> TracedArray:  # noqa: A002
     """``numpy.linalg.norm``: the 2-norm (Frobenius for matrices) by default; vector norms of
     any order over an int ``axis`` or of a 1-D array."""
@@ -539,7 +539,7 @@ def _edge(ctx: Any, x: TracedArray, value: Any, axis: int, name: str) -> TracedA
     return v
 
 
-@op("diff", dtype_rule="same")
+@op("diff")
 def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = _NOT_GIVEN, append: Any = _NOT_GIVEN) -> TracedArray:
     """The ``n``-th differences along ``axis`` (``a[1:] - a[:-1]``; ``!=`` for bools), with
     ``prepend``/``append`` joined to ``a`` first."""
@@ -578,7 +578,7 @@ def _weights_dtype(x: TracedArray, w: TracedArray) -> D.DType:
     return D.result_type(dt, D.FLOAT64) if not x._dtype.is_inexact else dt
 
 
-@op("average", dtype_rule="float")
+@op("average")
 def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
             keepdims: Any = _NOT_GIVEN) -> Any:
     """The (weighted) mean over ``axis``; with ``returned`` also the sum of the weights (the
@@ -639,7 +639,7 @@ def _as_rows(ctx: Any, m: Any, rowvar: bool, dt: D.DType, name: str) -> TracedAr
     return x
 
 
-@op("cov", dtype_rule="float")
+@op("cov")
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
         fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> TracedArray:
     """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m`` (and
@@ -696,7 +696,7 @@ def _diagonal(c: TracedArray) -> TracedArray:
     return TracedArray(ctx, value, c._dtype, dims, sizes=sizes)
 
 
-@op("corrcoef", dtype_rule="float")
+@op("corrcoef")
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True, bias: Any = _NOT_GIVEN, ddof: Any = _NOT_GIVEN, *,
              dtype: Any = None) -> TracedArray:
     """The correlation coefficients ``cov[i, j] / sqrt(cov[i, i] * cov[j, j])``, clipped to
@@ -918,7 +918,7 @@ def _sort_kind(kind: Any, order: Any, name: str) -> None:
                           ValueError)
 
 
-@op("sort", dtype_rule="same")
+@op("sort")
 def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> TracedArray:
     """A sorted copy of ``a`` along ``axis`` (None: flattened), NaNs last (CPU only)."""
     _sort_kind(kind, order, "sort")
@@ -931,7 +931,7 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable:
     return _moved_back(_sort_rows(rows, False), ax)
 
 
-@op("argsort", method="argsort", dtype_rule="explicit")
+@op("argsort", method="argsort")
 def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> TracedArray:
     """The int64 indices that sort ``a`` along ``axis`` (None: flattened), ties in their order
     (NumPy's ``kind="stable"``), NaNs last (CPU only)."""
@@ -945,7 +945,7 @@ def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stab
     return _moved_back(_sort_rows(rows, True), ax)
 
 
-@op("searchsorted", method="searchsorted", dtype_rule="explicit")
+@op("searchsorted", method="searchsorted")
 def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> TracedArray:
     """Where the values ``v`` go in the sorted 1-D ``a`` (int64 indices, NumPy's order with
     NaNs last): a binary search (``scf.while``) per value, on the CPU and on CUDA."""

@@ -138,7 +138,7 @@ def _reshape(x: Any, shape: Any) -> TracedArray:
     return out
 
 
-@op("reshape", dtype_rule="same")
+@op("reshape")
 def reshape(a: Any, *args: Any, **kwargs: Any) -> Any:
     """Reshape in C order; sizes are ints, at most one -1, or dynamic sizes."""
     shape = args[0] if args else kwargs.pop("shape", kwargs.pop("newshape", None))
@@ -149,7 +149,7 @@ def reshape(a: Any, *args: Any, **kwargs: Any) -> Any:
     return _reshape(a, shape)
 
 
-@op("ravel", method="ravel", dtype_rule="same")
+@op("ravel", method="ravel")
 def ravel(a: Any, order: str = "C") -> Any:
     """The elements in C order as a 1-D array (a view where the layout allows)."""
     if order != "C":
@@ -157,25 +157,25 @@ def ravel(a: Any, order: str = "C") -> Any:
     return _reshape(a, (-1,))
 
 
-@op("transpose", numpy=("transpose", "permute_dims"), dtype_rule="same")
+@op("transpose", numpy=("transpose", "permute_dims"))
 def transpose(a: Any, axes: Any = None) -> Any:
     """Permute dims (``axes=None`` reverses them)."""
     return _transpose(a, None if axes is None else tuple(axes))
 
 
-@op("matrix_transpose", dtype_rule="same")
+@op("matrix_transpose")
 def matrix_transpose(x: Any) -> Any:
     """Swap the last two dims."""
     return x.mT
 
 
-@op("ndim", dtype_rule="explicit")
+@op("ndim")
 def ndim(a: Any) -> int:
     """The number of dims."""
     return a.ndim  # type: ignore[no-any-return]
 
 
-@op("shape", dtype_rule="explicit")
+@op("shape")
 def shape(a: Any) -> tuple[Any, ...]:
     """The shape (dynamic sizes as SymbolicDims)."""
     return a.shape  # type: ignore[no-any-return]

@@ -780,7 +780,7 @@ class TracedArray:
         self._recipe: Any = None
         self._serial = ctx.fresh_serial()  # creation order: arrays made inside a loop body are its own
 
-    # ---- what the emitters read (ops.py and the other implementation modules)
+    # ---- what the emitters read (lowering and the op families)
     _value = GuardedSSA()
 
     @property
