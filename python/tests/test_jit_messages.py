@@ -148,7 +148,7 @@ def test_error_names_the_users_line_and_no_internals(
     error = caught.value
     message = str(error)
     assert isinstance(error, kind), f"{type(error).__name__}: {message}"
-    assert type(error).__module__ in ("builtins", "dlbridge._trace.tracer"), type(error)
+    assert type(error).__module__ in ("builtins", "dlbridge._trace.errors"), type(error)
     assert message.startswith("dlbridge.jit: "), message
     assert f"test_jit_messages.py:{marked_line(fn)}" in message, message
     assert words in message

@@ -23,7 +23,8 @@ from . import (  # noqa: F401 - declare what is installed
     shapes,
 )
 from . import dtypes as D
-from .tracer import TracedArray, trace_error, unsupported
+from .errors import trace_error, unsupported
+from .traced_array import TracedArray
 
 __all__: list[str] = []
 

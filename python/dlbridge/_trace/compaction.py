@@ -17,9 +17,10 @@ import numpy as np
 
 from . import dtypes as D
 from . import lowering, shapes
-from .emitter import Block, location
+from .errors import trace_error, unsupported
+from .mlir_text import Block, location
 from .registry import op
-from .tracer import TracedArray, trace_error, unsupported
+from .traced_array import TracedArray
 
 
 def flat_positions(mask: TracedArray) -> TracedArray:

@@ -12,9 +12,10 @@ from . import dtypes as D
 from . import elementwise, lowering, registry, shapes
 from .dtype_rules import PROMOTE, Typed
 from .dtypes import DType
-from .emitter import Block, affine_map, tensor_type
+from .errors import trace_error, unsupported
+from .mlir_text import Block, affine_map, tensor_type
 from .registry import op
-from .tracer import TraceContext, TracedArray, trace_error, unsupported
+from .traced_array import TraceContext, TracedArray
 
 __all__ = ["dot", "einsum", "inner", "outer", "tensordot"]
 

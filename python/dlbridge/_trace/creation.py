@@ -21,10 +21,11 @@ import numpy as np
 from . import dtypes as D
 from . import elementwise, lowering, shapes
 from .dtypes import DType
-from .emitter import Block, affine_map, tensor_type
+from .errors import trace_error, unsupported
 from .indexing import getitem, index_value, normalize_axes
+from .mlir_text import Block, affine_map, tensor_type
 from .registry import op
-from .tracer import SymbolicDim, TraceContext, TracedArray, current_context, trace_error, unsupported
+from .traced_array import SymbolicDim, TraceContext, TracedArray, current_context
 
 __all__ = [
     "arange", "concatenate", "copy", "empty", "empty_like", "eye", "full", "full_like",

@@ -15,8 +15,9 @@ from typing import Any, Callable
 from . import dtypes as D
 from . import lowering
 from .dtypes import DType
+from .errors import unsupported
 from .registry import DTypeRule
-from .tracer import TraceContext, unsupported
+from .traced_array import TraceContext
 
 __all__ = [
     "BOOL",

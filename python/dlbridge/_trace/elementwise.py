@@ -28,10 +28,11 @@ from .dtype_rules import (
     op_label,
 )
 from .dtypes import DType
-from .emitter import Block, affine_map, tensor_type
+from .errors import TraceError, trace_error, unsupported
 from .lowering import emit_elementwise
+from .mlir_text import Block, affine_map, tensor_type
 from .registry import DTypeRule, op
-from .tracer import TraceContext, TracedArray, TraceError, trace_error, unsupported
+from .traced_array import TraceContext, TracedArray
 
 __all__ = ["astype", "binary", "clip", "float_unary_names", "unary", "where"]
 

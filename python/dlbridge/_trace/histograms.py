@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 
 from . import elementwise, lowering, registry, shapes
-from .emitter import Block, location
+from .errors import trace_error, unsupported
+from .mlir_text import Block, location
 from .registry import op
-from .tracer import TracedArray, trace_error, unsupported
+from .traced_array import TracedArray
 
 
 def _scatter_add(bins: TracedArray, weights: TracedArray, size: str) -> TracedArray:

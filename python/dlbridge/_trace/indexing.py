@@ -25,19 +25,11 @@ import numpy as np
 
 from . import dtypes as D
 from . import lowering
-from .emitter import affine_map, tensor_type
+from .errors import trace_error, unsupported
 from .masked import MaskedSelection
+from .mlir_text import affine_map, tensor_type
 from .registry import op
-from .tracer import (
-    SymbolicDim,
-    TraceContext,
-    TracedArray,
-    make_view,
-    public_type,
-    region_hooks,
-    trace_error,
-    unsupported,
-)
+from .traced_array import SymbolicDim, TraceContext, TracedArray, make_view, public_type, region_hooks
 
 __all__ = [
     "Region", "basic_region", "flip", "fliplr", "flipud", "getitem", "is_basic_key", "normalize_axes",

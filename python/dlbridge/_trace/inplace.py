@@ -24,19 +24,11 @@ from typing import Any
 
 from . import contractions, elementwise, indexing, lowering, overlap, shapes
 from . import dtypes as D
-from .emitter import Block, affine_map
+from .errors import format_location, trace_error, unsupported, user_location
 from .masked import MaskedSelection
+from .mlir_text import Block, affine_map
 from .registry import op
-from .tracer import (
-    TraceContext,
-    TracedArray,
-    format_location,
-    public_type,
-    sync_view,
-    trace_error,
-    unsupported,
-    user_location,
-)
+from .traced_array import TraceContext, TracedArray, public_type, sync_view
 
 __all__ = ["assign", "ufunc", "setitem", "copyto"]
 

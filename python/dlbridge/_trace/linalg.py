@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import elementwise, lowering
+from .errors import trace_error
 from .loop_source import rewrite_loops
 from .numpy_proxy import numpy_proxy as xp
 from .registry import op
-from .tracer import TracedArray, trace_error
+from .traced_array import TracedArray
 
 
 def _square(a: Any, what: str) -> TracedArray:

@@ -37,19 +37,11 @@ import numpy as np
 from . import dtypes as D
 from . import elementwise, lowering
 from .dtypes import DType
-from .emitter import Block, tensor_type
+from .errors import trace_error, unsupported, user_location
 from .indexing import index_value
 from .loop_state import PythonState
-from .tracer import (
-    SymbolicDim,
-    TraceContext,
-    TracedArray,
-    UseGuard,
-    current_context,
-    trace_error,
-    unsupported,
-    user_location,
-)
+from .mlir_text import Block, tensor_type
+from .traced_array import SymbolicDim, TraceContext, TracedArray, UseGuard, current_context
 
 __all__ = ["UNROLL_LIMIT", "LoopOutcome", "enter_loop", "python_range", "range_loop"]
 

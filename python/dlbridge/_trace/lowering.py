@@ -19,19 +19,9 @@ import numpy as np
 
 from . import dtypes as D
 from .dtypes import DType
-from .emitter import SSA_NAME, Block, affine_map, tensor_type
-from .tracer import (
-    SymbolicDim,
-    TraceContext,
-    TracedArray,
-    TraceError,
-    current_context,
-    merge_sources,
-    public_type,
-    sync_view,
-    trace_error,
-    unsupported,
-)
+from .errors import TraceError, merge_sources, trace_error, unsupported
+from .mlir_text import SSA_NAME, Block, affine_map, tensor_type
+from .traced_array import SymbolicDim, TraceContext, TracedArray, current_context, public_type, sync_view
 
 __all__ = [
     "MAX_CONSTANT_BYTES", "PyScalar", "arith", "broadcast", "broadcast_map", "collapse_units",

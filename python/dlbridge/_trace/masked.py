@@ -19,7 +19,8 @@ import numpy as np
 from . import dtypes as D
 from . import lowering, shapes
 from .compaction import flat_positions
-from .tracer import TracedArray, trace_error, unsupported
+from .errors import trace_error, unsupported
+from .traced_array import TracedArray
 
 #: NumPy functions of the elements of their array operands, besides ufuncs.
 _ELEMENTWISE = {np.where, np.clip}

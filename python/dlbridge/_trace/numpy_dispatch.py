@@ -11,9 +11,10 @@ import numpy as np
 
 from . import creation, elementwise, inplace, lowering, reductions, registry
 from . import dtypes as D
-from .emitter import Block, affine_map, tensor_type
+from .errors import trace_error, unsupported
+from .mlir_text import Block, affine_map, tensor_type
 from .registry import OpDef
-from .tracer import TracedArray, trace_error, unsupported
+from .traced_array import TracedArray
 
 __all__ = ["array_function", "array_ufunc"]
 

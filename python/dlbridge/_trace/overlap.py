@@ -8,15 +8,15 @@ the very elements the store replaces, is staged through a fresh tensor (``linalg
 fusion never folds into the store).  ``x[:] = x * 2`` or ``x[1:] += 1`` read each element only to
 replace that same element, and stay copy-free.
 
-The trace's values are SSA names; :class:`~.emitter.NameTable` records what each was computed from
+The trace's values are SSA names; :class:`~.mlir_text.NameTable` records what each was computed from
 and, for ``linalg.generic``, with which indexing maps.
 """
 
 from __future__ import annotations
 
 from . import lowering
-from .emitter import SSA_NAME
-from .tracer import TraceContext, TracedArray
+from .mlir_text import SSA_NAME
+from .traced_array import TraceContext, TracedArray
 
 __all__ = ["held_values", "reads_overwritten", "same_view", "stage"]
 

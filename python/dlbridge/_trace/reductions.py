@@ -16,10 +16,11 @@ import numpy as np
 from . import contractions, creation, elementwise, indexing, lowering, registry, shapes
 from . import dtypes as D
 from .dtypes import DType
-from .emitter import Block, affine_map, tensor_type
+from .errors import trace_error, unsupported
 from .lowering import emit_elementwise
+from .mlir_text import Block, affine_map, tensor_type
 from .registry import op
-from .tracer import SymbolicDim, TracedArray, public_type, trace_error, unsupported
+from .traced_array import SymbolicDim, TracedArray, public_type
 
 __all__ = ["argmax", "argmin", "cumprod", "cumsum", "std", "var"]
 

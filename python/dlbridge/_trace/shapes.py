@@ -8,9 +8,10 @@ import operator
 from typing import Any
 
 from . import lowering
-from .emitter import tensor_type
+from .errors import TraceError, trace_error, unsupported
+from .mlir_text import tensor_type
 from .registry import op
-from .tracer import SymbolicDim, TracedArray, TraceError, make_view, trace_error, unsupported
+from .traced_array import SymbolicDim, TracedArray, make_view
 
 __all__ = ["reshape", "transpose"]
 

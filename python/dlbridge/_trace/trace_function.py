@@ -18,26 +18,12 @@ from typing import Any, Callable
 from . import lowering
 from .dtypes import DType, int_range
 from .dtypes import dtype as _as_dtype
-from .emitter import Block, clear_location, dims_str, tensor_type
+from .errors import ALL_SIZES, NeedsValue, TraceError, as_user_error
 from .loop_source import rewrite_loops
+from .mlir_text import Block, clear_location, dims_str, tensor_type
 from .numpy_proxy import with_numpy_proxy
-from .tracer import (
-    ALL_SIZES,
-    ArgSlot,
-    ArraySpec,
-    IntSlot,
-    NeedsValue,
-    ResultSpec,
-    ScalarSpec,
-    StaticSpec,
-    TraceContext,
-    TracedArray,
-    TraceError,
-    TraceResult,
-    as_user_error,
-    begin_trace,
-    end_trace,
-)
+from .specs import ArraySpec, ResultSpec, ScalarSpec, StaticSpec, TraceResult
+from .traced_array import ArgSlot, IntSlot, TraceContext, TracedArray, begin_trace, end_trace
 
 __all__ = ["trace"]
 
