@@ -1,8 +1,9 @@
 """The one table of traced operations.
 
 Every operation the tracer knows is declared here once, by the module that implements it, with
-:func:`op`: its name, the NumPy names that dispatch to it, its arity and dtype rule when it is
-elementwise, and its implementation.  ``TracedArray``'s operators and methods,
+:func:`op`: its name, the NumPy names that dispatch to it, its implementation and, for a ufunc, its
+arity and its dtype rule, which the table runs on the operands before the implementation (the
+rules themselves are code in ``dtype_rules``).  ``TracedArray``'s operators and methods,
 ``__array_ufunc__``/``__array_function__`` and the public ``dlbridge.*`` functions are all looked
 up in this table, so adding an operation is one declaration.
 
