@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .dtypes import dtype as _as_dtype
+from . import dtypes as D
 
 __all__ = [
     "ArraySpec",
@@ -47,7 +47,7 @@ class ArraySpec:
     def dims(self) -> tuple[int | None, ...]:
         """The traced argument's dims: fixed sizes, 1 for unit dims, None for dynamic ones."""
         return tuple(s if s is not None else 1 if u else None for s, u in zip(self.sizes, self.unit_dims))
-        _as_dtype(self.dtype)  # validate
+        D.dtype(self.dtype)  # validate
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, Callable
 
+from . import dtypes as D
 from . import lowering
 from .dtypes import DType, int_range
-from .dtypes import dtype as _as_dtype
 from .errors import ALL_SIZES, NeedsValue, TraceError, as_user_error
 from .loop_source import rewrite_loops
 from .mlir_text import Block, clear_location, dims_str, tensor_type
@@ -271,14 +271,14 @@ def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str, ta
         ssa = "%" + ctx.names.fresh(pname)
         attrs = [f'dlpack.name = "{pname}"']
         if isinstance(spec, ArraySpec):
-            dt = _as_dtype(spec.dtype)
+            dt = D.dtype(spec.dtype)
             arr = TracedArray(ctx, ssa, dt, spec.dims, alias=True)
             arr._arg = ArgSlot(pname, ssa, arr, index=len(call_args))
             ctx.args.append(arr._arg)
             params.append(arr._arg)  # typed once the trace shows whether it is written
             call_args.append(arr)
         elif isinstance(spec, ScalarSpec) and spec.dtype is not None and spec.value is None:
-            dt = _as_dtype(spec.dtype)
+            dt = D.dtype(spec.dtype)
             if dt.is_unsigned:
                 params.append(f"{ssa}_in: i64 {{{', '.join(attrs)}}}")
                 value = f"{ssa}_in" if dt.bits == 64 else ctx.top.op(
@@ -288,7 +288,7 @@ def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str, ta
                 value = ssa
             call_args.append(TracedArray(ctx, value, dt, (), is_scalar=True))
         elif isinstance(spec, ScalarSpec):
-            dt = _as_dtype({"int": "int64", "float": "float64", "bool": "bool"}[spec.kind])
+            dt = D.dtype({"int": "int64", "float": "float64", "bool": "bool"}[spec.kind])
             params.append(f"{ssa}: {dt.mlir} {{{', '.join(attrs)}}}")
             if spec.value is not None:
                 call_args.append({"int": int, "float": float, "bool": bool}[spec.kind](spec.value))

@@ -12,9 +12,9 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import dtypes as D
 from . import registry
 from .dtypes import DType
-from .dtypes import dtype as _as_dtype
 from .errors import (
     ALL_SIZES,
     TraceError,
@@ -421,7 +421,7 @@ class SymbolicDim:
         """The size as a traced ``int64`` scalar: a weak Python int for array arithmetic, or
         (``weak=False``) the strong ``int64`` NumPy makes of a Python int a ufunc receives."""
         value = self._ctx.top.op("n", f"arith.index_cast {self._value} : index to i64")
-        scalar = TracedArray(self._ctx, value, _as_dtype("int64"), (), weak="int" if weak else None,
+        scalar = TracedArray(self._ctx, value, D.dtype("int64"), (), weak="int" if weak else None,
                              is_scalar=True)
         scalar._sources = self._sources
         return scalar

@@ -136,6 +136,24 @@ def test_no_function_local_imports(module: str) -> None:
             assert not inner, f"{module}.{node.name} imports inside a function"
 
 
+@pytest.mark.parametrize("module", MODULES)
+def test_no_module_reads_another_modules_private_names(module: str) -> None:
+    """The modules share what they export: lowering's toolkit and each family's operations are
+    public names, so no module imports or reads a ``_name`` of another."""
+    tree = ast.parse((TRACE_DIR / f"{module}.py").read_text())
+    siblings: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            for alias in node.names:
+                assert not alias.name.startswith("_") and not (alias.asname or "").startswith("_"), \
+                    f"{module} imports {alias.name} as {alias.asname}"
+                if node.module is None:
+                    siblings.add(alias.asname or alias.name)
+    reads = {f"{n.value.id}.{n.attr}" for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+             and isinstance(n.value, ast.Name) and n.value.id in siblings and n.attr.startswith("_")}
+    assert not reads, f"{module} reads {sorted(reads)}"
+
+
 @pytest.mark.parametrize("module", ["lowering", "elementwise", "contractions", "shapes"])
 def test_the_emitters_read_arrays_through_their_public_interface(module: str) -> None:
     privates = {"_value", "_dims", "_dtype", "_weak", "_is_scalar", "_alias", "_ctx", "_dim_ssa"}
