@@ -112,6 +112,7 @@ def frame_column(frame: types.FrameType) -> int:
 
 
 def format_location(loc: tuple[str, int, str] | None) -> str:
+    """``file.py:line: source`` for messages ("" when unknown)."""
     if loc is None:
         return ""
     base, line, src = loc

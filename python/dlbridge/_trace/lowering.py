@@ -40,6 +40,8 @@ Operand = Any  # TracedArray | bool | int | float | complex
 
 
 def context_of(*xs: Any) -> TraceContext:
+    """The trace the traced operands among ``xs`` belong to (else the current one); mixing two
+    traces, or a trace that has finished, is a TraceError."""
     ctx: TraceContext | None = None
     for x in xs:
         if isinstance(x, TracedArray):
@@ -114,6 +116,7 @@ def constant_array(ctx: TraceContext, arr: Any, opname: str = "operand") -> Trac
 
 
 def is_tensor(x: Any) -> bool:
+    """Whether ``x`` is a traced array, not a traced scalar or a Python value."""
     return isinstance(x, TracedArray) and not x.is_scalar
 
 
@@ -140,6 +143,7 @@ def promote(xs: Sequence[Any]) -> tuple[DType, str | None]:
 
 
 def kind_of(dt: DType) -> str:
+    """The Python scalar kind (NEP 50 weak kind) of ``dt``: bool, int, float or complex."""
     return {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}[dt.kind]
 
 
@@ -273,14 +277,17 @@ def compare(b: Block, pred: str, x: str, y: str, dt: DType) -> str:
 
 
 def select(b: Block, c: str, x: str, y: str, dt: DType) -> str:
+    """``c ? x : y`` of scalars of ``dt``."""
     return b.op("sel", f"arith.select {c}, {x}, {y} : {dt.mlir}")
 
 
 def arith(b: Block, op: str, x: str, y: str, dt: DType, hint: str | None = None) -> str:
+    """The binary ``arith`` op ``op`` (``addf``, ``andi``...) of scalars of ``dt``."""
     return b.op(hint or op, f"arith.{op} {x}, {y} : {dt.mlir}")
 
 
 def scalar_add(b: Block, x: str, y: str, dt: DType) -> str:
+    """``x + y`` of scalars of ``dt`` (``or`` for bools, as NumPy's ``add``)."""
     if dt.is_complex:
         return b.op("add", f"complex.add {x}, {y} : {dt.mlir}")
     if dt.is_bool:
@@ -289,6 +296,7 @@ def scalar_add(b: Block, x: str, y: str, dt: DType) -> str:
 
 
 def scalar_mul(b: Block, x: str, y: str, dt: DType) -> str:
+    """``x * y`` of scalars of ``dt`` (``and`` for bools, as NumPy's ``multiply``)."""
     if dt.is_complex:
         return b.op("mul", f"complex.mul {x}, {y} : {dt.mlir}")
     if dt.is_bool:
@@ -297,18 +305,22 @@ def scalar_mul(b: Block, x: str, y: str, dt: DType) -> str:
 
 
 def scalar_sub(b: Block, x: str, y: str, dt: DType) -> str:
+    """``x - y`` of scalars of ``dt`` (not bools: NumPy refuses them)."""
     if dt.is_complex:
         return b.op("sub", f"complex.sub {x}, {y} : {dt.mlir}")
     return arith(b, "subf" if dt.is_float else "subi", x, y, dt, "sub")
 
 
 def scalar_div(b: Block, x: str, y: str, dt: DType) -> str:
+    """``x / y`` of float or complex scalars of ``dt``."""
     if dt.is_complex:
         return b.op("div", f"complex.div {x}, {y} : {dt.mlir}")
     return arith(b, "divf", x, y, dt, "div")
 
 
 def scalar_floordiv(b: Block, x: str, y: str, dt: DType) -> str:
+    """``x // y`` of scalars of ``dt`` with NumPy's results where hardware traps: 0 for a
+    zero integer divisor, wrapping for ``MIN // -1``."""
     if dt.is_float:
         q = arith(b, "divf", x, y, dt, "div")
         return math_call(b, "floor", [q], dt, "floordiv")
@@ -331,6 +343,8 @@ def scalar_floordiv(b: Block, x: str, y: str, dt: DType) -> str:
 
 
 def scalar_mod(b: Block, x: str, y: str, dt: DType) -> str:
+    """``x % y`` of scalars of ``dt`` with NumPy's signs (the divisor's), 0 for a zero integer
+    divisor."""
     if dt.is_float:
         r = arith(b, "remf", x, y, dt, "rem")
         zero = b.const(0.0, dt.mlir)
@@ -367,6 +381,8 @@ def scalar_mod(b: Block, x: str, y: str, dt: DType) -> str:
 
 
 def scalar_pow(b: Block, x: str, y: str, dt: DType) -> str:
+    """``x ** y`` of float or integer scalars of ``dt`` (negative integer exponents are refused
+    before, by the caller's check)."""
     if dt.is_float:
         return math_call(b, "powf", [x, y], dt, "pow")
     # integers: math.ipowi (needs --convert-math-to-funcs); 0 ** negative would divide by zero
@@ -380,6 +396,7 @@ def scalar_pow(b: Block, x: str, y: str, dt: DType) -> str:
 
 
 def scalar_max(b: Block, x: str, y: str, dt: DType) -> str:
+    """NumPy's ``maximum`` of scalars of ``dt`` (NaN-propagating for floats)."""
     if dt.is_bool:
         return arith(b, "ori", x, y, dt, "max")
     if dt.is_float:
@@ -388,6 +405,7 @@ def scalar_max(b: Block, x: str, y: str, dt: DType) -> str:
 
 
 def scalar_min(b: Block, x: str, y: str, dt: DType) -> str:
+    """NumPy's ``minimum`` of scalars of ``dt`` (NaN-propagating for floats)."""
     if dt.is_bool:
         return arith(b, "andi", x, y, dt, "min")
     if dt.is_float:
@@ -492,6 +510,8 @@ def _check_broadcast(arrays: Sequence[TracedArray], shown: Sequence[TracedArray]
 
 
 def broadcast_map(R: int, dims: Sequence[int | None]) -> str:
+    """The indexing map reading an operand of static sizes ``dims`` in a rank-``R`` loop nest:
+    trailing-aligned, its size-1 dims at the constant 0."""
     r = len(dims)
     exprs = ["0" if dims[k] == 1 else f"d{R - r + k}" for k in range(r)]
     return affine_map(R, exprs)
@@ -516,6 +536,9 @@ def emit_generic(
     iterators: Sequence[str],
     body: Callable[[Block, list[str], str], str],
 ) -> str:
+    """A ``linalg.generic`` over ``ins`` (read through ``in_maps``) into ``out_init`` of
+    ``out_type``, whose body ``body(block, in_args, out_arg)`` returns the yielded value; the
+    result's SSA name."""
     blk = Block(ctx.names, indent=3)
     in_args = ["%" + ctx.names.fresh("in") for _ in ins]
     out_arg = "%" + ctx.names.fresh("out")
@@ -549,6 +572,7 @@ def emit_generic(
 
 
 def scalar_value(ctx: TraceContext, x: Any, t: DType) -> str:
+    """A traced scalar or Python scalar ``x`` as an SSA scalar of ``t`` at the top level."""
     if isinstance(x, TracedArray):
         assert x.is_scalar
         slot = ctx.int_args.get(x.value)
@@ -719,12 +743,14 @@ def copy(x: TracedArray) -> TracedArray:
 
 
 def no_out(out: Any, name: str) -> None:
+    """Refuses ``out=`` of operation ``name``: jitted functions return new arrays."""
     if out is not None:
         raise unsupported(name, "out= is not supported: jitted functions return new arrays")
 
 
 
 def complex_parts(b: Block, v: str, dt: DType) -> tuple[str, str]:
+    """The real and imaginary parts of complex scalar ``v`` of ``dt``."""
     return b.op("re", f"complex.re {v} : {dt.mlir}"), b.op("im", f"complex.im {v} : {dt.mlir}")
 
 

@@ -26,6 +26,8 @@ __all__ = ["argmax", "argmin", "cumprod", "cumsum", "std", "var"]
 
 
 def normalize_reduction_axes(axis: Any, rank: int, opname: str) -> tuple[int, ...]:
+    """``axis`` (None, an int or a sequence of ints) as sorted non-negative axes of a rank-``rank``
+    array, with NumPy's errors for out-of-range and repeated axes."""
     if axis is None:
         return tuple(range(rank))
     if isinstance(axis, (list, tuple)):

@@ -216,6 +216,7 @@ def end_trace(token: contextvars.Token[TraceContext | None]) -> None:
 
 
 def current_context() -> TraceContext | None:
+    """The trace running now, if any."""
     return _current.get()
 
 
