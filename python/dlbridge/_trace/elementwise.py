@@ -36,6 +36,7 @@ from .traced_array import TraceContext, TracedArray
 
 __all__ = ["astype", "binary", "clip", "float_unary_names", "unary", "where"]
 
+
 def _check_no_negative_exponent(ctx: TraceContext, y: Any, dt: DType) -> None:
     """NumPy refuses integers to negative integer powers (ValueError): a negative Python int is
     refused now, a traced exponent by a run-time check (over all elements of an array)."""
@@ -66,7 +67,6 @@ def _check_no_negative_exponent(ctx: TraceContext, y: Any, dt: DType) -> None:
     ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{lowering.message_literal(message)}"')
 
 
-
 _CMP = {
     "less": "lt",
     "less_equal": "le",
@@ -75,6 +75,7 @@ _CMP = {
     "equal": "eq",
     "not_equal": "ne",
 }
+
 
 def _operand_key(x: Any) -> Any:
     """What identifies an operand's value: an array's SSA value (immutable), a scalar's type
@@ -159,7 +160,6 @@ def _complex_equal(b: Block, pred: str, x: str, y: str, dt: DType) -> str:
                               b.op(h, f"complex.{h} {y} : {dt.mlir}"), comp)
              for h in ("re", "im")]
     return b.op(pred, f"arith.{'andi' if pred == 'eq' else 'ori'} {parts[0]}, {parts[1]} : i1")
-
 
 
 def _complex_order(b: Block, pred: str, x: str, y: str, dt: DType) -> str:
@@ -326,12 +326,12 @@ _NV = _NoValue()
 
 
 @op("where")
-def where(cond: Any, x: Any = _NV, y: Any = _NV) -> TracedArray:
+def where(condition: Any, x: Any = _NV, y: Any = _NV) -> TracedArray:
     """``x`` where ``condition`` else ``y``, with broadcasting."""
     if x is _NV or y is _NV:
         raise unsupported("numpy.where", "the one-argument form (nonzero) has a data-dependent shape")
-    ctx = lowering.context_of(cond, x, y)
-    cond = lowering.lift(ctx, cond, "where")
+    ctx = lowering.context_of(condition, x, y)
+    cond = lowering.lift(ctx, condition, "where")
     x = lowering.lift(ctx, x, "where")
     y = lowering.lift(ctx, y, "where")
     dt, weak = lowering.promote([x, y])
@@ -354,7 +354,6 @@ def astype(x: Any, dtype: Any, copy: bool = True, **kwargs: Any) -> TracedArray:
     if isinstance(x, TracedArray) and x.element_type == dt and x.weak is None:
         return lowering.copy(x) if copy else x
     return emit_elementwise(ctx, "cast", [(x, dt)], dt, lambda b, v: v[0])
-
 
 
 #: name → (NumPy aliases, dtype rule)

@@ -748,11 +748,9 @@ def no_out(out: Any, name: str) -> None:
         raise unsupported(name, "out= is not supported: jitted functions return new arrays")
 
 
-
 def complex_parts(b: Block, v: str, dt: DType) -> tuple[str, str]:
     """The real and imaginary parts of complex scalar ``v`` of ``dt``."""
     return b.op("re", f"complex.re {v} : {dt.mlir}"), b.op("im", f"complex.im {v} : {dt.mlir}")
-
 
 
 def scalar_ssa(value: TracedArray) -> str:

@@ -1,6 +1,5 @@
 """What a trace takes and gives: the specs of the arguments (``ArraySpec``, ``ScalarSpec``,
-``StaticSpec``), of the results (``ResultSpec``) and the ``TraceResult``, and the trace's slots for
-the arguments it reads (``ArgSlot``, ``IntSlot``)."""
+``StaticSpec``), of the results (``ResultSpec``) and the ``TraceResult``."""
 
 from __future__ import annotations
 
@@ -23,7 +22,7 @@ class ArraySpec:
     """An array argument (or result): dtype name, rank, and which dims are known to be 1.
 
     Every dim not marked in ``unit_dims`` is dynamic (``?``), unless ``sizes`` fixes it (a size
-    the function needed as a number, see :class:`NeedsValue`).  ``unit_dims`` and ``sizes`` may
+    the function needed as a number, see :class:`~.errors.NeedsValue`).  ``unit_dims`` and ``sizes`` may
     be left empty to mean "none"."""
 
     dtype: str

@@ -1,5 +1,6 @@
 """The values a trace is made of: the ``TraceContext`` that collects the emitted MLIR, the
-``SymbolicDim`` sizes and the ``TracedArray``s, with their views and the guards on their use."""
+``SymbolicDim`` sizes and the ``TracedArray``s, with their views and the guards on their use, and
+the slots of the arguments the trace reads (``ArgSlot``, ``IntSlot``)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,10 @@ __all__ = [
     "region_hooks",
     "sync_view",
 ]
+
+
+# --------------------------------------------------------------------------------------------------
+# argument slots
 
 
 @dataclass
@@ -99,7 +104,6 @@ class IntSlot:
         """The narrowest unsigned dtype the argument was converted to, if any."""
         unsigned = [d for d in self.narrowed if d.is_unsigned]
         return min(unsigned, key=lambda d: d.bits) if unsigned else None
-
 
 
 def public_type(value: Any) -> str:
