@@ -1,6 +1,7 @@
-"""Contractions: ``einsum`` with static subscripts as one ``linalg.generic``, and ``dot`` (NumPy's
-N-D semantics), ``outer``, ``inner`` and ``tensordot`` expressed as einsums; each declared once in
-the op table.  Plain 2-D products keep going to ``matmul``'s named op."""
+"""Contractions: ``matmul`` (the named ``linalg`` contractions, or a batched ``linalg.generic``),
+``einsum`` with static subscripts as one ``linalg.generic``, and ``dot`` (NumPy's N-D semantics),
+``outer``, ``inner`` and ``tensordot`` expressed as einsums; each declared once in the op table.
+Plain 2-D products keep going to ``matmul``'s named op."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from .mlir_text import Block, affine_map, tensor_type
 from .registry import op
 from .traced_array import TraceContext, TracedArray
 
-__all__ = ["dot", "einsum", "inner", "outer", "tensordot"]
+__all__ = ["dot", "einsum", "inner", "matmul", "outer", "tensordot"]
 
 
 def _check_contraction(a: TracedArray, b: TracedArray) -> None:

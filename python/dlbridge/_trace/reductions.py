@@ -1,5 +1,6 @@
-"""Reductions and scans beyond ``sum``/``mean``/``max``/``min``: ``prod``, ``any``, ``all``,
-``var``, ``std``, ``argmax``, ``argmin``, ``cumsum`` and ``cumprod``; differences and statistics
+"""Reductions and scans: ``sum``, ``mean``, ``max``, ``min``, ``prod``, ``any`` and ``all``
+(:func:`reduce`: a ``linalg.fill`` and a ``linalg.generic`` with reduction iterators), ``var``,
+``std``, ``argmax``, ``argmin``, ``cumsum`` and ``cumprod``; differences and statistics
 (``diff``, ``average``, ``cov``, ``corrcoef``); sorting and searching (``sort``, ``argsort``,
 ``searchsorted``). Each is declared once in the op table (NumPy function and ``ndarray`` method)
 with NumPy's dtypes, NaN rules and errors."""
@@ -22,7 +23,18 @@ from .mlir_text import Block, affine_map, tensor_type
 from .registry import op
 from .traced_array import SymbolicDim, TracedArray, public_type
 
-__all__ = ["argmax", "argmin", "cumprod", "cumsum", "std", "var"]
+__all__ = [
+    "argmax",
+    "argmin",
+    "check_reduced_extent",
+    "cumprod",
+    "cumsum",
+    "normalize_reduction_axes",
+    "reduce",
+    "scan",
+    "std",
+    "var",
+]
 
 
 def normalize_reduction_axes(axis: Any, rank: int, opname: str) -> tuple[int, ...]:
