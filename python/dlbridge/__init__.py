@@ -11,7 +11,7 @@ from ._blas import use_numpy_blas as _use_numpy_blas
 from ._dlbridge import Kernel, Tensor, from_dlpack, get_num_threads, set_num_threads
 from ._dlbridge import version as __version__
 from ._trace import TraceError
-from ._trace.functions import public as _public_functions
+from ._trace.public_functions import public as _public_functions
 
 globals().update(_public_functions())
 _use_numpy_blas()

@@ -148,7 +148,7 @@ def test_error_names_the_users_line_and_no_internals(
     error = caught.value
     message = str(error)
     assert isinstance(error, kind), f"{type(error).__name__}: {message}"
-    assert type(error).__module__ in ("builtins", "dlbridge._trace.tracer"), type(error)
+    assert type(error).__module__ in ("builtins", "dlbridge._trace.errors"), type(error)
     assert message.startswith("dlbridge.jit: "), message
     assert f"test_jit_messages.py:{marked_line(fn)}" in message, message
     assert words in message
@@ -225,18 +225,18 @@ def test_jit_reports_an_unparsable_trace_as_its_own_fault(monkeypatch: pytest.Mo
 
 
 def test_a_fault_inside_the_tracer_is_reported_as_dlbridges(monkeypatch: pytest.MonkeyPatch) -> None:
-    import dlbridge._trace.ops as ops
+    import dlbridge._trace.lowering as lowering
 
     # a function whose code is dlbridge's, failing as a tracer bug would
     namespace: dict[str, Any] = {}
-    exec(compile("def broken(*args, **kwargs):\n    return (1.5)._arg\n", ops.__file__, "exec"),
+    exec(compile("def broken(*args, **kwargs):\n    return (1.5)._arg\n", lowering.__file__, "exec"),
          namespace)
     broken = namespace["broken"]
 
     def h(x):
         return x - 1  # <- here
 
-    monkeypatch.setattr(ops, "binary", broken)
+    monkeypatch.setattr(lowering, "promote", broken)
     with pytest.raises(TraceError, match="internal error while tracing") as caught:
         dlbridge.jit(h, cache=False)(np.ones(3))
     assert f"test_jit_messages.py:{marked_line(h)}" in str(caught.value)

@@ -1,34 +1,53 @@
 """dlbridge's tracer: turns a Python function over arrays into MLIR (linalg on tensors).
 
-Entry point: :func:`trace`. Every operation is declared once in the op table (``registry``) by
-the module implementing it; ``array_methods`` installs ``TracedArray``'s operators and methods
-from the table, and ``numpy_dispatch`` routes NumPy's protocols to it.
+Entry point: :func:`trace` (``trace_function``). Every operation is declared once in the op table
+(``registry``) by the module of its family, which implements it through the emission toolkit
+(``lowering``); a ufunc's result dtype is its declared rule (``dtype_rules``), which the table runs.
+``array_methods`` installs ``TracedArray``'s operators and methods from the table,
+``numpy_dispatch`` routes NumPy's protocols to it and ``public_functions`` makes ``dlbridge.<name>``.
+
+The modules, one job each:
+
+- ``trace_function``: ``trace``, a Python function into an MLIR module: calls it on traced
+  arguments and writes the entry function around what the operations emitted.
+- ``specs``: what a trace takes and gives (argument and result specs, ``TraceResult``).
+- ``errors``: ``TraceError``, messages at the user's line, internal errors reported as dlbridge's.
+- ``traced_array``: the values a trace is made of (``TraceContext``, ``SymbolicDim``,
+  ``TracedArray``, views, argument slots).
+- ``mlir_text``: MLIR text: SSA names, blocks, constants, types, source locations.
+- ``dtypes``: the tracer's dtypes and NumPy's promotion.
+- ``registry``: the op table; ``dtype_rules``: the result dtype rules it runs for ufuncs.
+- ``lowering``: the emission toolkit every operation lowers through (operands, scalar code,
+  broadcasting, ``linalg.generic``, run-time checks).
+- the op families, each declaring and implementing its operations: ``elementwise``,
+  ``reductions`` (and scans, sorting, statistics), ``contractions`` (``matmul``, ``einsum``...),
+  ``shapes``, ``indexing`` (``x[...]`` reads), ``creation``, ``inplace`` (item assignment,
+  ``copyto``), ``masked`` (``x[mask]`` selections), ``compaction`` (``nonzero``, ``unique``...),
+  ``histograms``, ``linalg``.
+- ``overlap``: whether an in-place update reads what it writes.
+- ``loops``, ``loop_source``, ``loop_rewrite``, ``loop_state``: Python loops as ``scf.for``
+  (the loop operations, the source rewrite, its AST transform, the Python state around it).
+- ``numpy_proxy``: NumPy as the traced function sees it; ``numpy_dispatch``: NumPy's
+  ``__array_ufunc__``/``__array_function__``; ``array_methods``: ``TracedArray``'s methods;
+  ``public_functions``: ``dlbridge.<name>``.
 """
 
 from . import (  # noqa: F401 - importing a module declares its operations
     array_methods,
     compaction,
     contractions,
-    core,
     creation,
     elementwise,
     histograms,
     linalg,
     reductions,
+    shapes,
 )
 from .dtypes import DType, result_type, weak_result_type
-from .tracer import (
-    ArraySpec,
-    ResultSpec,
-    ScalarSpec,
-    StaticSpec,
-    SymbolicDim,
-    TracedArray,
-    TraceError,
-    TraceResult,
-    unparsable_trace,
-)
-from .tracing import trace
+from .errors import TraceError, unparsable_trace
+from .specs import ArraySpec, ResultSpec, ScalarSpec, StaticSpec, TraceResult
+from .trace_function import trace
+from .traced_array import SymbolicDim, TracedArray
 
 __all__ = [
     "ArraySpec",

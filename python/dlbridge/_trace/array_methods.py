@@ -12,9 +12,19 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import core, elementwise, indexing, inplace, numpy_dispatch, reductions, registry  # noqa: F401 - declare what is installed
+from . import (  # noqa: F401 - declare what is installed
+    contractions,
+    elementwise,
+    indexing,
+    inplace,
+    numpy_dispatch,
+    reductions,
+    registry,
+    shapes,
+)
 from . import dtypes as D
-from .tracer import TracedArray, trace_error, unsupported
+from .errors import trace_error, unsupported
+from .traced_array import TracedArray
 
 __all__: list[str] = []
 

@@ -16,22 +16,23 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as D
-from . import ops
-from .emitter import Block, location
+from . import lowering, shapes
+from .errors import trace_error, unsupported
+from .mlir_text import Block, location
 from .registry import op
-from .tracer import TracedArray, trace_error, unsupported
+from .traced_array import TracedArray
 
 
 def flat_positions(mask: TracedArray) -> TracedArray:
     """The C-order flat positions of ``mask``'s true (non-zero) elements, in order: a 1-D
     ``int64`` array of as many elements as there are."""
     ctx = mask.context
-    flat = ops.reshape(ops._lift(ctx, mask), (-1,))
+    flat = shapes.reshape(lowering.lift(ctx, mask), (-1,))
     if not flat.element_type.is_bool:
         flat = np.not_equal(flat, 0)
     top = ctx.top
     count = np.sum(flat, dtype=np.int64)
-    size = top.op("count", f"arith.index_cast {ops.scalar_ssa(ops._lift(ctx, count))} : "
+    size = top.op("count", f"arith.index_cast {lowering.scalar_ssa(lowering.lift(ctx, count))} : "
                            f"{D.INT64.mlir} to index")
     n = ctx.dim(flat, 0)
     out_ty = "tensor<?xi64>"
@@ -60,9 +61,9 @@ def flat_positions(mask: TracedArray) -> TracedArray:
 
 
 def _as_array(ctx: Any, a: Any, what: str) -> TracedArray:
-    a = ops._lift(ctx, a, what)
+    a = lowering.lift(ctx, a, what)
     if not isinstance(a, TracedArray):
-        a = TracedArray(ctx, ops._py_const(ctx.top, a, D.dtype(np.asarray(a).dtype)),
+        a = TracedArray(ctx, lowering.py_const(ctx.top, a, D.dtype(np.asarray(a).dtype)),
                         D.dtype(np.asarray(a).dtype), (), is_scalar=True)
     return a
 
@@ -70,14 +71,14 @@ def _as_array(ctx: Any, a: Any, what: str) -> TracedArray:
 @op("flatnonzero")
 def flatnonzero(a: Any) -> TracedArray:
     """The indices of the non-zero elements of ``a`` flattened, in order."""
-    ctx = ops._ctx_of(a)
+    ctx = lowering.context_of(a)
     return flat_positions(_as_array(ctx, a, "numpy.flatnonzero"))
 
 
 @op("nonzero", method="nonzero")
 def nonzero(a: Any) -> tuple[TracedArray, ...]:
     """The indices of the non-zero elements of ``a``, one array per dim."""
-    ctx = ops._ctx_of(a)
+    ctx = lowering.context_of(a)
     a = _as_array(ctx, a, "numpy.nonzero")
     if a.ndim == 0:
         raise trace_error("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
@@ -95,7 +96,7 @@ def nonzero(a: Any) -> tuple[TracedArray, ...]:
 @op("argwhere")
 def argwhere(a: Any) -> TracedArray:
     """The indices of the non-zero elements of ``a``, one row per element."""
-    ctx = ops._ctx_of(a)
+    ctx = lowering.context_of(a)
     a = _as_array(ctx, a, "numpy.argwhere")
     if a.ndim == 0:
         return np.reshape(flat_positions(a), (-1, 0))
@@ -105,9 +106,9 @@ def argwhere(a: Any) -> TracedArray:
 @op("extract")
 def extract(condition: Any, arr: Any) -> TracedArray:
     """The elements of ``arr`` flattened where ``condition`` flattened is non-zero."""
-    ctx = ops._ctx_of(condition, arr)
+    ctx = lowering.context_of(condition, arr)
     arr = _as_array(ctx, arr, "numpy.extract")
-    return ops.reshape(arr, (-1,))[flat_positions(_as_array(ctx, condition, "numpy.extract"))]
+    return shapes.reshape(arr, (-1,))[flat_positions(_as_array(ctx, condition, "numpy.extract"))]
 
 
 @op("unique")
@@ -117,11 +118,11 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, re
     false), with the first index of each, the index of each element's value and their counts
     on request: a stable sort, then the positions where the sorted values change (CPU only,
     as sorting is)."""
-    ctx = ops._ctx_of(ar)
+    ctx = lowering.context_of(ar)
     if axis is not None:
         raise unsupported("numpy.unique", "axis=")
     a = _as_array(ctx, ar, "numpy.unique")
-    flat = ops.reshape(a, (-1,))
+    flat = shapes.reshape(a, (-1,))
     order = np.argsort(flat, kind="stable")
     ordered = flat[order]
     n = flat.shape[0]
@@ -139,6 +140,6 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False, re
     if return_inverse:
         out.append(np.reshape(np.searchsorted(values, flat), a.shape))
     if return_counts:
-        ends = np.concatenate([starts[1:], np.reshape(ops._lift(ctx, n), (1,)).astype(np.int64)])
+        ends = np.concatenate([starts[1:], np.reshape(lowering.lift(ctx, n), (1,)).astype(np.int64)])
         out.append(ends[:starts.shape[0]] - starts)
     return tuple(out)

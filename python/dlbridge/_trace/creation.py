@@ -19,12 +19,13 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as D
-from . import ops
+from . import elementwise, lowering, shapes
 from .dtypes import DType
-from .emitter import Block, affine_map, tensor_type
+from .errors import trace_error, unsupported
 from .indexing import getitem, index_value, normalize_axes
+from .mlir_text import Block, affine_map, tensor_type
 from .registry import op
-from .tracer import SymbolicDim, TraceContext, TracedArray, current_context, trace_error, unsupported
+from .traced_array import SymbolicDim, TraceContext, TracedArray, current_context
 
 __all__ = [
     "arange", "concatenate", "copy", "empty", "empty_like", "eye", "full", "full_like",
@@ -79,7 +80,7 @@ def _filled(ctx: TraceContext, dims: Sequence[int | None], sizes: Sequence[str |
     """A new array of ``dt`` holding ``value`` (a Python scalar or traced scalar) everywhere;
     ``value`` None leaves it uninitialised (``empty``)."""
     ctx.begin_op()
-    init = ops._empty(ctx, dims, dt, sizes)
+    init = lowering.empty(ctx, dims, dt, sizes)
     if value is not None:
         if isinstance(value, TracedArray) and not value._is_scalar:
             if value.ndim != 0:
@@ -88,7 +89,7 @@ def _filled(ctx: TraceContext, dims: Sequence[int | None], sizes: Sequence[str |
                 ctx, ctx.top.op("fill", f"tensor.extract {value._value}[] : {value.mlir_type}"),
                 value._dtype, (), is_scalar=True,
             )
-        scalar = ops._scalar_value(ctx, value, dt)
+        scalar = lowering.scalar_value(ctx, value, dt)
         ty = tensor_type(dims, dt)
         init = ctx.top.op("filled", f"linalg.fill ins({scalar} : {dt.mlir}) outs({init} : {ty}) -> {ty}")
     out = TracedArray(ctx, init, dt, dims, sizes=sizes)
@@ -209,10 +210,10 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subo
 def copy(a: Any, order: str = "K", subok: bool = False) -> TracedArray:
     """A new array with the contents of ``a``."""
     ctx = _context(a)
-    x = ops._lift(ctx, a, "copy")
+    x = lowering.lift(ctx, a, "copy")
     if not isinstance(x, TracedArray):
-        return ops._to_tensor(ctx, x)
-    return ops._copy(ops._to_tensor(ctx, x))
+        return lowering.to_tensor(ctx, x)
+    return lowering.copy(lowering.to_tensor(ctx, x))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -223,13 +224,13 @@ def _iota(ctx: TraceContext, length: int | str, dt: DType, value: Any) -> Traced
     """A 1-D array whose element ``i`` is ``value(block, i_as_f64_or_i64)``."""
     dims: list[int | None] = [length if isinstance(length, int) else None]
     sizes: list[str | None] = [None if isinstance(length, int) else length]
-    init = ops._empty(ctx, dims, dt, sizes)
+    init = lowering.empty(ctx, dims, dt, sizes)
 
     def body(b: Block, _args: list[str], _out: str) -> str:
         i = b.op("i", "linalg.index 0 : index")
         return value(b, i)
 
-    out = ops._emit_generic(
+    out = lowering.emit_generic(
         ctx, "range", [], [], init, tensor_type(dims, dt), dt, affine_map(1, ["d0"]), ["parallel"], body
     )
     return TracedArray(ctx, out, dt, dims, sizes=sizes)
@@ -275,7 +276,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
             k = b.op("k", f"arith.muli {i}, {b.const(int(step), 'index')} : index")
             v = b.op("v", f"arith.addi {first}, {k} : index")
             as_i64 = b.op("v", f"arith.index_cast {v} : index to i64")
-            return ops.convert(b, as_i64, D.INT64, dt)
+            return lowering.convert(b, as_i64, D.INT64, dt)
 
         return _iota(ctx, length, dt, value)
     if any(isinstance(v, (TracedArray, SymbolicDim)) for v in (start, stop, step)):
@@ -288,7 +289,7 @@ def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None, *,
         f = b.op("f", f"arith.sitofp {as_i64} : i64 to f64")
         k = b.op("k", f"arith.mulf {f}, {b.const(float(step), 'f64')} : f64")
         v = b.op("v", f"arith.addf {b.const(float(start), 'f64')}, {k} : f64")
-        return ops.convert(b, v, D.FLOAT64, dt)
+        return lowering.convert(b, v, D.FLOAT64, dt)
 
     return _iota(ctx, length, dt, fvalue)
 
@@ -303,7 +304,7 @@ def _f64(ctx: TraceContext, v: Any, what: str) -> str:
                 raise unsupported("numpy.linspace", f"an array {what}")
             element = ctx.top.op("s", f"tensor.extract {v._value}[] : {v.mlir_type}")
             v = TracedArray(ctx, element, v._dtype, (), is_scalar=True)
-        return ops.convert(ctx.top, v._value, v._dtype, D.FLOAT64)
+        return lowering.convert(ctx.top, v._value, v._dtype, D.FLOAT64)
     return ctx.top.const(float(v), "f64")
 
 
@@ -347,7 +348,7 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retste
             v = b.op("v", f"arith.select {last}, {hi}, {v} : f64")
         if dt.is_int:
             v = b.op("v", f"math.floor {v} : f64")
-        return ops.convert(b, v, D.FLOAT64, dt)
+        return lowering.convert(b, v, D.FLOAT64, dt)
 
     out = _iota(ctx, n, dt, value)
     if retstep:
@@ -365,7 +366,7 @@ def eye(N: Any, M: Any = None, k: int = 0, dtype: Any = float, order: str = "C",
     dims, sizes = _shape(ctx, (N, N if M is None else M), "eye")
     dt = _dtype_or(dtype, D.FLOAT64)
     ctx.begin_op()
-    init = ops._empty(ctx, dims, dt, sizes)
+    init = lowering.empty(ctx, dims, dt, sizes)
     offset = int(k)
 
     def body(b: Block, _args: list[str], _out: str) -> str:
@@ -373,9 +374,9 @@ def eye(N: Any, M: Any = None, k: int = 0, dtype: Any = float, order: str = "C",
         j = b.op("j", "linalg.index 1 : index")
         ik = b.op("ik", f"arith.addi {i}, {b.const(offset, 'index')} : index")
         on = b.op("on", f"arith.cmpi eq, {ik}, {j} : index")
-        return b.op("e", f"arith.select {on}, {ops._py_const(b, 1, dt)}, {ops._py_const(b, 0, dt)} : {dt.mlir}")
+        return b.op("e", f"arith.select {on}, {lowering.py_const(b, 1, dt)}, {lowering.py_const(b, 0, dt)} : {dt.mlir}")
 
-    out = ops._emit_generic(
+    out = lowering.emit_generic(
         ctx, "eye", [], [], init, tensor_type(dims, dt), dt, affine_map(2, ["d0", "d1"]),
         ["parallel", "parallel"], body,
     )
@@ -411,11 +412,11 @@ def array_operand(ctx: TraceContext, value: Any, name: str) -> TracedArray:
                 raise trace_error(f"{name}: {error}", ValueError) from None
             if constant.dtype == object or constant.dtype.kind in "SUV":
                 raise unsupported(name, f"a list of {type(value[0]).__name__} items" if value else "")
-            return ops._to_tensor(ctx, ops._lift(ctx, constant, name))
+            return lowering.to_tensor(ctx, lowering.lift(ctx, constant, name))
         if not value:
             raise unsupported(name, "an empty list")
         return stack([array_operand(ctx, v, name) for v in value])
-    return ops._to_tensor(ctx, ops._lift(ctx, value, name))
+    return lowering.to_tensor(ctx, lowering.lift(ctx, value, name))
 
 
 def _arrays(ctx: TraceContext, arrays: Any, name: str) -> list[TracedArray]:
@@ -430,18 +431,18 @@ def _check_equal(ctx: TraceContext, sizes: list[str], message: str) -> None:
     first = sizes[0]
     for s in sizes[1:]:
         ok = ctx.top.op("same", f"arith.cmpi eq, {first}, {s} : index")
-        ctx.top.raw(f'dlpack.assert {ok}, shape_mismatch, "{ops._message_literal(message)}"')
+        ctx.top.raw(f'dlpack.assert {ok}, shape_mismatch, "{lowering.message_literal(message)}"')
 
 
 @op("concatenate")
 def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
                 casting: str = "same_kind") -> TracedArray:
     """The arrays joined along ``axis`` (``None``: flattened first)."""
-    ops._no_out(out, "numpy.concatenate")
+    lowering.no_out(out, "numpy.concatenate")
     ctx = _context(*_flat(arrays))
     xs = _arrays(ctx, arrays, "concatenate")
     if axis is None:
-        xs = [ops.reshape(x, -1) for x in xs]
+        xs = [shapes.reshape(x, -1) for x in xs]
         axis = 0
     rank = xs[0].ndim
     if rank == 0:
@@ -458,8 +459,8 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
     if not -rank <= ax < rank:
         raise trace_error(f"axis {ax} is out of bounds for array of dimension {rank}", np.exceptions.AxisError)
     ax %= rank
-    dt = _dtype_or(dtype, ops._promote(xs)[0])
-    xs = [ops.astype(x, dt.name) if x._dtype != dt else x for x in xs]
+    dt = _dtype_or(dtype, lowering.promote(xs)[0])
+    xs = [elementwise.astype(x, dt.name) if x._dtype != dt else x for x in xs]
     ctx.begin_op()
     dims: list[int | None] = []
     sizes: list[str | None] = []
@@ -504,7 +505,7 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
 @op("stack")
 def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
     """The arrays (all of one shape) joined along a new axis."""
-    ops._no_out(out, "numpy.stack")
+    lowering.no_out(out, "numpy.stack")
     ctx = _context(*_flat(arrays))
     xs = _arrays(ctx, arrays, "stack")
     rank = xs[0].ndim
@@ -514,7 +515,7 @@ def stack(arrays: Any, axis: int = 0, out: Any = None, dtype: Any = None, castin
     if not -(rank + 1) <= ax <= rank:
         raise trace_error(f"axis {ax} is out of bounds for array of dimension {rank + 1}", np.exceptions.AxisError)
     ax %= rank + 1
-    return concatenate([ops._expand_units(ctx, x, [ax]) for x in xs], axis=ax, dtype=dtype)
+    return concatenate([lowering.expand_units(ctx, x, [ax]) for x in xs], axis=ax, dtype=dtype)
 
 
 @op("hstack")
@@ -522,7 +523,7 @@ def hstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Traced
     """The arrays joined column-wise (along axis 0 for 1-D arrays, else axis 1)."""
     ctx = _context(*_flat(tup))
     xs = _arrays(ctx, tup, "hstack")
-    xs = [ops._expand_units(ctx, x, [0]) if x.ndim == 0 else x for x in xs]
+    xs = [lowering.expand_units(ctx, x, [0]) if x.ndim == 0 else x for x in xs]
     return concatenate(xs, axis=0 if xs[0].ndim == 1 else 1, dtype=dtype)
 
 
@@ -531,18 +532,18 @@ def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Traced
     """The arrays joined row-wise (1-D arrays become rows)."""
     ctx = _context(*_flat(tup))
     xs = _arrays(ctx, tup, "vstack")
-    xs = [ops._expand_units(ctx, x, list(range(2 - x.ndim))) if x.ndim < 2 else x for x in xs]
+    xs = [lowering.expand_units(ctx, x, list(range(2 - x.ndim))) if x.ndim < 2 else x for x in xs]
     return concatenate(xs, axis=0, dtype=dtype)
 
 
-@op("meshgrid", dtype_rule="same")
+@op("meshgrid")
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> tuple[Any, ...]:
     """Coordinate arrays from 1-D coordinate vectors (``indexing="xy"``: the first two axes
     swapped, as NumPy)."""
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
     ctx = _context(*xi)
-    xs = [ops.reshape(ops._to_tensor(ctx, ops._lift(ctx, x, "meshgrid")), -1) for x in xi]
+    xs = [shapes.reshape(lowering.to_tensor(ctx, lowering.lift(ctx, x, "meshgrid")), -1) for x in xi]
     n = len(xs)
     order = list(range(n))
     if indexing == "xy" and n > 1:
@@ -551,9 +552,9 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
     sizes = [None if d is not None else ctx.dim(xs[order[k]], 0) for k, d in enumerate(dims)]
     outputs = []
     for i, x in enumerate(xs):
-        shaped = ops._expand_units(ctx, x, [k for k in range(n) if order[k] != i])
+        shaped = lowering.expand_units(ctx, x, [k for k in range(n) if order[k] != i])
         if not sparse:  # broadcast to the full grid
-            shaped = ops.binary("add", shaped, _filled(ctx, dims, sizes, x._dtype, 0))
+            shaped = elementwise.binary("add", shaped, _filled(ctx, dims, sizes, x._dtype, 0))
         outputs.append(shaped)
     return tuple(outputs)
 
@@ -569,9 +570,9 @@ def broadcast_to(x: TracedArray, dims: Sequence[int | None], sizes: Sequence[str
     ctx.begin_op()
     R = len(dims)
     dt = x._dtype
-    init = ops._empty(ctx, dims, dt, sizes)
-    value = ops._emit_generic(
-        ctx, "bcast", [x], [ops._bcast_map(R, x._dims)], init, tensor_type(dims, dt), dt,
+    init = lowering.empty(ctx, dims, dt, sizes)
+    value = lowering.emit_generic(
+        ctx, "bcast", [x], [lowering.broadcast_map(R, x._dims)], init, tensor_type(dims, dt), dt,
         affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, lambda b, ins, out: ins[0],
     )
     return TracedArray(ctx, value, dt, dims, sizes=sizes)
@@ -598,7 +599,7 @@ def _repeated(x: TracedArray, counts: Sequence[int], inner: bool) -> TracedArray
     for k in range(x.ndim):
         if counts[k] != 1:
             expanded_at.append(k + len(expanded_at) + (1 if inner else 0))
-    wide = ops._expand_units(ctx, x, expanded_at)
+    wide = lowering.expand_units(ctx, x, expanded_at)
     dims: list[int | None] = []
     sizes: list[str | None] = []
     for k in range(wide.ndim):
@@ -633,21 +634,21 @@ def _source_dim(position: int, expanded_at: Sequence[int], inner: bool) -> int:
     return position - before - (1 if inner else 0)
 
 
-@op("tile", dtype_rule="same")
+@op("tile")
 def tile(A: Any, reps: Any) -> TracedArray:
     """``A`` repeated ``reps`` times along each axis (NumPy's rules for unequal ranks)."""
     ctx = _context(A)
     x = array_operand(ctx, A, "numpy.tile")
     counts = [_count(r, "numpy.tile", "reps") for r in (reps if isinstance(reps, (tuple, list)) else (reps,))]
     if x.ndim < len(counts):
-        x = ops._expand_units(ctx, x, list(range(len(counts) - x.ndim)))
+        x = lowering.expand_units(ctx, x, list(range(len(counts) - x.ndim)))
     counts = [1] * (x.ndim - len(counts)) + counts
     if all(c == 1 for c in counts):
-        return ops._copy(x)
+        return lowering.copy(x)
     return _repeated(x, counts, inner=False)
 
 
-@op("repeat", method="repeat", dtype_rule="same")
+@op("repeat", method="repeat")
 def repeat(a: Any, repeats: Any, axis: Any = None) -> TracedArray:
     """Each element of ``a`` repeated ``repeats`` (an int) times along ``axis`` (None: of the
     flattened array)."""
@@ -665,12 +666,12 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> TracedArray:
         return _flat_gather(x, "repeat", dims, [None if dims[0] is not None else length._value],
                             lambda b, i: b.op("src", f"arith.divui {i}, {r} : index"))
     if axis is None or x.ndim == 0:  # NumPy takes a 0-d array as 1-D for any axis
-        x = ops.reshape(x, -1)
+        x = shapes.reshape(x, -1)
         axis = 0 if axis is None else axis
     (ax,) = normalize_axes(axis, x.ndim, "numpy.repeat", allow_none=False)
     counts = [count if k == ax else 1 for k in range(x.ndim)]
     if count == 1:
-        return ops._copy(x)
+        return lowering.copy(x)
     return _repeated(x, counts, inner=True)
 
 
@@ -705,7 +706,7 @@ def _flat_gather(x: TracedArray, hint: str, dims: Sequence[int | None], sizes: S
     dt = x._dtype
     in_sizes = [ctx.dim(x, k) for k in range(x.ndim)]
     out_sizes = [ctx.top.const(d, "index") if d is not None else z for d, z in zip(dims, sizes)]
-    init = ops._empty(ctx, dims, dt, sizes)
+    init = lowering.empty(ctx, dims, dt, sizes)
 
     def body(b: Block, _ins: list[str], _out: str) -> str:
         flat = b.const(0, "index")
@@ -720,7 +721,7 @@ def _flat_gather(x: TracedArray, hint: str, dims: Sequence[int | None], sizes: S
         return b.op("v", f"tensor.extract {x._value}[{', '.join(reversed(at))}] : {x.mlir_type}")
 
     R = len(dims)
-    value = ops._emit_generic(ctx, hint, [], [], init, tensor_type(dims, dt), dt,
+    value = lowering.emit_generic(ctx, hint, [], [], init, tensor_type(dims, dt), dt,
                               affine_map(R, [f"d{k}" for k in range(R)]), ["parallel"] * R, body)
     return TracedArray(ctx, value, dt, dims, sizes=sizes)
 
@@ -744,7 +745,7 @@ def _roll_flat(x: TracedArray, shift: Any) -> TracedArray:
     return _flat_gather(x, "roll", x._dims, sizes, source)
 
 
-@op("roll", dtype_rule="same")
+@op("roll")
 def roll(a: Any, shift: Any, axis: Any = None) -> TracedArray:
     """``a`` rolled by ``shift`` along ``axis`` (None: the flattened array, reshaped back);
     ``shift`` and ``axis`` may be tuples (broadcast against each other)."""
@@ -754,7 +755,7 @@ def roll(a: Any, shift: Any, axis: Any = None) -> TracedArray:
         if isinstance(shift, (tuple, list)):
             shift = sum(shift)  # rolls of the flattened array add up
         if x.ndim == 0:
-            return ops._copy(x)
+            return lowering.copy(x)
         return roll(x, shift, 0) if x.ndim == 1 else _roll_flat(x, shift)
     shifts = list(shift) if isinstance(shift, (tuple, list)) else [shift]
     axes = list(axis) if isinstance(axis, (tuple, list)) else [axis]
@@ -780,9 +781,9 @@ def roll(a: Any, shift: Any, axis: Any = None) -> TracedArray:
         tail = getitem(out, tuple(slice(None, cut) if j == k else slice(None) for j in range(out.ndim)))
         rolled = concatenate([head, tail], axis=k)
         if x._dims[k] is not None and rolled._dims[k] is None:
-            rolled = ops.reshape(rolled, [x._dims[k] if j == k else d for j, d in enumerate(rolled.shape)])
+            rolled = shapes.reshape(rolled, [x._dims[k] if j == k else d for j, d in enumerate(rolled.shape)])
         out = rolled
-    return out if out is not x else ops._copy(x)
+    return out if out is not x else lowering.copy(x)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -807,7 +808,7 @@ def _triangle(m: Any, k: Any, upper: bool) -> TracedArray:
         sizes = [ctx.dim(x, j) if d is None else None for j, d in enumerate(dims)]
     R = len(dims)
     dt = x._dtype
-    init = ops._empty(ctx, dims, dt, sizes)
+    init = lowering.empty(ctx, dims, dt, sizes)
     k_v = ctx.top.const(offset, "index") if isinstance(offset, int) else offset
 
     def body(b: Block, ins: list[str], _out: str) -> str:
@@ -815,22 +816,22 @@ def _triangle(m: Any, k: Any, upper: bool) -> TracedArray:
         j = b.op("j", f"linalg.index {R - 1} : index")
         d = b.op("d", f"arith.subi {j}, {i} : index")
         keep = b.op("keep", f"arith.cmpi {'sge' if upper else 'sle'}, {d}, {k_v} : index")
-        return ops._select(b, keep, ins[0], ops._py_const(b, 0, dt), dt)
+        return lowering.select(b, keep, ins[0], lowering.py_const(b, 0, dt), dt)
 
-    value = ops._emit_generic(
-        ctx, "triu" if upper else "tril", [x], [ops._bcast_map(R, x._dims)], init, tensor_type(dims, dt), dt,
+    value = lowering.emit_generic(
+        ctx, "triu" if upper else "tril", [x], [lowering.broadcast_map(R, x._dims)], init, tensor_type(dims, dt), dt,
         affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body,
     )
     return TracedArray(ctx, value, dt, dims, sizes=sizes)
 
 
-@op("triu", dtype_rule="same")
+@op("triu")
 def triu(m: Any, k: Any = 0) -> TracedArray:
     """The upper triangle of ``m`` from diagonal ``k`` on (the rest zeroed)."""
     return _triangle(m, k, True)
 
 
-@op("tril", dtype_rule="same")
+@op("tril")
 def tril(m: Any, k: Any = 0) -> TracedArray:
     """The lower triangle of ``m`` up to diagonal ``k`` (the rest zeroed)."""
     return _triangle(m, k, False)

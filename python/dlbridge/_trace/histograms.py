@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from . import ops, registry
-from .emitter import Block, location
+from . import elementwise, lowering, registry, shapes
+from .errors import trace_error, unsupported
+from .mlir_text import Block, location
 from .registry import op
-from .tracer import TracedArray, trace_error, unsupported
+from .traced_array import TracedArray
 
 
 def _scatter_add(bins: TracedArray, weights: TracedArray, size: str) -> TracedArray:
@@ -36,7 +37,7 @@ def _scatter_add(bins: TracedArray, weights: TracedArray, size: str) -> TracedAr
     k = step.op("k", f"arith.index_cast {b} : i64 to index")
     w = step.op("w", f"tensor.extract {weights.value}[{i}] : {weights.mlir_type}")
     old = step.op("old", f"tensor.extract {acc}[{k}] : {ty}")
-    new = ops._s_add(step, old, w, dt)
+    new = lowering.scalar_add(step, old, w, dt)
     updated = step.op("acc", f"tensor.insert {new} into {acc}[{k}] : {ty}")
     step.raw(f"scf.yield {updated} : {ty}")
     top.raw(f"{done} = scf.for {i} = {c0} to {n} step {c1} iter_args({acc} = {counts}) -> ({ty}) {{")
@@ -46,10 +47,10 @@ def _scatter_add(bins: TracedArray, weights: TracedArray, size: str) -> TracedAr
 
 
 def _flat(ctx: Any, a: Any, what: str) -> TracedArray:
-    a = ops._lift(ctx, a, what)
+    a = lowering.lift(ctx, a, what)
     if not isinstance(a, TracedArray):
         raise unsupported(what, "a Python scalar; pass an array")
-    return ops.reshape(a, (-1,))
+    return shapes.reshape(a, (-1,))
 
 
 def _weights_for(ctx: Any, x: TracedArray, weights: Any, what: str) -> TracedArray:
@@ -63,27 +64,27 @@ def _weights_for(ctx: Any, x: TracedArray, weights: Any, what: str) -> TracedArr
         if n != m:
             raise trace_error(message, ValueError)
     else:
-        ops.runtime_check(np.equal(ops._lift(ctx, n), ops._lift(ctx, m)), "invalid_argument", message)
-    return ops.astype(w, "float64")
+        lowering.runtime_check(np.equal(lowering.lift(ctx, n), lowering.lift(ctx, m)), "invalid_argument", message)
+    return elementwise.astype(w, "float64")
 
 
 @op("bincount")
 def bincount(x: Any, weights: Any = None, minlength: int = 0) -> TracedArray:
     """How many times each non-negative integer occurs in ``x`` (or the sum of its weights)."""
-    ctx = ops._ctx_of(x, weights)
+    ctx = lowering.context_of(x, weights)
     values = _flat(ctx, x, "numpy.bincount")
     if not values.element_type.is_int:
         raise trace_error("Cannot cast array data from dtype('float64') to dtype('int64') according to "
                           "the rule 'safe'", TypeError)
     if isinstance(minlength, bool) or not isinstance(minlength, int) or minlength < 0:
         raise trace_error("minlength must be a non-negative integer", ValueError)
-    values = ops.astype(values, "int64")
+    values = elementwise.astype(values, "int64")
     if values.ndim != 1:
         raise trace_error("object too deep for desired array", ValueError)
-    ops.runtime_check(np.all(np.greater_equal(values, 0)), "invalid_argument",
+    lowering.runtime_check(np.all(np.greater_equal(values, 0)), "invalid_argument",
                       "'list' argument must have no negative elements")
     largest = np.max(np.concatenate([values, np.full(1, minlength - 1, dtype=np.int64)]))
-    size = ctx.top.op("nbins", f"arith.index_cast {ops.scalar_ssa(ops._lift(ctx, largest))} : i64 to index")
+    size = ctx.top.op("nbins", f"arith.index_cast {lowering.scalar_ssa(lowering.lift(ctx, largest))} : i64 to index")
     size = ctx.top.op("nbins", f"arith.addi {size}, {ctx.top.const(1, 'index')} : index")
     return _scatter_add(values, _weights_for(ctx, values, weights, "numpy.bincount"), size)
 
@@ -93,7 +94,7 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,  #
               weights: Any = None) -> tuple[TracedArray, TracedArray]:
     """The counts of ``a``'s values in ``bins`` equal bins over ``range`` (else from its
     minimum to its maximum), and the bin edges, as NumPy computes them."""
-    ctx = ops._ctx_of(a, weights)
+    ctx = lowering.context_of(a, weights)
     values = _flat(ctx, a, "numpy.histogram")
     if isinstance(bins, TracedArray) and bins.ndim == 0 and bins.element_type.is_int:
         bins = operator.index(bins)  # the number of bins sizes the result: fixed at the call's
@@ -111,14 +112,14 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,  #
         lo: Any = first
         hi: Any = last
     else:
-        values_f = ops.astype(values, "float64")
+        values_f = elementwise.astype(values, "float64")
         lo, hi = np.min(values_f), np.max(values_f)
-        ops.runtime_check(np.logical_and(np.isfinite(lo), np.isfinite(hi)), "invalid_argument",
+        lowering.runtime_check(np.logical_and(np.isfinite(lo), np.isfinite(hi)), "invalid_argument",
                           "autodetected range is not finite")
         same = np.equal(lo, hi)
         lo, hi = np.where(same, lo - 0.5, lo), np.where(same, hi + 0.5, hi)
     edges = registry.lookup_numpy("linspace").impl(lo, hi, bins + 1)  # type: ignore[union-attr]
-    x = ops.astype(values, "float64")
+    x = elementwise.astype(values, "float64")
     keep = np.logical_and(np.greater_equal(x, lo), np.less_equal(x, hi))
     index = np.floor((x - lo) * (bins / (hi - lo)))
     index = np.clip(np.where(keep, index, 0.0), 0, bins - 1).astype(np.int64)

@@ -24,20 +24,12 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as D
-from . import ops
-from .emitter import affine_map, tensor_type
+from . import lowering
+from .errors import trace_error, unsupported
 from .masked import MaskedSelection
+from .mlir_text import affine_map, tensor_type
 from .registry import op
-from .tracer import (
-    SymbolicDim,
-    TraceContext,
-    TracedArray,
-    make_view,
-    public_type,
-    region_hooks,
-    trace_error,
-    unsupported,
-)
+from .traced_array import SymbolicDim, TraceContext, TracedArray, make_view, public_type, region_hooks
 
 __all__ = [
     "Region", "basic_region", "flip", "fliplr", "flipud", "getitem", "is_basic_key", "normalize_axes",
@@ -319,14 +311,14 @@ def extract(x: TracedArray, region: Region) -> TracedArray:
     sizes = [z if d is None else None for d, z in zip(sliced_dims, kept_sizes)]
     out = TracedArray(ctx, value, x._dtype, sliced_dims, alias=x._alias, sizes=sizes)  # type: ignore[arg-type]
     new_axes = [j for j, a in enumerate(region.kept) if a is None]
-    return ops._expand_units(ctx, out, new_axes)
+    return lowering.expand_units(ctx, out, new_axes)
 
 
 def insert(x: TracedArray, region: Region, contents: TracedArray) -> str:
     """The value of ``x`` with ``region`` replaced by ``contents`` (shaped as the view)."""
     ctx = x._ctx
     new_axes = [j for j, a in enumerate(region.kept) if a is None]
-    inner = ops._collapse_units(ctx, contents, new_axes)
+    inner = lowering.collapse_units(ctx, contents, new_axes)
     if inner._value == x._value and inner.mlir_type == x.mlir_type:
         return x._value
     return ctx.top.op(
@@ -375,7 +367,7 @@ def _index_array(ctx: TraceContext, part: Any, axis: int, n: Idx) -> tuple[Trace
     if isinstance(n, int) and arr.size and not (-n <= arr.min() and arr.max() < n):
         bad = int(arr[(arr < -n) | (arr >= n)].flat[0])
         raise trace_error(f"index {bad} is out of bounds for axis {axis} with size {n}", IndexError)
-    return ops.constant_array(ctx, arr.astype(np.int64)), isinstance(n, int)
+    return lowering.constant_array(ctx, arr.astype(np.int64)), isinstance(n, int)
 
 
 def _check_indices(arr: TracedArray, size: str, axis: int) -> None:
@@ -395,7 +387,7 @@ def _check_indices(arr: TracedArray, size: str, axis: int) -> None:
         ok = b.op("ok", f"arith.andi {lo}, {hi} : i1")
         return b.op("all", f"arith.andi {out}, {ok} : i1")
 
-    done = ops._emit_generic(
+    done = lowering.emit_generic(
         ctx, "all_in", [arr], [affine_map(r, [f"d{k}" for k in range(r)])], init, "tensor<i1>",
         i1, affine_map(r, []), ["reduction"] * r, body,
     )
@@ -431,7 +423,7 @@ def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
         all_checked = all_checked and checked
         adv.append(j)
         arrays.append(arr)
-    bdims, bsrcs = ops._broadcast(arrays)
+    bdims, bsrcs = lowering.broadcast(arrays)
     B = len(bdims)
     others = [j for j in range(view.ndim) if j not in adv]
     adjacent = adv == list(range(adv[0], adv[0] + len(adv)))
@@ -475,8 +467,8 @@ def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
                          f"{view.mlir_type}")
 
     ty = tensor_type(dims, x._dtype)
-    out = ops._emit_generic(
-        ctx, "gathered", arrays, in_maps, ops._empty(ctx, dims, x._dtype, sizes), ty, x._dtype,
+    out = lowering.emit_generic(
+        ctx, "gathered", arrays, in_maps, lowering.empty(ctx, dims, x._dtype, sizes), ty, x._dtype,
         affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body,
     )
     result = TracedArray(ctx, out, x._dtype, dims, sizes=sizes)
@@ -492,7 +484,7 @@ def getitem(x: TracedArray, key: Any) -> TracedArray:
     update ``x``), a new array for index arrays."""
     if x._is_scalar:
         raise trace_error("invalid index to scalar variable", IndexError)
-    ops._lift(x._ctx, x, "indexing")
+    lowering.lift(x._ctx, x, "indexing")
     x._ctx.begin_op()
     parts = normalize_key(key, x.ndim)
     mask = _sole_mask(parts)
@@ -583,11 +575,11 @@ def normalize_axes(axis: Any, ndim: int, name: str, *, allow_none: bool = True) 
 
 
 def _traced(m: Any, name: str) -> TracedArray:
-    ctx = ops._ctx_of(m)
-    return ops._to_tensor(ctx, ops._lift(ctx, m, name))
+    ctx = lowering.context_of(m)
+    return lowering.to_tensor(ctx, lowering.lift(ctx, m, name))
 
 
-@op("flip", dtype_rule="same")
+@op("flip")
 def flip(m: Any, axis: Any = None) -> TracedArray:
     """``m`` reversed along ``axis`` (None: every axis): a view with negative steps."""
     x = _traced(m, "numpy.flip")
@@ -595,7 +587,7 @@ def flip(m: Any, axis: Any = None) -> TracedArray:
     return getitem(x, tuple(slice(None, None, -1) if k in axes else slice(None) for k in range(x.ndim)))
 
 
-@op("fliplr", dtype_rule="same")
+@op("fliplr")
 def fliplr(m: Any) -> TracedArray:
     """``m`` reversed along axis 1 (columns); ``m`` must have at least 2 dims."""
     x = _traced(m, "numpy.fliplr")
@@ -604,7 +596,7 @@ def fliplr(m: Any) -> TracedArray:
     return flip(x, 1)
 
 
-@op("flipud", dtype_rule="same")
+@op("flipud")
 def flipud(m: Any) -> TracedArray:
     """``m`` reversed along axis 0 (rows); ``m`` must have at least 1 dim."""
     x = _traced(m, "numpy.flipud")

@@ -22,20 +22,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import contractions, elementwise, indexing, lowering, overlap, shapes
 from . import dtypes as D
-from . import indexing, ops, overlap
-from .emitter import Block, affine_map
+from .errors import format_location, trace_error, unsupported, user_location
 from .masked import MaskedSelection
-from .tracer import (
-    TraceContext,
-    TracedArray,
-    format_location,
-    public_type,
-    sync_view,
-    trace_error,
-    unsupported,
-    user_location,
-)
+from .mlir_text import Block, affine_map
+from .registry import op
+from .traced_array import TraceContext, TracedArray, public_type, sync_view
 
 __all__ = ["assign", "ufunc", "setitem", "copyto"]
 
@@ -72,7 +65,7 @@ def _check_target(target: TracedArray, op: str) -> None:
 
 def _check_shape(target: TracedArray, value: Any, op: str, ufunc_output: bool) -> None:
     """NumPy's rule for storing ``value`` into ``target``: it broadcasts to ``target``'s shape."""
-    if not ops._is_tensor(value):
+    if not lowering.is_tensor(value):
         return
     off = target.ndim - value.ndim
     # size-1 dims broadcast; a dim the specialisation knows to be 1 takes no other size at run
@@ -103,18 +96,18 @@ def _store(ctx: TraceContext, target: TracedArray, value: Any) -> str:
     tdt = target._dtype
     ins: list[TracedArray] = []
     in_maps: list[str] = []
-    if ops._is_tensor(value):
-        ops._broadcast([target, value])  # the shape relation, as for any two operands
+    if lowering.is_tensor(value):
+        lowering.broadcast([target, value])  # the shape relation, as for any two operands
         ins.append(value)
-        in_maps.append(ops._bcast_map(target.ndim, value._dims))
+        in_maps.append(lowering.broadcast_map(target.ndim, value._dims))
     else:
-        scalar = ops._scalar_value(ctx, value, tdt)
+        scalar = lowering.scalar_value(ctx, value, tdt)
 
     def body(b: Block, args: list[str], _out: str) -> str:
-        return ops.convert(b, args[0], value._dtype, tdt) if ins else scalar
+        return lowering.convert(b, args[0], value._dtype, tdt) if ins else scalar
 
     R = target.ndim
-    return ops._emit_generic(
+    return lowering.emit_generic(
         ctx, "update", ins, in_maps, target._value, target.mlir_type, tdt,
         affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body,
     )
@@ -131,12 +124,12 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
     """
     if not isinstance(target, TracedArray) or target._is_scalar:
         raise unsupported(op, f"the output is a {public_type(target)}, not an array of the traced function")
-    ctx = ops._ctx_of(target, value)
+    ctx = lowering.context_of(target, value)
     _check_target(target, op)
-    value = ops._lift(ctx, value, op)
+    value = lowering.lift(ctx, value, op)
     tdt = target._dtype
     if casting == "same_kind":
-        vdt = ops._promote([value])[0]
+        vdt = lowering.promote([value])[0]
         if not D.can_cast_same_kind(vdt, tdt):
             what = f"ufunc '{ufunc_name}' output" if ufunc_name else "array data"
             raise trace_error(
@@ -149,7 +142,7 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
     sync_view(target)
     if isinstance(value, TracedArray) and value._dtype == tdt and overlap.same_view(ctx, target, value):
         return target  # ``t = x[k]; t += 1; x[k] = t``: t already lies where it is stored
-    if ops._is_tensor(value):
+    if lowering.is_tensor(value):
         held = overlap.held_values(ctx, target._base if target._base is not None else target)
         aligned = value.ndim == target.ndim and all(
             v != 1 or t == 1 for v, t in zip(value._dims, target._dims))
@@ -174,7 +167,7 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
     inverse = [0] * len(target._perm)  # type: ignore[arg-type]
     for i, p in enumerate(target._perm):  # type: ignore[arg-type]
         inverse[p] = i
-    root._value = ops.transpose(TracedArray(ctx, new, target._dtype, target._dims), inverse)._value
+    root._value = shapes.transpose(TracedArray(ctx, new, target._dtype, target._dims), inverse)._value
     _updated(root)
     target._value = new
     target._base_version = root._version
@@ -196,9 +189,9 @@ def ufunc(name: str, target: TracedArray, other: Any) -> Any:
     if target._is_scalar:
         return NotImplemented
     op = _AUGMENTED[name]
-    ops._ctx_of(target, other)
+    lowering.context_of(target, other)
     _check_target(target, op)
-    result = ops.matmul(target, other) if name == "matmul" else ops.binary(name, target, other)
+    result = contractions.matmul(target, other) if name == "matmul" else elementwise.binary(name, target, other)
     return assign(target, result, op=op, casting="same_kind", ufunc_name=name)
 
 
@@ -211,7 +204,7 @@ def setitem(target: TracedArray, key: Any, value: Any) -> None:
             f"'numpy.{target._dtype.name}' object does not support item assignment", TypeError
         )
     op = "item assignment"
-    ctx = ops._ctx_of(target, value)
+    ctx = lowering.context_of(target, value)
     parts = indexing.normalize_key(key, target.ndim)
     if isinstance(value, float) and target._dtype.is_int:
         # NumPy converts the Python float, then casts it like an array (truncating)
@@ -247,7 +240,7 @@ def _masked_store(target: TracedArray, mask: TracedArray, value: Any) -> None:
         if value.values.ndim != target.ndim:
             raise unsupported(op, "x[mask] = y[mask] with y of another rank than x")
         value = value.values
-    elif ops._is_tensor(value) and value.ndim > 0:
+    elif lowering.is_tensor(value) and value.ndim > 0:
         raise unsupported(
             op, "x[mask] = array: the values are taken in order of the True elements; use "
             "x[...] = numpy.where(mask, values, x) with values of x's shape",
@@ -261,16 +254,17 @@ def _masked_store(target: TracedArray, mask: TracedArray, value: Any) -> None:
                 f"but size of corresponding boolean axis is {m}",
                 IndexError,
             )
-    wide = ops._expand_units(ctx, mask, list(range(mask.ndim, target.ndim)))
+    wide = lowering.expand_units(ctx, mask, list(range(mask.ndim, target.ndim)))
     if not isinstance(value, TracedArray):
-        value = ops._lift(ctx, value, op)
+        value = lowering.lift(ctx, value, op)
     if isinstance(value, TracedArray) and value._dtype != target._dtype:
-        value = ops.astype(value, target._dtype.name)
+        value = elementwise.astype(value, target._dtype.name)
     elif not isinstance(value, TracedArray):
-        value = TracedArray(ctx, ops._py_const(ctx.top, value, target._dtype), target._dtype, (), is_scalar=True)
-    assign(target, ops.where(wide, value, target), op=op, casting="unsafe")
+        value = TracedArray(ctx, lowering.py_const(ctx.top, value, target._dtype), target._dtype, (), is_scalar=True)
+    assign(target, elementwise.where(wide, value, target), op=op, casting="unsafe")
 
 
+@op("copyto")
 def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
     """``np.copyto(dst, src)`` into a traced array."""
     if where is not True:

@@ -11,23 +11,24 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import ops
+from . import elementwise, lowering
+from .errors import trace_error
 from .loop_source import rewrite_loops
 from .numpy_proxy import numpy_proxy as xp
 from .registry import op
-from .tracer import TracedArray, trace_error
+from .traced_array import TracedArray
 
 
 def _square(a: Any, what: str) -> TracedArray:
     """``a`` as a float matrix, checked square (statically, or when called)."""
-    ctx = ops._ctx_of(a)
-    a = ops._lift(ctx, a, what)
+    ctx = lowering.context_of(a)
+    a = lowering.lift(ctx, a, what)
     if not isinstance(a, TracedArray) or a.ndim != 2:
         rank = a.ndim if isinstance(a, TracedArray) else 0
         raise trace_error(f"{rank}-dimensional array given. Array must be two-dimensional"
                           if rank < 2 else f"{what}: stacks of matrices are not supported", ValueError)
     if not a.element_type.is_inexact:
-        a = ops.astype(a, "float64")
+        a = elementwise.astype(a, "float64")
     if a.element_type.is_complex:
         raise trace_error(f"{what}: complex matrices are not supported", TypeError)
     rows, cols = a.shape
@@ -35,7 +36,8 @@ def _square(a: Any, what: str) -> TracedArray:
         if rows != cols:
             raise trace_error("Last 2 dimensions of the array must be square", ValueError)
     else:
-        ops.runtime_check(xp.equal(rows, cols), "invalid_argument", "Last 2 dimensions of the array must be square")
+        lowering.runtime_check(xp.equal(rows, cols), "invalid_argument",
+                               "Last 2 dimensions of the array must be square")
     return a
 
 
@@ -107,7 +109,7 @@ def cholesky(a: Any, upper: bool = False) -> TracedArray:
     """The lower (or upper) Cholesky factor of a symmetric positive-definite matrix."""
     a = _square(a, "numpy.linalg.cholesky")
     low = _traced(_cholesky_steps)(a)
-    ops.runtime_check(xp.all(xp.isfinite(low)), "invalid_argument", "Matrix is not positive definite")
+    lowering.runtime_check(xp.all(xp.isfinite(low)), "invalid_argument", "Matrix is not positive definite")
     return low.T if upper else low
 
 
@@ -116,13 +118,13 @@ def solve(a: Any, b: Any) -> TracedArray:
     """The solution ``x`` of ``a @ x = b`` for a square matrix ``a`` and a vector or matrix ``b``."""
     a = _square(a, "numpy.linalg.solve")
     ctx = a.context
-    b = ops._lift(ctx, b, "numpy.linalg.solve")
+    b = lowering.lift(ctx, b, "numpy.linalg.solve")
     if not isinstance(b, TracedArray) or b.ndim not in (1, 2):
         raise trace_error("numpy.linalg.solve: b must be a vector or a matrix", ValueError)
     dtype = xp.result_type(a.dtype, b.dtype)
     columns = b.reshape(b.shape[0], -1) if b.ndim == 1 else b
     x, pivots = _traced(_solve_steps)(a.astype(dtype), columns.astype(dtype))
-    ops.runtime_check(xp.all(pivots != 0), "invalid_argument", "Singular matrix")
+    lowering.runtime_check(xp.all(pivots != 0), "invalid_argument", "Singular matrix")
     return x.reshape(b.shape[0]) if b.ndim == 1 else x
 
 
@@ -131,7 +133,7 @@ def inv(a: Any) -> TracedArray:
     """The inverse of a square matrix."""
     a = _square(a, "numpy.linalg.inv")
     x, pivots = _traced(_solve_steps)(a, xp.eye(a.shape[0], dtype=a.dtype))
-    ops.runtime_check(xp.all(pivots != 0), "invalid_argument", "Singular matrix")
+    lowering.runtime_check(xp.all(pivots != 0), "invalid_argument", "Singular matrix")
     return x
 
 

@@ -35,21 +35,13 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes as D
-from . import ops
+from . import elementwise, lowering
 from .dtypes import DType
-from .emitter import Block, tensor_type
+from .errors import trace_error, unsupported, user_location
 from .indexing import index_value
 from .loop_state import PythonState
-from .tracer import (
-    SymbolicDim,
-    TraceContext,
-    TracedArray,
-    UseGuard,
-    current_context,
-    trace_error,
-    unsupported,
-    user_location,
-)
+from .mlir_text import Block, tensor_type
+from .traced_array import SymbolicDim, TraceContext, TracedArray, UseGuard, current_context
 
 __all__ = ["UNROLL_LIMIT", "LoopOutcome", "enter_loop", "python_range", "range_loop"]
 
@@ -272,10 +264,10 @@ def _convert(ctx: TraceContext, v: Any, t: _Carried) -> str:
         if isinstance(v, TracedArray) and not v._is_scalar:
             v = TracedArray(ctx, ctx.top.op("s", f"tensor.extract {v._value}[] : {v.mlir_type}"),
                             v._dtype, (), is_scalar=True)
-        return ops._scalar_value(ctx, v, t.dtype)
-    x = ops._to_tensor(ctx, ops._lift(ctx, v, "loop value"))
+        return lowering.scalar_value(ctx, v, t.dtype)
+    x = lowering.to_tensor(ctx, lowering.lift(ctx, v, "loop value"))
     if x._dtype != t.dtype:
-        x = ops.astype(x, t.dtype.name)
+        x = elementwise.astype(x, t.dtype.name)
     if x.mlir_type != t.mlir:
         return ctx.top.op("carried", f"tensor.cast {x._value} : {x.mlir_type} to {t.mlir}")
     return x._value
@@ -683,7 +675,7 @@ class _Loop:
         all_types = [t for _, t in carried] + [_Carried("tensor", r._dtype, r._dims) for r in roots]
         inits = [_convert_unchecked(ctx, self.initial[j], t) for j, t in carried]
         for root in roots:
-            ops._lift(ctx, root, "loop")
+            lowering.lift(ctx, root, "loop")
             inits.append(root._value)
         args = ["%" + ctx.names.fresh("carried") for _ in all_types]
         flags = {j: ("%" + ctx.names.fresh("set"), m) for j, m in checked.items()}

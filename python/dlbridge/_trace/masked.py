@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as D
-from . import ops
+from . import lowering, shapes
 from .compaction import flat_positions
-from .tracer import TracedArray, trace_error, unsupported
+from .errors import trace_error, unsupported
+from .traced_array import TracedArray
 
 #: NumPy functions of the elements of their array operands, besides ufuncs.
 _ELEMENTWISE = {np.where, np.clip}
@@ -51,18 +52,18 @@ class MaskedSelection:
                                       f"size of axis is {size} but size of corresponding boolean "
                                       f"axis is {flag}", IndexError)
                 continue
-            same = np.equal(ops._lift(x.context, size), ops._lift(x.context, flag))
-            ops.runtime_check(same, "index_out_of_range",
+            same = np.equal(lowering.lift(x.context, size), lowering.lift(x.context, flag))
+            lowering.runtime_check(same, "index_out_of_range",
                     f"boolean index did not match indexed array along axis {k}; size of axis is "
                     "{0} but size of corresponding boolean axis is {1}", (size, flag))
-        return MaskedSelection(ops._copy(x), mask)
+        return MaskedSelection(lowering.copy(x), mask)
 
     # ---- what the selection's elements are
 
     def _wide_mask(self) -> TracedArray:
         """The mask with unit dims for the values' trailing dims."""
         extra = self.values.ndim - self.mask.ndim
-        return ops._expand_units(self.mask.context, self.mask, list(range(self.mask.ndim, self.mask.ndim + extra)))
+        return lowering.expand_units(self.mask.context, self.mask, list(range(self.mask.ndim, self.mask.ndim + extra)))
 
     def _same_selection(self, other: MaskedSelection, what: str) -> None:
         """Checks that ``other`` selects the same positions: NumPy pairs the k-th selected
@@ -74,7 +75,7 @@ class MaskedSelection:
         if other.mask.ndim != self.mask.ndim:
             raise unsupported(what, "selections by masks of different ranks")
         same = np.all(np.equal(self.mask, other.mask))
-        ops.runtime_check(same, "shape_mismatch",
+        lowering.runtime_check(same, "shape_mismatch",
                 f"{what}: selections by different masks are supported only when the masks are "
                 "equal")
 
@@ -82,7 +83,7 @@ class MaskedSelection:
         """The selection as an array: the selected elements (rows, for a mask over leading
         dims) in order, gathered at the positions the mask selects."""
         trailing = tuple(self.values.shape[self.mask.ndim:])
-        rows = ops.reshape(self.values, (-1, *trailing))
+        rows = shapes.reshape(self.values, (-1, *trailing))
         return rows[flat_positions(self.mask)]  # type: ignore[no-any-return]
 
     def _map(self, fn: Any, *operands: Any, **kwargs: Any) -> Any:
@@ -298,7 +299,7 @@ def _extreme(sel: MaskedSelection, axis: Any, which: str, keepdims: bool = False
     else:
         fill = -np.inf if which == "max" else np.inf
     count = _count(sel, axis)
-    ops.runtime_check(np.all(np.greater(count, 0)), "invalid_argument",
+    lowering.runtime_check(np.all(np.greater(count, 0)), "invalid_argument",
             f"zero-size array to reduction operation {'maximum' if which == 'max' else 'minimum'} "
             "which has no identity")
     return fn(np.where(sel._wide_mask(), sel.values, fill), axis=axes, keepdims=keepdims)

@@ -9,11 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from . import creation, inplace, ops, reductions, registry
+from . import creation, elementwise, inplace, lowering, reductions, registry
 from . import dtypes as D
-from .emitter import Block, affine_map, tensor_type
+from .errors import trace_error, unsupported
+from .mlir_text import Block, affine_map, tensor_type
 from .registry import OpDef
-from .tracer import TracedArray, trace_error, unsupported
+from .traced_array import TracedArray
 
 __all__ = ["array_function", "array_ufunc"]
 
@@ -45,7 +46,7 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
         if kwargs:
             raise unsupported(f"{qual}.reduce", f"arguments {sorted(kwargs)}")
         with_dtype = name in ("add", "multiply")
-        return ops.reduce(_REDUCE[name], inputs[0], axis=axis, keepdims=keepdims,
+        return reductions.reduce(_REDUCE[name], inputs[0], axis=axis, keepdims=keepdims,
                           dtype=dtype if with_dtype else None)
     if method != "__call__":
         raise unsupported(f"{qual}.{method}")
@@ -64,7 +65,7 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
         raise unsupported(qual)
     r = declared.impl(*inputs)
     if dtype is not None:
-        r = ops.astype(r, dtype)
+        r = elementwise.astype(r, dtype)
     if out is not None:
         return inplace.assign(out, r, op=f"{qual}(out=...)", casting=casting, ufunc_name=name)
     return r
@@ -116,7 +117,7 @@ def _scalar_step(declared: OpDef, ctx: Any, block: Block, a: str, b: str, dt: D.
     ctx.top = block
     try:
         r = declared.impl(TracedArray(ctx, a, dt, (), is_scalar=True), TracedArray(ctx, b, dt, (), is_scalar=True))
-        return ops.convert(block, r._value, r._dtype, out)
+        return lowering.convert(block, r._value, r._dtype, out)
     finally:
         ctx.top = outer
 
@@ -129,15 +130,15 @@ def _outer(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any
     dtype = kwargs.pop("dtype", None)
     if kwargs:
         raise unsupported(f"{qual}.outer", f"arguments {sorted(kwargs)}")
-    ctx = ops._ctx_of(*inputs)
+    ctx = lowering.context_of(*inputs)
     a, b = (creation.array_operand(ctx, v, f"{qual}.outer") if isinstance(v, (list, tuple))
-            else ops._lift(ctx, v, f"{qual}.outer") for v in inputs)
-    a = ops._to_tensor(ctx, a)
+            else lowering.lift(ctx, v, f"{qual}.outer") for v in inputs)
+    a = lowering.to_tensor(ctx, a)
     b_ndim = b.ndim if isinstance(b, TracedArray) else 0
     if b_ndim:
-        a = ops._expand_units(ctx, a, list(range(a.ndim, a.ndim + b_ndim)))
+        a = lowering.expand_units(ctx, a, list(range(a.ndim, a.ndim + b_ndim)))
     r = declared.impl(a, b)
-    return r if dtype is None else ops.astype(r, dtype)
+    return r if dtype is None else elementwise.astype(r, dtype)
 
 
 def _accumulate(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -150,8 +151,8 @@ def _accumulate(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str
     dtype = args.pop(0) if args else kwargs.pop("dtype", None)
     if args or kwargs:
         raise unsupported(name, f"arguments {sorted(kwargs)}" if kwargs else "out=")
-    ctx = ops._ctx_of(inputs[0])
-    x = ops._to_tensor(ctx, ops._lift(ctx, inputs[0], name))
+    ctx = lowering.context_of(inputs[0])
+    x = lowering.to_tensor(ctx, lowering.lift(ctx, inputs[0], name))
     np_dt = _numpy_dtype(x, name)
     stand_in = np.zeros((1,) * x.ndim, np_dt)
     want = _as_numpy_would(name, lambda: ufunc.accumulate(stand_in, axis=axis, dtype=dtype)).dtype
@@ -165,7 +166,7 @@ def _accumulate(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str
     else:
         def combine(block: Block, run: str, v: str) -> str:
             return _scalar_step(declared, ctx, block, run, v, acc, acc)
-    return reductions._scan(x, int(axis), None, None, name, combine, acc)
+    return reductions.scan(x, int(axis), None, None, name, combine, acc)
 
 
 def _identity(ufunc: Any, dt: D.DType) -> Any:
@@ -205,18 +206,19 @@ def _reduce(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, An
             raise unsupported(name, f"argument {k}={v!r}")
     if args:
         raise unsupported(name, "out=")
-    ctx = ops._ctx_of(inputs[0])
-    x = ops._to_tensor(ctx, ops._lift(ctx, inputs[0], name))
+    ctx = lowering.context_of(inputs[0])
+    x = lowering.to_tensor(ctx, lowering.lift(ctx, inputs[0], name))
     np_dt = _numpy_dtype(x, name)
     stand_in = np.zeros((1,) * x.ndim, np_dt)
     acc = D.dtype(_as_numpy_would(name, lambda: np.asarray(ufunc.reduce(stand_in, axis=axis, dtype=dtype))).dtype)
-    axes = ops._norm_axes(axis, x.ndim, name) if x.ndim else ()  # NumPy reduces a 0-d array to itself
+    axes = reductions.normalize_reduction_axes(axis, x.ndim,
+                                               name) if x.ndim else ()  # NumPy reduces a 0-d array to itself
     ident = _identity(ufunc, acc)
     if ident is None:
         if any(x._dims[k] == 0 for k in axes):
             raise trace_error(f"zero-size array to reduction operation {ufunc.__name__} which has no identity",
                               ValueError)
-        ops._check_reduced_extent(x, axes, ufunc.__name__)
+        reductions.check_reduced_extent(x, axes, ufunc.__name__)
         ident = D.int_range(acc)[0] if ufunc.__name__ == "fmax" else D.int_range(acc)[1]
     ctx.begin_op()
     R = x.ndim
@@ -224,15 +226,15 @@ def _reduce(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, An
     dims = [x._dims[k] for k in kept]
     sizes = [ctx.dim(x, k) if x._dims[k] is None else None for k in kept]
     out_type = tensor_type(dims, acc)
-    init = ctx.top.op("init", f"linalg.fill ins({ops._py_const(ctx.top, ident, acc)} : {acc.mlir}) "
-                      f"outs({ops._empty(ctx, dims, acc, sizes)} : {out_type}) -> {out_type}")
+    init = ctx.top.op("init", f"linalg.fill ins({lowering.py_const(ctx.top, ident, acc)} : {acc.mlir}) "
+                      f"outs({lowering.empty(ctx, dims, acc, sizes)} : {out_type}) -> {out_type}")
 
     def body(blk: Block, ins: list[str], out: str) -> str:
-        v = ops.convert(blk, ins[0], x._dtype, acc)
+        v = lowering.convert(blk, ins[0], x._dtype, acc)
         return _scalar_step(declared, ctx, blk, out, v, acc, acc)
 
-    res = ops._emit_generic(
+    res = lowering.emit_generic(
         ctx, ufunc.__name__, [x], [affine_map(R, [f"d{j}" for j in range(R)])], init, out_type, acc,
         affine_map(R, [f"d{j}" for j in kept]), ["reduction" if j in axes else "parallel" for j in range(R)], body)
     out = TracedArray(ctx, res, acc, dims, sizes=sizes)
-    return ops._expand_units(ctx, out, list(axes)) if keepdims else out
+    return lowering.expand_units(ctx, out, list(axes)) if keepdims else out

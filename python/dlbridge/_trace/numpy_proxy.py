@@ -23,9 +23,10 @@ import numpy as np
 
 from . import dtypes as D
 from . import registry
+from .errors import unsupported
 from .loop_source import rewrite_loops
 from .masked import MaskedSelection
-from .tracer import SymbolicDim, TracedArray, unsupported
+from .traced_array import SymbolicDim, TracedArray
 
 __all__ = ["numpy_proxy", "traced_len", "with_numpy_proxy"]
 

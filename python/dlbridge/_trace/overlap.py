@@ -8,15 +8,15 @@ the very elements the store replaces, is staged through a fresh tensor (``linalg
 fusion never folds into the store).  ``x[:] = x * 2`` or ``x[1:] += 1`` read each element only to
 replace that same element, and stay copy-free.
 
-The trace's values are SSA names; :class:`~.emitter.NameTable` records what each was computed from
+The trace's values are SSA names; :class:`~.mlir_text.NameTable` records what each was computed from
 and, for ``linalg.generic``, with which indexing maps.
 """
 
 from __future__ import annotations
 
-from . import ops
-from .emitter import SSA_NAME
-from .tracer import TraceContext, TracedArray
+from . import lowering
+from .mlir_text import SSA_NAME
+from .traced_array import TraceContext, TracedArray
 
 __all__ = ["held_values", "reads_overwritten", "same_view", "stage"]
 
@@ -106,7 +106,7 @@ def stage(ctx: TraceContext, value: TracedArray) -> TracedArray:
     """``value`` copied into a fresh tensor."""
     dims = value._dims
     sizes = [ctx.dim(value, k) if d is None else None for k, d in enumerate(dims)]
-    empty = ops._empty(ctx, dims, value._dtype, sizes)
+    empty = lowering.empty(ctx, dims, value._dtype, sizes)
     ty = value.mlir_type
     copy = ctx.top.op("staged", f"linalg.copy ins({value._value} : {ty}) outs({empty} : {ty}) -> {ty}")
     out = TracedArray(ctx, copy, value._dtype, dims)

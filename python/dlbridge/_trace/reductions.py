@@ -1,27 +1,208 @@
-"""Reductions and scans beyond ``sum``/``mean``/``max``/``min``: ``prod``, ``any``, ``all``,
-``var``, ``std``, ``argmax``, ``argmin``, ``cumsum`` and ``cumprod``; differences and statistics
+"""Reductions and scans: ``sum``, ``mean``, ``max``, ``min``, ``prod``, ``any`` and ``all``
+(:func:`reduce`: a ``linalg.fill`` and a ``linalg.generic`` with reduction iterators), ``var``,
+``std``, ``argmax``, ``argmin``, ``cumsum`` and ``cumprod``; differences and statistics
 (``diff``, ``average``, ``cov``, ``corrcoef``); sorting and searching (``sort``, ``argsort``,
 ``searchsorted``). Each is declared once in the op table (NumPy function and ``ndarray`` method)
 with NumPy's dtypes, NaN rules and errors."""
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
+from functools import reduce as _fold
 from typing import Any, Callable
 
 import numpy as np
 
-from . import creation, indexing, ops, registry
+from . import contractions, creation, elementwise, indexing, lowering, registry, shapes
 from . import dtypes as D
-from .emitter import Block, affine_map, tensor_type
+from .dtypes import DType
+from .errors import trace_error, unsupported
+from .lowering import emit_elementwise
+from .mlir_text import Block, affine_map, tensor_type
 from .registry import op
-from .tracer import SymbolicDim, TracedArray, public_type, trace_error, unsupported
+from .traced_array import SymbolicDim, TracedArray, public_type
 
-__all__ = ["argmax", "argmin", "cumprod", "cumsum", "std", "var"]
+__all__ = [
+    "argmax",
+    "argmin",
+    "check_reduced_extent",
+    "cumprod",
+    "cumsum",
+    "normalize_reduction_axes",
+    "reduce",
+    "scan",
+    "std",
+    "var",
+]
+
+
+def normalize_reduction_axes(axis: Any, rank: int, opname: str) -> tuple[int, ...]:
+    """``axis`` (None, an int or a sequence of ints) as sorted non-negative axes of a rank-``rank``
+    array, with NumPy's errors for out-of-range and repeated axes."""
+    if axis is None:
+        return tuple(range(rank))
+    if isinstance(axis, (list, tuple)):
+        axes = list(axis)
+    else:
+        axes = [axis]
+    out: list[int] = []
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, int):
+            try:
+                a = operator.index(a)
+            except TypeError:
+                raise unsupported(opname, f"axis must be an int or a tuple of ints, not {a!r}") from None
+        if not -rank <= a < rank or (rank == 0 and True):
+            raise trace_error(f"{opname}: axis {a} is out of bounds for array of dimension {rank}", ValueError)
+        a = a % rank
+        if a in out:
+            raise trace_error(f"{opname}: duplicate value in 'axis'", ValueError)
+        out.append(a)
+    return tuple(sorted(out))
+
+
+def check_reduced_extent(x: TracedArray, axes: Sequence[int], ufunc: str, text: str | None = None) -> None:
+    """Emits a run-time check that no axis in ``axes`` of ``x`` is empty, for reductions without
+    an identity; it fails with NumPy's message (or ``text``), raised as ``ValueError``."""
+    ctx = x.context
+    zero = ctx.top.const(0, "index")
+    conditions = [
+        ctx.top.op("nonempty", f"arith.cmpi ne, {ctx.dim(x, i)}, {zero} : index")
+        for i in axes
+        if x.dims[i] is None
+    ]
+    if not conditions:
+        return
+    ok = _fold(lambda a, b: ctx.top.op("nonempty", f"arith.andi {a}, {b} : i1"), conditions)
+    message = lowering.message_literal(text or f"zero-size array to reduction operation {ufunc} which has no identity")
+    ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{message}"')
+
+
+def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> TracedArray:
+    """``sum``, ``prod``, ``max``, ``min``, ``mean``, ``any`` or ``all`` over ``axis`` (int, tuple
+    or None)."""
+    ctx = lowering.context_of(x)
+    x = lowering.lift(ctx, x, kind)
+    x = lowering.to_tensor(ctx, x)
+    in_dt = x.element_type
+    R = x.ndim
+    axes = normalize_reduction_axes(axis, R, kind)
+    want: DType | None = None
+    if dtype is not None:
+        if kind in ("max", "min", "any", "all"):
+            raise unsupported(kind, "dtype= is not supported")
+        want = D.dtype(dtype)
+    if kind in ("sum", "prod"):
+        if want is not None:
+            acc = want
+        elif in_dt.is_bool or in_dt.is_signed:
+            acc = D.INT64
+        elif in_dt.is_unsigned:
+            acc = D.UINT64
+        else:
+            acc = in_dt
+        res_dt = acc
+    elif kind == "mean":
+        res_dt = want or (in_dt if in_dt.is_inexact else D.FLOAT64)
+        if not res_dt.is_inexact:
+            raise unsupported("mean", f"dtype {res_dt.name}")
+        acc = D.FLOAT32 if res_dt.bits == 16 else res_dt
+    elif kind in ("max", "min"):
+        if in_dt.is_complex:
+            raise unsupported(kind, "not supported for complex")
+        acc = res_dt = in_dt
+    elif kind in ("any", "all"):
+        acc = res_dt = D.BOOL
+    else:  # pragma: no cover
+        raise unsupported(kind)
+
+    ctx.begin_op()
+    if kind in ("max", "min"):
+        check_reduced_extent(x, axes, "maximum" if kind == "max" else "minimum")
+    kept = [i for i in range(R) if i not in axes]
+    out_dims = [x.dims[i] for i in kept]
+    sizes = [ctx.dim(x, i) if x.dims[i] is None else None for i in kept]
+    init_empty = lowering.empty(ctx, out_dims, acc, sizes)
+    out_type = tensor_type(out_dims, acc)
+    if kind in ("sum", "mean"):
+        ident: Any = 0
+    elif kind in ("prod", "all"):
+        ident = 1
+    elif kind == "any":
+        ident = 0
+    elif kind == "max":
+        ident = -float("inf") if acc.is_float else (False if acc.is_bool else D.int_range(acc)[0])
+    else:
+        ident = float("inf") if acc.is_float else (True if acc.is_bool else D.int_range(acc)[1])
+    iv = lowering.py_const(ctx.top, ident, acc)
+    init = ctx.top.op("init", f"linalg.fill ins({iv} : {acc.mlir}) outs({init_empty} : {out_type}) -> {out_type}")
+    combine = {
+        "sum": lowering.scalar_add, "mean": lowering.scalar_add, "prod": lowering.scalar_mul,
+        "max": lowering.scalar_max, "min": lowering.scalar_min,
+        "any": lambda b, x, y, dt: lowering.arith(b, "ori", x, y, dt, "any"),
+        "all": lambda b, x, y, dt: lowering.arith(b, "andi", x, y, dt, "all"),
+    }[kind]
+
+    def body(blk: Block, in_args: list[str], out: str) -> str:
+        v = lowering.convert(blk, in_args[0], in_dt, acc)
+        if kind in ("sum", "mean") and acc.is_float:
+            # Reassociable, as NumPy's pairwise summation is: LLVM may then
+            # vectorise the accumulation instead of chaining one add per element.
+            return blk.op("add", f"arith.addf {out}, {v} fastmath<reassoc> : {acc.mlir}")
+        return combine(blk, out, v, acc)
+
+    res = lowering.emit_generic(
+        ctx, kind, [x], [affine_map(R, [f"d{j}" for j in range(R)])], init, out_type, acc,
+        affine_map(R, [f"d{j}" for j in kept]),
+        ["reduction" if j in axes else "parallel" for j in range(R)], body,
+    )
+    out = TracedArray(ctx, res, acc, out_dims)
+    for j, s in enumerate(sizes):
+        if s is not None:
+            out.set_size(j, s)
+    if kind == "mean":
+        n: str = ctx.top.const(1, "index")
+        for i in axes:
+            n = ctx.top.op("count", f"arith.muli {n}, {ctx.dim(x, i)} : index") if x.dims[i] != 1 else n
+        n64 = ctx.top.op("count", f"arith.index_cast {n} : index to i64")
+        nf = lowering.convert(ctx.top, n64, D.INT64, acc)
+        cnt = TracedArray(ctx, nf, acc, (), is_scalar=True)
+        out = emit_elementwise(ctx, "mean", [(out, acc), (cnt, acc)], res_dt,
+                     lambda b, v: lowering.convert(b, lowering.scalar_div(b, v[0], v[1], acc), acc, res_dt))
+    if keepdims:
+        out = lowering.expand_units(ctx, out, list(axes))
+    return out
+
+
+def _reduction(kind: str, has_dtype: bool, numpy_names: tuple[str, ...]) -> None:
+    def impl(a: Any, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
+        names = (["dtype"] if has_dtype else []) + ["out", "keepdims"]
+        for k, v in zip(names, args):
+            kwargs[k] = v
+        lowering.no_out(kwargs.pop("out", None), f"numpy.{kind}")
+        keepdims = kwargs.pop("keepdims", False)
+        dtype = kwargs.pop("dtype", None)
+        for k, v in kwargs.items():
+            if k == "where" and v is True:
+                continue
+            raise unsupported(f"numpy.{kind}", f"argument {k}={v!r}")
+        return reduce(kind, a, axis=axis, keepdims=bool(keepdims), dtype=dtype)
+
+    impl.__name__ = impl.__qualname__ = kind
+    impl.__doc__ = f"``{kind}`` over ``axis`` (int, tuple or None = all)."
+    op(kind, numpy=numpy_names, method=kind)(impl)
+
+
+_reduction("sum", True, ("sum",))
+_reduction("mean", True, ("mean",))
+_reduction("max", False, ("max", "amax"))
+_reduction("min", False, ("min", "amin"))
 
 
 def _array(a: Any, name: str) -> TracedArray:
-    ctx = ops._ctx_of(a)
-    return ops._to_tensor(ctx, ops._lift(ctx, a, name))
+    ctx = lowering.context_of(a)
+    return lowering.to_tensor(ctx, lowering.lift(ctx, a, name))
 
 
 def _no_where(where: Any, name: str) -> None:
@@ -29,44 +210,44 @@ def _no_where(where: Any, name: str) -> None:
         raise unsupported(f"numpy.{name}", "where= is not supported")
 
 
-@op("prod", method="prod", dtype_rule="promote")
+@op("prod", method="prod")
 def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
          initial: Any = None, where: Any = True) -> TracedArray:
     """The product of the elements over ``axis`` (integers accumulate in int64, as NumPy)."""
-    ops._no_out(out, "numpy.prod")
+    lowering.no_out(out, "numpy.prod")
     _no_where(where, "prod")
-    r = ops.reduce("prod", a, axis=axis, keepdims=keepdims, dtype=dtype)
-    return r if initial is None else ops.binary("multiply", r, initial)
+    r = reduce("prod", a, axis=axis, keepdims=keepdims, dtype=dtype)
+    return r if initial is None else elementwise.binary("multiply", r, initial)
 
 
-@op("any", method="any", dtype_rule="bool")
+@op("any", method="any")
 def any_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> TracedArray:
     """Whether any element over ``axis`` is true (nonzero; NaN is true)."""
-    ops._no_out(out, "numpy.any")
+    lowering.no_out(out, "numpy.any")
     _no_where(where, "any")
-    return ops.reduce("any", a, axis=axis, keepdims=keepdims)
+    return reduce("any", a, axis=axis, keepdims=keepdims)
 
 
-@op("all", method="all", dtype_rule="bool")
+@op("all", method="all")
 def all_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> TracedArray:
     """Whether every element over ``axis`` is true (nonzero; NaN is true)."""
-    ops._no_out(out, "numpy.all")
+    lowering.no_out(out, "numpy.all")
     _no_where(where, "all")
-    return ops.reduce("all", a, axis=axis, keepdims=keepdims)
+    return reduce("all", a, axis=axis, keepdims=keepdims)
 
 
-@op("count_nonzero", dtype_rule="explicit")
+@op("count_nonzero")
 def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> TracedArray:
     """How many elements over ``axis`` are non-zero (``int64``; NaN counts)."""
-    ctx = ops._ctx_of(a)
-    a = ops._lift(ctx, a, "numpy.count_nonzero")
-    flags = a if isinstance(a, TracedArray) and a.element_type.is_bool else ops.binary("not_equal", a, 0)
-    return ops.reduce("sum", flags, axis=axis, keepdims=keepdims, dtype="int64")
+    ctx = lowering.context_of(a)
+    a = lowering.lift(ctx, a, "numpy.count_nonzero")
+    flags = a if isinstance(a, TracedArray) and a.element_type.is_bool else elementwise.binary("not_equal", a, 0)
+    return reduce("sum", flags, axis=axis, keepdims=keepdims, dtype="int64")
 
 
 def _count(x: TracedArray, axis: Any) -> Any:
     """The number of elements reduced over ``axis``: an int or a SymbolicDim."""
-    axes = ops._norm_axes(axis, x.ndim, "var")
+    axes = normalize_reduction_axes(axis, x.ndim, "var")
     n: Any = 1
     for k in axes:
         d = x.shape[k]
@@ -74,30 +255,30 @@ def _count(x: TracedArray, axis: Any) -> Any:
     return n
 
 
-@op("var", method="var", dtype_rule="float")
+@op("var", method="var")
 def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0,
         keepdims: bool = False, *, where: Any = True, mean: Any = None, correction: Any = None) -> TracedArray:
     """The variance over ``axis``: ``sum(|x - x.mean()|**2) / (n - ddof)``."""
-    ops._no_out(out, "numpy.var")
+    lowering.no_out(out, "numpy.var")
     _no_where(where, "var")
     if mean is not None:
         raise unsupported("numpy.var", "mean= is not supported")
     if correction is not None:
         ddof = correction
     x = _array(a, "var")
-    m = ops.reduce("mean", x, axis=axis, keepdims=True, dtype=dtype)
-    d = ops.binary("subtract", x if dtype is None else ops.astype(x, dtype), m)
-    sq = ops.binary("multiply", d, d) if not d._dtype.is_complex else ops.binary(
-        "multiply", ops.unary("absolute", d), ops.unary("absolute", d))
-    total = ops.reduce("sum", sq, axis=axis, keepdims=keepdims)
-    return ops.binary("divide", total, _count(x, axis) - ddof)
+    m = reduce("mean", x, axis=axis, keepdims=True, dtype=dtype)
+    d = elementwise.binary("subtract", x if dtype is None else elementwise.astype(x, dtype), m)
+    sq = elementwise.binary("multiply", d, d) if not d._dtype.is_complex else elementwise.binary(
+        "multiply", elementwise.unary("absolute", d), elementwise.unary("absolute", d))
+    total = reduce("sum", sq, axis=axis, keepdims=keepdims)
+    return elementwise.binary("divide", total, _count(x, axis) - ddof)
 
 
-@op("std", method="std", dtype_rule="float")
+@op("std", method="std")
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: Any = 0,
         keepdims: bool = False, *, where: Any = True, mean: Any = None, correction: Any = None) -> TracedArray:
     """The standard deviation over ``axis``: ``sqrt(var)``."""
-    return ops.unary("sqrt", var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+    return elementwise.unary("sqrt", var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
                                  correction=correction))
 
 
@@ -105,21 +286,21 @@ def _arg_reduce(a: Any, axis: Any, keepdims: bool, out: Any, largest: bool) -> T
     """``argmax``/``argmin``: the first index of the extreme (of the first NaN, as NumPy), found
     by one reduction carrying (value, index) whose choice does not depend on the visiting order."""
     name = "argmax" if largest else "argmin"
-    ops._no_out(out, f"numpy.{name}")
+    lowering.no_out(out, f"numpy.{name}")
     x = _array(a, name)
     ctx = x._ctx
     if x._dtype.is_complex:
         raise unsupported(f"numpy.{name}", "not supported for complex")
     if axis is None:
-        flat = ops.reshape(x, -1) if x.ndim != 1 else x
+        flat = shapes.reshape(x, -1) if x.ndim != 1 else x
         r = _arg_reduce(flat, 0, False, None, largest)
-        return ops._expand_units(ctx, r, list(range(x.ndim))) if keepdims else r
-    (ax,) = ops._norm_axes(axis, x.ndim, name)
+        return lowering.expand_units(ctx, r, list(range(x.ndim))) if keepdims else r
+    (ax,) = normalize_reduction_axes(axis, x.ndim, name)
     ctx.begin_op()
     empty = f"attempt to get {name} of an empty sequence"
     if x._dims[ax] == 0:
         raise ValueError(empty)
-    ops._check_reduced_extent(x, [ax], name, empty)
+    check_reduced_extent(x, [ax], name, empty)
     dt = x._dtype
     kept = [k for k in range(x.ndim) if k != ax]
     dims = [x._dims[k] for k in kept]
@@ -132,11 +313,11 @@ def _arg_reduce(a: Any, axis: Any, keepdims: bool, out: Any, largest: bool) -> T
     else:
         lo, hi = D.int_range(dt)
         worst = lo if largest else hi
-    v0 = ops._py_const(ctx.top, worst, dt)
+    v0 = lowering.py_const(ctx.top, worst, dt)
     i0 = ctx.top.const(np.iinfo(np.int64).max, "i64")
-    val_empty = ops._empty(ctx, dims, dt, sizes)
+    val_empty = lowering.empty(ctx, dims, dt, sizes)
     val_init = ctx.top.op("best", f"linalg.fill ins({v0} : {dt.mlir}) outs({val_empty} : {val_ty}) -> {val_ty}")
-    idx_empty = ops._empty(ctx, dims, D.INT64, sizes)
+    idx_empty = lowering.empty(ctx, dims, D.INT64, sizes)
     idx_init = ctx.top.op("at", f"linalg.fill ins({i0} : i64) outs({idx_empty} : {idx_ty}) -> {idx_ty}")
     blk = Block(ctx.names, indent=3)
     v, best, at = ("%" + ctx.names.fresh(h) for h in ("v", "best", "at"))
@@ -144,8 +325,8 @@ def _arg_reduce(a: Any, axis: Any, keepdims: bool, out: Any, largest: bool) -> T
     i64 = blk.op("i", f"arith.index_cast {i} : index to i64")
     earlier = blk.op("earlier", f"arith.cmpi slt, {i64}, {at} : i64")
     pred = "gt" if largest else "lt"
-    better = ops._cmp(blk, pred, v, best, dt)
-    tie = ops._cmp(blk, "eq", v, best, dt)
+    better = lowering.compare(blk, pred, v, best, dt)
+    tie = lowering.compare(blk, "eq", v, best, dt)
     take = blk.op("take", f"arith.ori {better}, {blk.op('tie', f'arith.andi {tie}, {earlier} : i1')} : i1")
     if dt.is_float:
         v_nan = blk.op("nan", f"arith.cmpf uno, {v}, {v} : {dt.mlir}")
@@ -154,7 +335,7 @@ def _arg_reduce(a: Any, axis: Any, keepdims: bool, out: Any, largest: bool) -> T
         nan_take = blk.op("nan", f"arith.select {best_nan}, {first_nan}, {v_nan} : i1")
         any_nan = blk.op("nan", f"arith.ori {v_nan}, {best_nan} : i1")
         take = blk.op("take", f"arith.select {any_nan}, {nan_take}, {take} : i1")
-    new_v = ops._select(blk, take, v, best, dt)
+    new_v = lowering.select(blk, take, v, best, dt)
     new_i = blk.op("at", f"arith.select {take}, {i64}, {at} : i64")
     blk.raw(f"linalg.yield {new_v}, {new_i} : {dt.mlir}, i64")
     R = x.ndim
@@ -168,16 +349,16 @@ def _arg_reduce(a: Any, axis: Any, keepdims: bool, out: Any, largest: bool) -> T
     top.lines.extend(blk.lines)
     top.raw(f"}} -> ({val_ty}, {idx_ty})")
     r = TracedArray(ctx, f"{res}#1", D.INT64, dims, sizes=sizes)
-    return ops._expand_units(ctx, r, [ax]) if keepdims else r
+    return lowering.expand_units(ctx, r, [ax]) if keepdims else r
 
 
-@op("argmax", method="argmax", dtype_rule="explicit")
+@op("argmax", method="argmax")
 def argmax(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> TracedArray:
     """The index of the first largest element over ``axis`` (flattened when None)."""
     return _arg_reduce(a, axis, keepdims, out, True)
 
 
-@op("argmin", method="argmin", dtype_rule="explicit")
+@op("argmin", method="argmin")
 def argmin(a: Any, axis: Any = None, out: Any = None, *, keepdims: bool = False) -> TracedArray:
     """The index of the first smallest element over ``axis`` (flattened when None)."""
     return _arg_reduce(a, axis, keepdims, out, False)
@@ -191,18 +372,18 @@ def _scan_identity(b: Block, combine: str, dt: D.DType) -> str:
             return b.const(-0.0, dt.mlir)
         if dt.is_complex:
             return b.const(complex(-0.0, -0.0), dt.mlir)
-        return ops._py_const(b, 0, dt)
-    return ops._py_const(b, 1, dt)
+        return lowering.py_const(b, 0, dt)
+    return lowering.py_const(b, 1, dt)
 
 
-def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: Combine,
+def scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: Combine,
           acc: D.DType | None = None) -> TracedArray:
     """``cumsum``/``cumprod`` in the accumulation dtype NumPy uses (int64 for small integers and
     bools), as one pass over the data: an ``scf.forall`` over every index but ``axis`` whose body
     walks ``axis`` with an ``scf.for`` carrying the running value, each element converted and
     combined in the order NumPy uses. The pipelines run the forall in parallel (OpenMP threads on
     the CPU, GPU threads or a block per row on CUDA)."""
-    ops._no_out(out, f"numpy.{name}")
+    lowering.no_out(out, f"numpy.{name}")
     x = _array(a, name)
     ctx = x._ctx
     if acc is not None:
@@ -217,22 +398,22 @@ def _scan(a: Any, axis: Any, dtype: Any, out: Any, name: str, combine: Combine,
         acc = x._dtype
     if axis is None and x.ndim >= 2:
         ctx.begin_op()
-        return ops._collapse_units(ctx, _scan_along(ctx, _one_row(ctx, x), 1, acc, combine), [0])
+        return lowering.collapse_units(ctx, _scan_along(ctx, _one_row(ctx, x), 1, acc, combine), [0])
     if axis is None:
-        x = ops.reshape(x, -1) if x.ndim != 1 else x
+        x = shapes.reshape(x, -1) if x.ndim != 1 else x
         axis = 0
-    (ax,) = ops._norm_axes(axis, x.ndim, name)
+    (ax,) = normalize_reduction_axes(axis, x.ndim, name)
     ctx.begin_op()
     if x.ndim == 1:
         # A row of one: the forall always has a dimension to run over.
-        return ops._collapse_units(ctx, _scan_along(ctx, ops._expand_units(ctx, x, [0]), 1, acc, combine), [0])
+        return lowering.collapse_units(ctx, _scan_along(ctx, lowering.expand_units(ctx, x, [0]), 1, acc, combine), [0])
     return _scan_along(ctx, x, ax, acc, combine)
 
 
 def _one_row(ctx: Any, x: TracedArray) -> TracedArray:
     """``x`` flattened in C order into an array of one row (``tensor.collapse_shape``, a view
     where the layout allows one, a copy where bufferization must make one)."""
-    e = ops._expand_units(ctx, x, [0])
+    e = lowering.expand_units(ctx, x, [0])
     n: int | None = 1
     for d in x._dims:
         n = None if n is None or d is None else n * d
@@ -257,7 +438,7 @@ def _scan_along(ctx: Any, x: TracedArray, ax: int, acc: D.DType, combine: Combin
     ty = tensor_type(x._dims, acc)
     row_ty = tensor_type([x._dims[ax]], acc)
     top = ctx.top
-    init = ops._empty(ctx, x._dims, acc, sizes)
+    init = lowering.empty(ctx, x._dims, acc, sizes)
     bounds = [ctx.dim(x, k) for k in kept]
     n = ctx.dim(x, ax)
     c0, c1 = top.const(0, "index"), top.const(1, "index")
@@ -271,17 +452,17 @@ def _scan_along(ctx: Any, x: TracedArray, ax: int, acc: D.DType, combine: Combin
     slice_at = f"[{offsets}] [{extents}] [{unit}]"
     body = Block(ctx.names, indent=top.indent + 1)
     row = body.op("row", f"tensor.extract_slice {shared}{slice_at} : {ty} to {row_ty}")
-    start = _scan_identity(body, combine, acc) if isinstance(combine, str) else ops._py_const(body, 0, acc)
+    start = _scan_identity(body, combine, acc) if isinstance(combine, str) else lowering.py_const(body, 0, acc)
     walked = "%" + ctx.names.fresh("walked")
     step = Block(ctx.names, indent=body.indent + 1)
     index = ", ".join(where.get(d, k) for d in range(R))
     v = step.op("x", f"tensor.extract {x._value}[{index}] : {x.mlir_type}")
-    v = ops.convert(step, v, x._dtype, acc)
+    v = lowering.convert(step, v, x._dtype, acc)
     if isinstance(combine, str):
-        new = (ops._s_add if combine == "add" else ops._s_mul)(step, run, v, acc)
+        new = (lowering.scalar_add if combine == "add" else lowering.scalar_mul)(step, run, v, acc)
     else:
         first = step.op("first", f"arith.cmpi eq, {k}, {c0} : index")
-        new = ops._select(step, first, v, combine(step, run, v), acc)
+        new = lowering.select(step, first, v, combine(step, run, v), acc)
     row2 = step.op("row", f"tensor.insert {new} into {row_arg}[{k}] : {row_ty}")
     step.raw(f"scf.yield {new}, {row2} : {acc.mlir}, {row_ty}")
     body.raw(f"{walked}:2 = scf.for {k} = {c0} to {n} step {c1} "
@@ -307,19 +488,19 @@ def _name_of(combine: Combine) -> str:
     return "cumsum" if combine == "add" else "cumprod" if combine == "multiply" else "accumulate"
 
 
-@op("cumsum", method="cumsum", dtype_rule="promote")
+@op("cumsum", method="cumsum")
 def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> TracedArray:
     """The running sums along ``axis`` (flattened when None)."""
-    return _scan(a, axis, dtype, out, "cumsum", "add")
+    return scan(a, axis, dtype, out, "cumsum", "add")
 
 
-@op("cumprod", method="cumprod", dtype_rule="promote")
+@op("cumprod", method="cumprod")
 def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> TracedArray:
     """The running products along ``axis`` (flattened when None)."""
-    return _scan(a, axis, dtype, out, "cumprod", "multiply")
+    return scan(a, axis, dtype, out, "cumprod", "multiply")
 
 
-@op("norm", numpy=("norm",), dtype_rule="float")
+@op("norm", numpy=("norm",))
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> TracedArray:  # noqa: A002
     """``numpy.linalg.norm``: the 2-norm (Frobenius for matrices) by default; vector norms of
     any order over an int ``axis`` or of a 1-D array."""
@@ -327,23 +508,24 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> T
     vector = a.ndim == 1 or isinstance(axis, int) or (isinstance(axis, tuple) and len(axis) == 1)
     if ord is not None and not vector and ord != "fro":
         raise unsupported("numpy.linalg.norm", f"the matrix norm ord={ord!r} (only 'fro')")
-    mag = ops.unary("absolute", a)
+    mag = elementwise.unary("absolute", a)
     if not mag._dtype.is_inexact:
-        mag = ops.astype(mag, "float64")
+        mag = elementwise.astype(mag, "float64")
     if ord is None or ord == "fro" or ord == 2:
-        return ops.unary("sqrt", ops.reduce("sum", ops.binary("multiply", mag, mag), axis=axis, keepdims=keepdims))
+        return elementwise.unary("sqrt", reduce("sum", elementwise.binary("multiply", mag, mag), axis=axis,
+                                                keepdims=keepdims))
     if ord == np.inf:
-        return ops.reduce("max", mag, axis=axis, keepdims=keepdims)
+        return reduce("max", mag, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
-        return ops.reduce("min", mag, axis=axis, keepdims=keepdims)
+        return reduce("min", mag, axis=axis, keepdims=keepdims)
     if ord == 0:
-        nonzero = ops.astype(ops.binary("not_equal", mag, 0), mag._dtype.name)
-        return ops.reduce("sum", nonzero, axis=axis, keepdims=keepdims)
+        nonzero = elementwise.astype(elementwise.binary("not_equal", mag, 0), mag._dtype.name)
+        return reduce("sum", nonzero, axis=axis, keepdims=keepdims)
     if ord == 1:
-        return ops.reduce("sum", mag, axis=axis, keepdims=keepdims)
+        return reduce("sum", mag, axis=axis, keepdims=keepdims)
     p = float(ord)
-    total = ops.reduce("sum", ops.binary("power", mag, p), axis=axis, keepdims=keepdims)
-    return ops.binary("power", total, 1.0 / p)
+    total = reduce("sum", elementwise.binary("power", mag, p), axis=axis, keepdims=keepdims)
+    return elementwise.binary("power", total, 1.0 / p)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -368,11 +550,11 @@ def _edge(ctx: Any, x: TracedArray, value: Any, axis: int, name: str) -> TracedA
     if v.ndim == 0:
         dims = [1 if k == axis else d for k, d in enumerate(x._dims)]
         sizes = [ctx.dim(x, k) if d is None else None for k, d in enumerate(dims)]
-        v = creation.broadcast_to(ops._expand_units(ctx, v, list(range(x.ndim))), dims, sizes)
+        v = creation.broadcast_to(lowering.expand_units(ctx, v, list(range(x.ndim))), dims, sizes)
     return v
 
 
-@op("diff", dtype_rule="same")
+@op("diff")
 def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = _NOT_GIVEN, append: Any = _NOT_GIVEN) -> TracedArray:
     """The ``n``-th differences along ``axis`` (``a[1:] - a[:-1]``; ``!=`` for bools), with
     ``prepend``/``append`` joined to ``a`` first."""
@@ -400,7 +582,7 @@ def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = _NOT_GIVEN, append: 
         x = creation.concatenate(parts, axis=ax)
     for _ in range(n):
         later, earlier = _along(x, ax, slice(1, None)), _along(x, ax, slice(None, -1))
-        x = ops.binary("not_equal" if x._dtype.is_bool else "subtract", later, earlier)
+        x = elementwise.binary("not_equal" if x._dtype.is_bool else "subtract", later, earlier)
     return x
 
 
@@ -411,7 +593,7 @@ def _weights_dtype(x: TracedArray, w: TracedArray) -> D.DType:
     return D.result_type(dt, D.FLOAT64) if not x._dtype.is_inexact else dt
 
 
-@op("average", dtype_rule="float")
+@op("average")
 def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
             keepdims: Any = _NOT_GIVEN) -> Any:
     """The (weighted) mean over ``axis``; with ``returned`` also the sum of the weights (the
@@ -421,7 +603,7 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
     keep = False if keepdims is _NOT_GIVEN else bool(keepdims)
     axes = indexing.normalize_axes(axis, x.ndim, "numpy.average")
     if weights is None:
-        avg = ops.reduce("mean", x, axis=axes, keepdims=keep)
+        avg = reduce("mean", x, axis=axes, keepdims=keep)
         if not returned:
             return avg
         count = _count(x, axes)
@@ -439,22 +621,22 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
             raise trace_error("Shape of weights must be consistent with shape of a along specified axis.",
                               ValueError)
         order = sorted(range(len(given)), key=given.__getitem__)
-        w = ops.transpose(w, tuple(order)) if order != list(range(len(order))) else w
-        w = ops._expand_units(ctx, w, [k for k in range(x.ndim) if k not in given])
-    scl = ops.reduce("sum", ops.astype(w, dt), axis=axes, keepdims=keep, dtype=dt)
+        w = shapes.transpose(w, tuple(order)) if order != list(range(len(order))) else w
+        w = lowering.expand_units(ctx, w, [k for k in range(x.ndim) if k not in given])
+    scl = reduce("sum", elementwise.astype(w, dt), axis=axes, keepdims=keep, dtype=dt)
     if ctx.target == "cpu":
         # The check reads the sums on the host: CUDA kernels divide by zero instead (inf, NaN).
-        nonzero = ops.reduce("all", ops.binary("not_equal", scl, 0), axis=None)
+        nonzero = reduce("all", elementwise.binary("not_equal", scl, 0), axis=None)
         ctx.begin_op()
         ok = ctx.top.op("weights_ok", f"tensor.extract {nonzero._value}[] : {nonzero.mlir_type}") \
             if not nonzero._is_scalar else nonzero._value
         ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "Weights sum to zero, can\'t be normalized"')
-    product = ops.binary("multiply", ops.astype(x, dt), ops.astype(w, dt))
-    avg = ops.binary("divide", ops.reduce("sum", product, axis=axes, keepdims=keep, dtype=dt), scl)
+    product = elementwise.binary("multiply", elementwise.astype(x, dt), elementwise.astype(w, dt))
+    avg = elementwise.binary("divide", reduce("sum", product, axis=axes, keepdims=keep, dtype=dt), scl)
     if not returned:
         return avg
     if scl.ndim != avg.ndim or scl._dims != avg._dims:
-        scl = ops.binary("add", creation.zeros([d for d in avg.shape], dtype=scl._dtype), scl)
+        scl = elementwise.binary("add", creation.zeros([d for d in avg.shape], dtype=scl._dtype), scl)
     return avg, scl
 
 
@@ -464,22 +646,22 @@ def _as_rows(ctx: Any, m: Any, rowvar: bool, dt: D.DType, name: str) -> TracedAr
     x = creation.array_operand(ctx, m, name)
     if x.ndim > 2:
         raise trace_error(f"{name}: m has more than 2 dimensions", ValueError)
-    x = ops.astype(x, dt) if x._dtype != dt else x
+    x = elementwise.astype(x, dt) if x._dtype != dt else x
     if x.ndim < 2:
-        x = ops._expand_units(ctx, x, list(range(2 - x.ndim)))
+        x = lowering.expand_units(ctx, x, list(range(2 - x.ndim)))
     if not rowvar and x._dims[0] != 1:
-        x = ops.transpose(x, (1, 0))
+        x = shapes.transpose(x, (1, 0))
     return x
 
 
-@op("cov", dtype_rule="float")
+@op("cov")
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
         fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> TracedArray:
     """The covariance matrix of the variables in the rows (``rowvar``) or columns of ``m`` (and
     ``y``), normalised by ``N - ddof`` (``ddof`` 1, or 0 with ``bias``)."""
     if fweights is not None or aweights is not None:
         raise unsupported("numpy.cov", "fweights= and aweights=")
-    ctx = ops._ctx_of(*(v for v in (m, y) if isinstance(v, TracedArray)))
+    ctx = lowering.context_of(*(v for v in (m, y) if isinstance(v, TracedArray)))
     xm = creation.array_operand(ctx, m, "numpy.cov")
     ys = creation.array_operand(ctx, y, "numpy.cov") if y is not None else None
     if dtype is not None:
@@ -498,17 +680,18 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     if isinstance(ddof, (TracedArray, SymbolicDim)):
         raise unsupported("numpy.cov", "a ddof that is not known while tracing")
     if dt.is_complex:
-        mean = ops.binary("divide", ops.reduce("sum", x, axis=1, keepdims=True), x.shape[1])
+        mean = elementwise.binary("divide", reduce("sum", x, axis=1, keepdims=True), x.shape[1])
     else:
-        mean = ops.reduce("mean", x, axis=1, keepdims=True)
-    centred = ops.binary("subtract", x, mean)
-    product = ops.matmul(centred, ops.transpose(_conj(centred), (1, 0)))
+        mean = reduce("mean", x, axis=1, keepdims=True)
+    centred = elementwise.binary("subtract", x, mean)
+    product = contractions.matmul(centred, shapes.transpose(_conj(centred), (1, 0)))
     fact = x.shape[1] - int(ddof)
     # NumPy divides by 0 (infinities and NaNs, with a warning) when there are no more samples than ddof
-    fact_v = ops.binary("maximum", fact.as_array() if isinstance(fact, SymbolicDim) else fact, 0)
-    c = ops.binary("multiply", product, ops.binary("divide", 1, ops.astype(fact_v, dt.component.name)))
+    fact_v = elementwise.binary("maximum", fact.as_array() if isinstance(fact, SymbolicDim) else fact, 0)
+    c = elementwise.binary("multiply", product, elementwise.binary("divide", 1, elementwise.astype(fact_v,
+                                                                                                   dt.component.name)))
     units = [k for k in range(2) if c._dims[k] == 1]
-    return ops._collapse_units(ctx, c, units)
+    return lowering.collapse_units(ctx, c, units)
 
 
 def _conj(x: TracedArray) -> TracedArray:
@@ -521,14 +704,14 @@ def _diagonal(c: TracedArray) -> TracedArray:
     ctx.begin_op()
     dims = [c._dims[0]]
     sizes = [ctx.dim(c, 0) if c._dims[0] is None else None]
-    init = ops._empty(ctx, dims, c._dtype, sizes)
-    value = ops._emit_generic(ctx, "diagonal", [c], [affine_map(1, ["d0", "d0"])], init,
+    init = lowering.empty(ctx, dims, c._dtype, sizes)
+    value = lowering.emit_generic(ctx, "diagonal", [c], [affine_map(1, ["d0", "d0"])], init,
                               tensor_type(dims, c._dtype), c._dtype, affine_map(1, ["d0"]), ["parallel"],
                               lambda b, ins, out: ins[0])
     return TracedArray(ctx, value, c._dtype, dims, sizes=sizes)
 
 
-@op("corrcoef", dtype_rule="float")
+@op("corrcoef")
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True, bias: Any = _NOT_GIVEN, ddof: Any = _NOT_GIVEN, *,
              dtype: Any = None) -> TracedArray:
     """The correlation coefficients ``cov[i, j] / sqrt(cov[i, i] * cov[j, j])``, clipped to
@@ -536,16 +719,16 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, bias: Any = _NOT_GIVEN,
     c = cov(x, y, rowvar, dtype=dtype)
     ctx = c._ctx
     if c.ndim == 0:
-        return ops.binary("divide", c, c)
+        return elementwise.binary("divide", c, c)
     d = _diagonal(c)
-    std = ops.unary("sqrt", registry.lookup("real").impl(d))  # type: ignore[union-attr]
-    c = ops.binary("divide", c, ops._expand_units(ctx, std, [1]))
-    c = ops.binary("divide", c, ops._expand_units(ctx, std, [0]))
+    std = elementwise.unary("sqrt", registry.lookup("real").impl(d))  # type: ignore[union-attr]
+    c = elementwise.binary("divide", c, lowering.expand_units(ctx, std, [1]))
+    c = elementwise.binary("divide", c, lowering.expand_units(ctx, std, [0]))
     if not c._dtype.is_complex:
-        return ops.binary("minimum", ops.binary("maximum", c, -1), 1)
-    re = ops.binary("minimum", ops.binary("maximum", registry.lookup("real").impl(c), -1), 1)  # type: ignore[union-attr]
-    im = ops.binary("minimum", ops.binary("maximum", registry.lookup("imag").impl(c), -1), 1)  # type: ignore[union-attr]
-    return ops.binary("add", re, ops.binary("multiply", im, 1j))
+        return elementwise.binary("minimum", elementwise.binary("maximum", c, -1), 1)
+    re = elementwise.binary("minimum", elementwise.binary("maximum", registry.lookup("real").impl(c), -1), 1)  # type: ignore[union-attr]
+    im = elementwise.binary("minimum", elementwise.binary("maximum", registry.lookup("imag").impl(c), -1), 1)  # type: ignore[union-attr]
+    return elementwise.binary("add", re, elementwise.binary("multiply", im, 1j))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -556,8 +739,8 @@ def _complex_less(b: Block, a: str, c: str, dt: D.DType) -> str:
     """``a < c`` of complex scalars in NumPy's sort order (``CDOUBLE_LT`` of npysort): by real
     part, then imaginary part, with NaNs last in either."""
     comp = dt.component
-    ar, ai = ops._parts(b, a, dt)
-    cr, ci = ops._parts(b, c, dt)
+    ar, ai = lowering.complex_parts(b, a, dt)
+    cr, ci = lowering.complex_parts(b, c, dt)
     t = comp.mlir
 
     def f(pred: str, u: str, v: str) -> str:
@@ -581,7 +764,7 @@ def _greater(b: Block, x: str, y: str, dt: D.DType) -> str:
     """``x > y`` in NumPy's sort order, where NaN is above every number."""
     if dt.is_complex:
         return _complex_less(b, y, x, dt)
-    gt = ops._cmp(b, "gt", x, y, dt)
+    gt = lowering.compare(b, "gt", x, y, dt)
     if not dt.is_float:
         return gt
     x_nan = b.op("nan", f"arith.cmpf uno, {x}, {x} : {dt.mlir}")
@@ -597,12 +780,12 @@ def _sortable(x: TracedArray, name: str) -> None:
 def _last_axis(x: TracedArray, axis: Any, name: str) -> tuple[TracedArray, int | None]:
     """``x`` with ``axis`` moved last (flattened for None), and the axis to move it back to."""
     if axis is None:
-        return ops.reshape(x, -1), None
+        return shapes.reshape(x, -1), None
     (ax,) = indexing.normalize_axes(axis, x.ndim, f"numpy.{name}", allow_none=False)
     if ax == x.ndim - 1:
         return x, ax
     perm = [k for k in range(x.ndim) if k != ax] + [ax]
-    return ops.transpose(x, tuple(perm)), ax
+    return shapes.transpose(x, tuple(perm)), ax
 
 
 def _moved_back(r: TracedArray, ax: int | None) -> TracedArray:
@@ -610,7 +793,7 @@ def _moved_back(r: TracedArray, ax: int | None) -> TracedArray:
         return r
     perm = list(range(r.ndim - 1))
     perm.insert(ax, r.ndim - 1)
-    return ops.transpose(r, tuple(perm))
+    return shapes.transpose(r, tuple(perm))
 
 
 def _sort_rows(x: TracedArray, indices: bool) -> TracedArray:
@@ -619,7 +802,7 @@ def _sort_rows(x: TracedArray, indices: bool) -> TracedArray:
     :func:`_merge_sort`, stable as NumPy's ``kind="stable"``."""
     ctx = x._ctx
     if x.ndim == 1:
-        return ops._collapse_units(ctx, _sort_rows(ops._expand_units(ctx, x, [0]), indices), [0])
+        return lowering.collapse_units(ctx, _sort_rows(lowering.expand_units(ctx, x, [0]), indices), [0])
     ctx.begin_op()
     R = x.ndim
     dt = x._dtype
@@ -628,7 +811,7 @@ def _sort_rows(x: TracedArray, indices: bool) -> TracedArray:
     ty, out_ty = tensor_type(x._dims, dt), tensor_type(x._dims, out_dt)
     row_ty, idx_ty = tensor_type([x._dims[-1]], dt), tensor_type([x._dims[-1]], D.INT64)
     top = ctx.top
-    init = ops._empty(ctx, x._dims, out_dt, sizes)
+    init = lowering.empty(ctx, x._dims, out_dt, sizes)
     n = ctx.dim(x, R - 1)
     fresh = ctx.names.fresh
     ivs = ["%" + fresh("i") for _ in range(R - 1)]
@@ -707,7 +890,7 @@ def _merge_sort(ctx: Any, body: Block, rows: list[tuple[str, str]], n: str, dyna
     right_first = _greater(step, left, right, dt)
     left_first = step.op("left_first", f"arith.xori {right_first}, {step.const(True, 'i1')} : i1")
     take = step.op("take", f"arith.andi {has_left}, {step.op('take', f'arith.ori {no_right}, {left_first} : i1')} : i1")
-    placed = [step.op("out", f"tensor.insert {ops._select(step, take, left, right, dt)} into {out2[0]}[{k}] : "
+    placed = [step.op("out", f"tensor.insert {lowering.select(step, take, left, right, dt)} into {out2[0]}[{k}] : "
                              f"{types[0]}")]
     for r in range(1, len(rows)):
         li = step.op("left", f"tensor.extract {src2[r]}[{at_i}] : {types[r]}")
@@ -750,7 +933,7 @@ def _sort_kind(kind: Any, order: Any, name: str) -> None:
                           ValueError)
 
 
-@op("sort", dtype_rule="same")
+@op("sort")
 def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> TracedArray:
     """A sorted copy of ``a`` along ``axis`` (None: flattened), NaNs last (CPU only)."""
     _sort_kind(kind, order, "sort")
@@ -763,7 +946,7 @@ def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable:
     return _moved_back(_sort_rows(rows, False), ax)
 
 
-@op("argsort", method="argsort", dtype_rule="explicit")
+@op("argsort", method="argsort")
 def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None) -> TracedArray:
     """The int64 indices that sort ``a`` along ``axis`` (None: flattened), ties in their order
     (NumPy's ``kind="stable"``), NaNs last (CPU only)."""
@@ -771,13 +954,13 @@ def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stab
     x = _array(a, "argsort")
     _sortable(x, "argsort")
     if x.ndim == 0:  # NumPy takes a 0-d array as 1-D for any axis
-        x = ops.reshape(x, -1)
+        x = shapes.reshape(x, -1)
         axis = 0 if axis is None else axis
     rows, ax = _last_axis(x, axis, "argsort")
     return _moved_back(_sort_rows(rows, True), ax)
 
 
-@op("searchsorted", method="searchsorted", dtype_rule="explicit")
+@op("searchsorted", method="searchsorted")
 def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> TracedArray:
     """Where the values ``v`` go in the sorted 1-D ``a`` (int64 indices, NumPy's order with
     NaNs last): a binary search (``scf.while``) per value, on the CPU and on CUDA."""
@@ -785,26 +968,26 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Trac
         raise unsupported("numpy.searchsorted", "sorter=")
     if side not in ("left", "right"):
         raise trace_error(f"searchsorted: side must be 'left' or 'right' (got {side!r})", ValueError)
-    ctx = ops._ctx_of(a, v)
+    ctx = lowering.context_of(a, v)
     sorted_ = creation.array_operand(ctx, a, "numpy.searchsorted")
     if sorted_.ndim != 1:
         raise trace_error("searchsorted: object too deep for desired array" if sorted_.ndim > 1
                           else "searchsorted: object of too small depth for desired array", ValueError)
 
     values = creation.array_operand(ctx, v, "numpy.searchsorted") if isinstance(v, (list, tuple)) else \
-        ops._lift(ctx, v, "numpy.searchsorted")
-    dt, _ = ops._promote([sorted_, values])
-    sorted_ = ops.astype(sorted_, dt)
-    values = ops._to_tensor(ctx, values)
+        lowering.lift(ctx, v, "numpy.searchsorted")
+    dt, _ = lowering.promote([sorted_, values])
+    sorted_ = elementwise.astype(sorted_, dt)
+    values = lowering.to_tensor(ctx, values)
     ctx.begin_op()
     R = values.ndim
     sizes = [ctx.dim(values, k) if values._dims[k] is None else None for k in range(R)]
-    init = ops._empty(ctx, values._dims, D.INT64, sizes)
+    init = lowering.empty(ctx, values._dims, D.INT64, sizes)
     n = ctx.dim(sorted_, 0)
     table, table_ty = sorted_._value, sorted_.mlir_type
 
     def body(b: Block, ins: list[str], _out: str) -> str:
-        key = ops.convert(b, ins[0], values._dtype, dt)
+        key = lowering.convert(b, ins[0], values._dtype, dt)
         fresh = ctx.names.fresh
         lo, hi, lo2, hi2, found = ("%" + fresh(h) for h in ("lo", "hi", "lo", "hi", "found"))
         before = Block(ctx.names, indent=b.indent + 1)
@@ -833,7 +1016,7 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Trac
         b.raw("}")
         return b.op("pos", f"arith.index_cast {found}#0 : index to i64")
 
-    res = ops._emit_generic(
+    res = lowering.emit_generic(
         ctx, "searchsorted", [values], [affine_map(R, [f"d{k}" for k in range(R)])], init,
         tensor_type(values._dims, D.INT64), D.INT64, affine_map(R, [f"d{k}" for k in range(R)]),
         ["parallel"] * R, body)

@@ -1,8 +1,9 @@
 """The one table of traced operations.
 
 Every operation the tracer knows is declared here once, by the module that implements it, with
-:func:`op`: its name, the NumPy names that dispatch to it, its arity and dtype rule when it is
-elementwise, and its implementation.  ``TracedArray``'s operators and methods,
+:func:`op`: its name, the NumPy names that dispatch to it, its implementation and, for a ufunc, its
+arity and its dtype rule, which the table runs on the operands before the implementation (the
+rules themselves are code in ``dtype_rules``).  ``TracedArray``'s operators and methods,
 ``__array_ufunc__``/``__array_function__`` and the public ``dlbridge.*`` functions are all looked
 up in this table, so adding an operation is one declaration.
 
@@ -14,23 +15,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
-__all__ = ["DTYPE_RULES", "KINDS", "OpDef", "all_ops", "lookup", "lookup_method", "lookup_numpy", "op"]
+__all__ = ["KINDS", "DTypeRule", "OpDef", "all_ops", "lookup", "lookup_method", "lookup_numpy", "op"]
 
 #: ``"ufunc"``: elementwise over broadcast inputs (operators, ``out=``, ``ufunc.reduce``);
 #: ``"function"``: anything else, called with NumPy's signature.
 KINDS = ("ufunc", "function")
 
-#: How the result dtype of an operation follows from its inputs.
-DTYPE_RULES = {
-    "promote": "NumPy's promotion of the inputs (NEP 50 for Python scalars)",
-    "float": "the promoted inputs, integers and bools becoming the float that holds them",
-    "bool": "bool",
-    "int": "the promoted inputs, which must be integers or bools",
-    "same": "the dtype of the (first) input",
-    "explicit": "given by the arguments (dtype=, the values of a creation function)",
-}
-
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class DTypeRule:
+    """How the result dtype of a ufunc follows from its operands, as code the table runs.
+
+    Attributes:
+        name: a short name (``"promote"``, ``"float"``...).
+        doc: the rule in words.
+        apply: ``apply(op, operands)`` prepares the operands of ufunc ``op`` and gives the result
+            dtype (``dtype_rules.Typed``), or raises when the operands' dtypes have no result.
+    """
+
+    name: str
+    doc: str
+    apply: Callable[[str, tuple[Any, ...]], Any]
 
 
 @dataclass(frozen=True)
@@ -40,11 +47,15 @@ class OpDef:
     Attributes:
         name: the public name, ``dlbridge.<name>``.
         impl: the implementation, called with NumPy's signature while tracing; returns the result
-            (a ``TracedArray``, a tuple of them, or a Python value).
+            (a ``TracedArray``, a tuple of them, or a Python value).  For a ufunc the table makes
+            it: it runs ``dtype_rule`` on the operands and calls ``lower`` with the answer.
         numpy: the NumPy function or ufunc names (``numpy.<name>``) that dispatch to ``impl``.
         kind: one of :data:`KINDS`.
         arity: the number of array inputs of a ufunc; None for functions.
-        dtype_rule: one of :data:`DTYPE_RULES`.
+        dtype_rule: the result dtype rule of a ufunc; None for functions, whose arguments
+            (``dtype=``, ``axis=``...) decide their result dtype in their implementation.
+        lower: a ufunc's declared implementation, called with what ``dtype_rule`` gives; None
+            for functions.
         method: the ``ndarray`` method name that calls ``impl`` with the array first, if any.
         doc: one line for ``dlbridge.<name>.__doc__``.
     """
@@ -54,9 +65,37 @@ class OpDef:
     numpy: tuple[str, ...]
     kind: str
     arity: int | None
-    dtype_rule: str
+    dtype_rule: DTypeRule | None
+    lower: Callable[[Any], Any] | None
     method: str | None
     doc: str
+
+    def result(self, *operands: Any) -> Any:
+        """What this ufunc's dtype rule gives for ``operands`` (``dtype_rules.Typed``)."""
+        if self.dtype_rule is None:
+            raise TypeError(f"{self.name} is not a ufunc: it has no dtype rule")
+        return self.dtype_rule.apply(self.name, operands)
+
+
+def _ufunc_impl(name: str, arity: int, rule: DTypeRule, lower: Callable[[Any], Any]) -> Callable[..., Any]:
+    """The NumPy-signature implementation of ufunc ``name``: its operands go through ``rule``,
+    whose answer ``lower`` emits."""
+    if arity == 1:
+
+        def impl(x: Any) -> Any:
+            return lower(rule.apply(name, (x,)))
+
+    elif arity == 2:
+
+        def impl(x1: Any, x2: Any) -> Any:  # type: ignore[misc]
+            return lower(rule.apply(name, (x1, x2)))
+
+    else:
+        raise ValueError(f"op {name!r}: ufuncs of {arity} operands are not supported")
+    impl.__name__ = impl.__qualname__ = name
+    impl.__doc__ = lower.__doc__
+    impl.__wrapped__ = lower  # type: ignore[attr-defined]
+    return impl
 
 
 _BY_NAME: dict[str, OpDef] = {}
@@ -70,31 +109,36 @@ def op(
     numpy: tuple[str, ...] | None = None,
     kind: str = "function",
     arity: int | None = None,
-    dtype_rule: str = "explicit",
+    dtype_rule: DTypeRule | None = None,
     method: str | None = None,
     doc: str | None = None,
 ) -> Callable[[F], F]:
     """Declares the decorated function as the implementation of operation ``name``.
 
-    ``numpy`` defaults to ``(name,)``; pass ``()`` for a dlbridge-only operation.  ``doc`` defaults
-    to the first line of the implementation's docstring.  Declaring a name twice is an error.
+    A ufunc (``kind="ufunc"``) declares its ``arity`` and ``dtype_rule``, and the decorated
+    function takes what the rule gives (``dtype_rules.Typed``): the table runs the rule on the
+    operands first.  A function takes NumPy's arguments.  ``numpy`` defaults to ``(name,)``; pass
+    ``()`` for a dlbridge-only operation.  ``doc`` defaults to the first line of the decorated
+    function's docstring.  Declaring a name twice is an error.
     """
     if kind not in KINDS:
         raise ValueError(f"op {name!r}: kind must be one of {KINDS}, not {kind!r}")
-    if dtype_rule not in DTYPE_RULES:
-        raise ValueError(f"op {name!r}: dtype_rule must be one of {sorted(DTYPE_RULES)}")
     if (kind == "ufunc") != (arity is not None):
         raise ValueError(f"op {name!r}: a ufunc has an arity, a function has none")
+    if (kind == "ufunc") != (dtype_rule is not None):
+        raise ValueError(f"op {name!r}: a ufunc has a dtype rule, a function has none")
 
-    def register(impl: F) -> F:
-        first_line = (impl.__doc__ or "").strip().splitlines()
+    def register(declared: F) -> F:
+        first_line = (declared.__doc__ or "").strip().splitlines()
+        ufunc = dtype_rule is not None and arity is not None
         entry = OpDef(
             name=name,
-            impl=impl,
+            impl=_ufunc_impl(name, arity, dtype_rule, declared) if ufunc else declared,  # type: ignore[arg-type]
             numpy=(name,) if numpy is None else tuple(numpy),
             kind=kind,
             arity=arity,
             dtype_rule=dtype_rule,
+            lower=declared if ufunc else None,
             method=method,
             doc=doc if doc is not None else (first_line[0] if first_line else ""),
         )
@@ -110,7 +154,7 @@ def op(
             _BY_NUMPY[np_name] = entry
         if method is not None:
             _BY_METHOD[method] = entry
-        return impl
+        return declared
 
     return register
 

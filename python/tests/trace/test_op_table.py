@@ -11,7 +11,7 @@ from typing import Any
 import dlbridge
 import numpy as np
 import pytest
-from dlbridge._trace import registry
+from dlbridge._trace import ArraySpec, TraceError, registry, trace
 
 ENTRIES = registry.all_ops()
 TRACE_DIR = pathlib.Path(dlbridge.__file__).parent / "_trace"
@@ -47,6 +47,39 @@ def test_numpy_ufuncs_dispatch_to_their_entry(entry: registry.OpDef, name: str) 
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
         return
     pytest.fail(f"numpy.{name} ran on no dtype")
+
+
+RULE_DTYPES = ["bool", "int8", "uint8", "int16", "int64", "uint64", "float16", "float32", "float64", "complex64",
+               "complex128"]
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.kind == "ufunc"], ids=lambda e: e.name)
+def test_the_table_runs_each_ufuncs_dtype_rule(entry: registry.OpDef) -> None:
+    """Every ufunc declares a dtype rule, and what the table gives for an input dtype is NumPy's
+    result dtype, or a TraceError for a dtype dlbridge does not take."""
+    assert entry.dtype_rule is not None and entry.lower is not None
+    ufunc = getattr(np, entry.numpy[0], None) if entry.numpy else None
+    rank = 2 if entry.name == "matmul" else 1
+    checked = 0
+    for dtype in RULE_DTYPES:
+        specs = [ArraySpec(dtype, rank)] * entry.arity
+        try:
+            traced = trace(lambda *xs: entry.impl(*xs), specs, name="f")
+        except TraceError:
+            continue
+        if isinstance(ufunc, np.ufunc):
+            try:
+                want = ufunc(*[np.ones((2,) * rank, dtype) for _ in range(entry.arity)]).dtype
+            except TypeError:
+                continue  # NumPy has no loop for it either
+            assert traced.results[0].dtype == want.name, (entry.name, dtype)
+        checked += 1
+    assert checked, f"{entry.name} traced for no dtype"
+
+
+def test_functions_have_no_dtype_rule() -> None:
+    """Functions decide their result dtype from their arguments (``dtype=``, ``axis=``)."""
+    assert all(e.dtype_rule is None and e.lower is None for e in ENTRIES if e.kind == "function")
 
 
 @pytest.mark.parametrize("entry", [e for e in ENTRIES if e.method], ids=lambda e: e.name)
@@ -103,8 +136,27 @@ def test_no_function_local_imports(module: str) -> None:
             assert not inner, f"{module}.{node.name} imports inside a function"
 
 
-def test_the_emitters_read_arrays_through_their_public_interface() -> None:
+@pytest.mark.parametrize("module", MODULES)
+def test_no_module_reads_another_modules_private_names(module: str) -> None:
+    """The modules share what they export: lowering's toolkit and each family's operations are
+    public names, so no module imports or reads a ``_name`` of another."""
+    tree = ast.parse((TRACE_DIR / f"{module}.py").read_text())
+    siblings: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            for alias in node.names:
+                assert not alias.name.startswith("_") and not (alias.asname or "").startswith("_"), \
+                    f"{module} imports {alias.name} as {alias.asname}"
+                if node.module is None:
+                    siblings.add(alias.asname or alias.name)
+    reads = {f"{n.value.id}.{n.attr}" for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+             and isinstance(n.value, ast.Name) and n.value.id in siblings and n.attr.startswith("_")}
+    assert not reads, f"{module} reads {sorted(reads)}"
+
+
+@pytest.mark.parametrize("module", ["lowering", "elementwise", "contractions", "shapes"])
+def test_the_emitters_read_arrays_through_their_public_interface(module: str) -> None:
     privates = {"_value", "_dims", "_dtype", "_weak", "_is_scalar", "_alias", "_ctx", "_dim_ssa"}
-    tree = ast.parse((TRACE_DIR / "ops.py").read_text())
+    tree = ast.parse((TRACE_DIR / f"{module}.py").read_text())
     used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} & privates
-    assert not used, f"ops.py reads TracedArray privates: {sorted(used)}"
+    assert not used, f"{module}.py reads TracedArray privates: {sorted(used)}"

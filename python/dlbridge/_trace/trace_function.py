@@ -15,29 +15,15 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, Callable
 
-from . import ops
+from . import dtypes as D
+from . import lowering
 from .dtypes import DType, int_range
-from .dtypes import dtype as _as_dtype
-from .emitter import Block, clear_location, dims_str, tensor_type
+from .errors import ALL_SIZES, NeedsValue, TraceError, as_user_error
 from .loop_source import rewrite_loops
+from .mlir_text import Block, clear_location, dims_str, tensor_type
 from .numpy_proxy import with_numpy_proxy
-from .tracer import (
-    ALL_SIZES,
-    ArgSlot,
-    ArraySpec,
-    IntSlot,
-    NeedsValue,
-    ResultSpec,
-    ScalarSpec,
-    StaticSpec,
-    TraceContext,
-    TracedArray,
-    TraceError,
-    TraceResult,
-    as_user_error,
-    begin_trace,
-    end_trace,
-)
+from .specs import ArraySpec, ResultSpec, ScalarSpec, StaticSpec, TraceResult
+from .traced_array import ArgSlot, IntSlot, TraceContext, TracedArray, begin_trace, end_trace
 
 __all__ = ["trace"]
 
@@ -285,14 +271,14 @@ def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str, ta
         ssa = "%" + ctx.names.fresh(pname)
         attrs = [f'dlpack.name = "{pname}"']
         if isinstance(spec, ArraySpec):
-            dt = _as_dtype(spec.dtype)
+            dt = D.dtype(spec.dtype)
             arr = TracedArray(ctx, ssa, dt, spec.dims, alias=True)
             arr._arg = ArgSlot(pname, ssa, arr, index=len(call_args))
             ctx.args.append(arr._arg)
             params.append(arr._arg)  # typed once the trace shows whether it is written
             call_args.append(arr)
         elif isinstance(spec, ScalarSpec) and spec.dtype is not None and spec.value is None:
-            dt = _as_dtype(spec.dtype)
+            dt = D.dtype(spec.dtype)
             if dt.is_unsigned:
                 params.append(f"{ssa}_in: i64 {{{', '.join(attrs)}}}")
                 value = f"{ssa}_in" if dt.bits == 64 else ctx.top.op(
@@ -302,7 +288,7 @@ def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str, ta
                 value = ssa
             call_args.append(TracedArray(ctx, value, dt, (), is_scalar=True))
         elif isinstance(spec, ScalarSpec):
-            dt = _as_dtype({"int": "int64", "float": "float64", "bool": "bool"}[spec.kind])
+            dt = D.dtype({"int": "int64", "float": "float64", "bool": "bool"}[spec.kind])
             params.append(f"{ssa}: {dt.mlir} {{{', '.join(attrs)}}}")
             if spec.value is not None:
                 call_args.append({"int": int, "float": float, "bool": bool}[spec.kind](spec.value))
@@ -334,7 +320,7 @@ def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str, ta
         outs: list[Any] = []
         tree = _flatten_results(out, outs)
         try:
-            finals = ops.finalize_outputs(ctx, outs)
+            finals = finalize_outputs(ctx, outs)
         except TraceError as error:
             if " at " in str(error):
                 raise
@@ -390,3 +376,33 @@ def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str, ta
         arg_names=pnames,
         written_args=[slot.name for slot in ctx.args if slot.written],
     )
+
+
+def finalize_outputs(ctx: TraceContext, outs: Sequence[Any]) -> list[TracedArray]:
+    """Turn returned values into fresh tensors: scalars become 0-d tensors; results that may share
+    storage with an argument, or are returned twice, are copied (each result must own its buffer)."""
+    finals: list[TracedArray] = []
+    seen: set[str] = set()
+    for i, o in enumerate(outs):
+        if isinstance(o, TracedArray) and o.context is not ctx:
+            raise TraceError("dlbridge.jit: a returned array belongs to another trace")
+        try:
+            o = lowering.lift(ctx, o, f"return value {i}")
+        except TraceError:
+            if isinstance(o, TracedArray) or hasattr(o, "__dlbridge_trace_error__"):
+                raise
+            raise TraceError(
+                f"dlbridge.jit: return value {i} is a {type(o).__name__}; return arrays or a tuple of arrays"
+            ) from None
+        ctx.begin_op()
+        arr = lowering.to_tensor(ctx, o)
+        if arr.may_alias_argument or arr.value in seen:
+            dims = arr.dims
+            sizes = [ctx.dim(arr, k) if d is None else None for k, d in enumerate(dims)]
+            e = lowering.empty(ctx, dims, arr.element_type, sizes)
+            ty = arr.mlir_type
+            c = ctx.top.op("copy", f"linalg.copy ins({arr.value} : {ty}) outs({e} : {ty}) -> {ty}")
+            arr = TracedArray(ctx, c, arr.element_type, dims)
+        seen.add(arr.value)
+        finals.append(arr)
+    return finals

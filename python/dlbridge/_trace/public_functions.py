@@ -13,7 +13,7 @@ import numpy as np
 
 from . import registry
 from .registry import OpDef
-from .tracer import SymbolicDim, TracedArray, current_context
+from .traced_array import SymbolicDim, TracedArray, current_context
 
 __all__: list[str] = []
 

@@ -1,147 +1,55 @@
-"""Tracing context, symbolic arrays and the ``trace`` entry point."""
+"""The values a trace is made of: the ``TraceContext`` that collects the emitted MLIR, the
+``SymbolicDim`` sizes and the ``TracedArray``s, with their views and the guards on their use, and
+the slots of the arguments the trace reads (``ArgSlot``, ``IntSlot``)."""
 
 from __future__ import annotations
 
 import contextvars
 import functools
-import inspect
-import linecache
 import operator
-import os
-import re
-import sys
-import traceback
-import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
+from . import dtypes as D
 from . import registry
 from .dtypes import DType
-from .dtypes import dtype as _as_dtype
-from .emitter import Block, NameTable, set_location, tensor_type
+from .errors import (
+    ALL_SIZES,
+    TraceError,
+    format_location,
+    frame_column,
+    merge_sources,
+    need_value,
+    trace_error,
+    unsupported,
+    user_frame,
+    user_location,
+)
+from .mlir_text import Block, NameTable, set_location, tensor_type
 
 __all__ = [
     "ArgSlot",
-    "ArraySpec",
-    "ScalarSpec",
-    "TraceResult",
-    "TraceError",
-    "TracedArray",
+    "GuardedSSA",
+    "IntSlot",
     "SymbolicDim",
+    "TraceContext",
+    "TracedArray",
     "UseGuard",
+    "begin_trace",
+    "current_context",
+    "end_trace",
     "make_view",
     "public_type",
+    "region_hooks",
     "sync_view",
-    "unsupported",
-    "user_location",
 ]
 
 
 # --------------------------------------------------------------------------------------------------
-# specs and results
-
-
-@dataclass(frozen=True)
-class ArraySpec:
-    """An array argument (or result): dtype name, rank, and which dims are known to be 1.
-
-    Every dim not marked in ``unit_dims`` is dynamic (``?``), unless ``sizes`` fixes it (a size
-    the function needed as a number, see :class:`NeedsValue`).  ``unit_dims`` and ``sizes`` may
-    be left empty to mean "none"."""
-
-    dtype: str
-    rank: int
-    unit_dims: tuple[bool, ...] = ()
-    sizes: tuple[int | None, ...] = ()
-
-    def __post_init__(self) -> None:
-        if not self.unit_dims:
-            object.__setattr__(self, "unit_dims", (False,) * self.rank)
-        else:
-            object.__setattr__(self, "unit_dims", tuple(bool(u) for u in self.unit_dims))
-        if len(self.unit_dims) != self.rank:
-            raise ValueError(f"ArraySpec: unit_dims {self.unit_dims} does not match rank {self.rank}")
-        if not self.sizes:
-            object.__setattr__(self, "sizes", (None,) * self.rank)
-        if len(self.sizes) != self.rank:
-            raise ValueError(f"ArraySpec: sizes {self.sizes} does not match rank {self.rank}")
-
-    @property
-    def dims(self) -> tuple[int | None, ...]:
-        """The traced argument's dims: fixed sizes, 1 for unit dims, None for dynamic ones."""
-        return tuple(s if s is not None else 1 if u else None for s, u in zip(self.sizes, self.unit_dims))
-        _as_dtype(self.dtype)  # validate
-
-
-@dataclass(frozen=True)
-class ScalarSpec:
-    """A Python scalar argument: ``kind`` is ``"int"``, ``"float"`` or ``"bool"``.
-
-    It becomes a scalar function parameter (``i64``, ``f64``, ``i1``) and a weakly typed operand.
-    A NumPy scalar has a ``dtype``: it is a strongly typed operand of that dtype (NEP 50), read
-    from a parameter of that dtype (unsigned ones from ``i64``, scalar parameters being signless).
-    When ``value`` is given the function is specialised on it: the traced function receives the
-    Python value itself (so it may serve as an ``axis`` or a reshape size); the parameter stays in
-    the signature."""
-
-    kind: str
-    value: Any = None
-    dtype: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("int", "float", "bool"):
-            raise ValueError(f"ScalarSpec: kind must be 'int', 'float' or 'bool', not {self.kind!r}")
-
-
-@dataclass(frozen=True)
-class StaticSpec:
-    """A static argument (``jit(static_argnums=...)``): the traced function receives ``value``
-    itself, a compile-time constant, and the entry has no parameter for it."""
-
-    value: Any
-
-
-@dataclass(frozen=True)
-class ResultSpec:
-    """A result of a traced function: dtype name, rank, unit dims and static sizes (``None`` for
-    dynamic dims; static sizes other than 1 only come from ``reshape`` with explicit sizes)."""
-
-    dtype: str
-    rank: int
-    unit_dims: tuple[bool, ...]
-    shape: tuple[int | None, ...]
-
-
-@dataclass
-class TraceResult:
-    """What ``trace`` produces.
-
-    Attributes:
-        mlir: the complete module text.
-        entry: the entry function's name.
-        results: one :class:`ResultSpec` per result.
-        num_outputs: ``len(results)``.
-        result_tree: how the Python function returned its results: an int (the index of a
-            result), None, or a tuple/list of such trees.
-        arg_names: the parameter names, in order.
-        written_args: the names of the arguments the function updates in place (memref
-            parameters of the entry).
-        guards: the sizes and values the trace fixed because the function needed them as
-            numbers, as ``(argument, dim, value)`` (``dim`` None: the argument's own value); the
-            module is right only for calls that have these.
-    """
-
-    mlir: str
-    entry: str
-    results: list[ResultSpec]
-    num_outputs: int
-    result_tree: Any
-    arg_names: list[str] = field(default_factory=list)
-    written_args: list[str] = field(default_factory=list)
-    guards: tuple[tuple[int, int | None, int], ...] = ()
+# argument slots
 
 
 @dataclass
@@ -198,97 +106,6 @@ class IntSlot:
         return min(unsigned, key=lambda d: d.bits) if unsigned else None
 
 
-# --------------------------------------------------------------------------------------------------
-# errors and source locations
-
-
-class TraceError(TypeError):
-    """An operation that cannot be traced (unsupported op, data-dependent control flow...)."""
-
-
-#: Where a traced size or scalar comes from ("sources"), for when Python needs it as a number:
-#: a frozenset of the ``(argument, dim)`` sizes and ``(argument, None)`` int or bool arguments it
-#: is computed from; ALL_SIZES when it comes from an intermediate array (any argument's size may
-#: matter); None when no call-time value can stand for it (a loop index, array data).
-ALL_SIZES = "all sizes"
-
-
-def merge_sources(*sources: Any) -> Any:
-    """The sources of a value computed from values with ``sources``."""
-    if any(s is None for s in sources):
-        return None
-    if any(s == ALL_SIZES for s in sources):
-        return ALL_SIZES
-    return frozenset().union(*sources)
-
-
-class NeedsValue(BaseException):
-    """Python needs a size or an int argument as a number (``int(n)``, ``math.sqrt(d)``,
-    ``if d > 3:``): ``trace`` traces again with ``sources`` fixed at the call's values, guarding
-    the kernel on them, or raises ``error`` when it cannot. A BaseException, so that neither the
-    user's ``except Exception`` nor the tracer's own fallbacks take it for an error."""
-
-    def __init__(self, sources: Any, error: TraceError) -> None:
-        super().__init__(str(error))
-        self.sources = sources
-        self.error = error
-
-
-def need_value(sources: Any, error: TraceError) -> BaseException:
-    """What to raise where Python needs a traced value with ``sources`` as a number."""
-    return error if sources is None else NeedsValue(sources, error)
-
-
-_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # python/dlbridge
-
-
-def _skip_frame(filename: str) -> bool:
-    fn = os.path.abspath(filename)
-    if fn.startswith(_PKG_DIR + os.sep):
-        return True
-    np_mod = sys.modules.get("numpy")
-    if np_mod is not None and getattr(np_mod, "__file__", None):
-        np_dir = os.path.dirname(os.path.abspath(np_mod.__file__))  # type: ignore[arg-type]
-        if fn.startswith(np_dir + os.sep):
-            return True
-    return filename.startswith("<frozen")
-
-
-def user_frame() -> types.FrameType | None:
-    """The innermost frame outside dlbridge and NumPy (the user's code)."""
-    f = inspect.currentframe()
-    while f is not None and _skip_frame(f.f_code.co_filename):
-        f = f.f_back
-    return f
-
-
-def user_location() -> tuple[str, int, str] | None:
-    """``(basename, line, source text)`` of the user's current line, or None."""
-    f = user_frame()
-    if f is None:
-        return None
-    filename = f.f_code.co_filename
-    line = f.f_lineno
-    src = linecache.getline(filename, line).strip()
-    return os.path.basename(filename), line, src
-
-
-def _column(frame: types.FrameType) -> int:
-    """The 1-based column of the expression ``frame`` is executing (1 when unknown)."""
-    positions = list(frame.f_code.co_positions())
-    index = frame.f_lasti // 2
-    if 0 <= index < len(positions) and positions[index][2] is not None:
-        return positions[index][2] + 1  # type: ignore[operator]
-    return 1
-
-
-def format_location(loc: tuple[str, int, str] | None) -> str:
-    if loc is None:
-        return ""
-    base, line, src = loc
-    return f"{base}:{line}" + (f": {src}" if src else "")
-
-
 def public_type(value: Any) -> str:
     """The type of ``value`` as the user's NumPy code would see it: ``float`` for a Python float
     argument, ``numpy.float32`` for a NumPy scalar, ``numpy.ndarray`` for an array, ``int`` for
@@ -300,103 +117,6 @@ def public_type(value: Any) -> str:
     if isinstance(value, SymbolicDim):
         return "int"
     return type(value).__name__
-
-
-def unsupported(op: str, detail: str = "") -> TraceError:
-    """A :class:`TraceError` for ``op`` naming the user's source line."""
-    msg = f"dlbridge.jit: unsupported operation '{op}'"
-    if detail:
-        msg += f" ({public_message(detail)})"
-    where = format_location(user_location())
-    if where:
-        msg += f" at {where}"
-    return TraceError(msg)
-
-
-def trace_error(message: str, exc: type[Exception] = TraceError) -> Exception:
-    """An exception of type ``exc`` whose message ends with the user's source line."""
-    where = format_location(user_location())
-    return exc(f"dlbridge.jit: {public_message(message)}" + (f" at {where}" if where else ""))
-
-
-#: The tracer's own classes a message may name, and what a NumPy user calls them.
-_PUBLIC_NAMES = {"TracedArray": "numpy.ndarray", "SymbolicDim": "int"}
-_INTERNAL_NAME = re.compile(r"\b(" + "|".join(_PUBLIC_NAMES) + r")\b")
-
-#: Exceptions Python or NumPy raise at the user's line that are rebuilt with the line in their
-#: message and the tracer's class names replaced (others pass unchanged: the user's own, and
-#: KeyError, whose message is the key's repr).
-_REBUILT = (
-    TypeError, ValueError, IndexError, NameError, AttributeError, ArithmeticError,
-    AssertionError, NotImplementedError, RecursionError,
-)
-#: Exceptions that, raised from inside dlbridge without a message of its own, are its bugs.
-_INTERNAL = (AttributeError, KeyError, NameError, AssertionError, RecursionError)
-
-
-def public_message(text: str) -> str:
-    """``text`` with the tracer's class names replaced by the NumPy names a user knows."""
-    return _INTERNAL_NAME.sub(lambda m: _PUBLIC_NAMES[m.group(1)], text)
-
-
-def _traceback_location(exc: BaseException) -> tuple[str, int, str] | None:
-    """``(basename, line, source text)`` of the innermost user frame ``exc`` passed through."""
-    found = None
-    for frame, line in traceback.walk_tb(exc.__traceback__):
-        if not _skip_frame(frame.f_code.co_filename):
-            found = (frame.f_code.co_filename, line)
-    if found is None:
-        return None
-    filename, line = found
-    return os.path.basename(filename), line, linecache.getline(filename, line).strip()
-
-
-def as_user_error(exc: Exception) -> Exception:
-    """``exc``, escaped from the traced function, as its user should see it.
-
-    dlbridge's own errors (their message starts with ``dlbridge``) and exceptions of the user's
-    own classes come back unchanged. Python's and NumPy's errors at the user's line (a name
-    that is not defined, an operator a traced array lacks) keep their type and get the line and
-    NumPy's names; an error dlbridge itself caused becomes a :class:`TraceError` that says so.
-    """
-    message = str(exc)
-    if message.startswith("dlbridge") or not isinstance(exc, _REBUILT + _INTERNAL):
-        return exc
-    where = format_location(_traceback_location(exc))
-    at = f" at {where}" if where else ""
-    frames = list(traceback.walk_tb(exc.__traceback__))
-    raised_inside = bool(frames) and frames[-1][0].f_code.co_filename.startswith(_PKG_DIR + os.sep)
-    if raised_inside and isinstance(exc, _INTERNAL):
-        detail = public_message(f"{type(exc).__name__}: {message}")
-        return TraceError(f"dlbridge.jit: internal error while tracing ({detail}){at}; "
-                          "please report it with the function")
-    if not isinstance(exc, _REBUILT):
-        return exc
-    text = f"dlbridge.jit: {public_message(message)}{at}"
-    try:
-        rebuilt = type(exc)(text)
-    except Exception:
-        return exc
-    if isinstance(exc, NameError):
-        rebuilt.name = exc.name  # type: ignore[attr-defined]
-    return rebuilt.with_traceback(exc.__traceback__)
-
-
-_PARSE_ERROR = re.compile(r"<source>:(\d+):\d+: error: ")
-
-
-def unparsable_trace(function: str, mlir: str, message: str) -> TraceError | None:
-    """The error for a compile ``message`` saying that the MLIR traced from ``function`` does
-    not parse (a fault of the tracer's, not the user's), naming the user's line that emitted the
-    op; None for other compile errors (they carry the user's locations themselves)."""
-    found = _PARSE_ERROR.match(message)
-    if found is None:
-        return None
-    lines = mlir.splitlines()[: int(found.group(1))]
-    shown = next((ln.strip()[3:] for ln in reversed(lines) if ln.strip().startswith("// ")), "")
-    return TraceError(f"dlbridge.jit: internal error: {function}() was traced into code that does "
-                      "not compile; please report it with the function"
-                      + (f" (the operation at {shown})" if shown else ""))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -455,7 +175,7 @@ class TraceContext:
         loc = user_location()
         if frame is None or loc is None:
             return
-        set_location(frame.f_code.co_filename, frame.f_lineno, _column(frame), format_location(loc))
+        set_location(frame.f_code.co_filename, frame.f_lineno, frame_column(frame), format_location(loc))
         key = (loc[0], loc[1])
         if key != self._last_loc:
             self._last_loc = key
@@ -500,6 +220,7 @@ def end_trace(token: contextvars.Token[TraceContext | None]) -> None:
 
 
 def current_context() -> TraceContext | None:
+    """The trace running now, if any."""
     return _current.get()
 
 
@@ -705,7 +426,7 @@ class SymbolicDim:
         """The size as a traced ``int64`` scalar: a weak Python int for array arithmetic, or
         (``weak=False``) the strong ``int64`` NumPy makes of a Python int a ufunc receives."""
         value = self._ctx.top.op("n", f"arith.index_cast {self._value} : index to i64")
-        scalar = TracedArray(self._ctx, value, _as_dtype("int64"), (), weak="int" if weak else None,
+        scalar = TracedArray(self._ctx, value, D.dtype("int64"), (), weak="int" if weak else None,
                              is_scalar=True)
         scalar._sources = self._sources
         return scalar
@@ -780,7 +501,7 @@ class TracedArray:
         self._recipe: Any = None
         self._serial = ctx.fresh_serial()  # creation order: arrays made inside a loop body are its own
 
-    # ---- what the emitters read (ops.py and the other implementation modules)
+    # ---- what the emitters read (lowering and the op families)
     _value = GuardedSSA()
 
     @property

@@ -1,0 +1,119 @@
+"""What a trace takes and gives: the specs of the arguments (``ArraySpec``, ``ScalarSpec``,
+``StaticSpec``), of the results (``ResultSpec``) and the ``TraceResult``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import dtypes as D
+
+__all__ = [
+    "ArraySpec",
+    "ResultSpec",
+    "ScalarSpec",
+    "StaticSpec",
+    "TraceResult",
+]
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    """An array argument (or result): dtype name, rank, and which dims are known to be 1.
+
+    Every dim not marked in ``unit_dims`` is dynamic (``?``), unless ``sizes`` fixes it (a size
+    the function needed as a number, see :class:`~.errors.NeedsValue`).  ``unit_dims`` and ``sizes`` may
+    be left empty to mean "none"."""
+
+    dtype: str
+    rank: int
+    unit_dims: tuple[bool, ...] = ()
+    sizes: tuple[int | None, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.unit_dims:
+            object.__setattr__(self, "unit_dims", (False,) * self.rank)
+        else:
+            object.__setattr__(self, "unit_dims", tuple(bool(u) for u in self.unit_dims))
+        if len(self.unit_dims) != self.rank:
+            raise ValueError(f"ArraySpec: unit_dims {self.unit_dims} does not match rank {self.rank}")
+        if not self.sizes:
+            object.__setattr__(self, "sizes", (None,) * self.rank)
+        if len(self.sizes) != self.rank:
+            raise ValueError(f"ArraySpec: sizes {self.sizes} does not match rank {self.rank}")
+
+    @property
+    def dims(self) -> tuple[int | None, ...]:
+        """The traced argument's dims: fixed sizes, 1 for unit dims, None for dynamic ones."""
+        return tuple(s if s is not None else 1 if u else None for s, u in zip(self.sizes, self.unit_dims))
+        D.dtype(self.dtype)  # validate
+
+
+@dataclass(frozen=True)
+class ScalarSpec:
+    """A Python scalar argument: ``kind`` is ``"int"``, ``"float"`` or ``"bool"``.
+
+    It becomes a scalar function parameter (``i64``, ``f64``, ``i1``) and a weakly typed operand.
+    A NumPy scalar has a ``dtype``: it is a strongly typed operand of that dtype (NEP 50), read
+    from a parameter of that dtype (unsigned ones from ``i64``, scalar parameters being signless).
+    When ``value`` is given the function is specialised on it: the traced function receives the
+    Python value itself (so it may serve as an ``axis`` or a reshape size); the parameter stays in
+    the signature."""
+
+    kind: str
+    value: Any = None
+    dtype: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("int", "float", "bool"):
+            raise ValueError(f"ScalarSpec: kind must be 'int', 'float' or 'bool', not {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class StaticSpec:
+    """A static argument (``jit(static_argnums=...)``): the traced function receives ``value``
+    itself, a compile-time constant, and the entry has no parameter for it."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class ResultSpec:
+    """A result of a traced function: dtype name, rank, unit dims and static sizes (``None`` for
+    dynamic dims; static sizes other than 1 only come from ``reshape`` with explicit sizes)."""
+
+    dtype: str
+    rank: int
+    unit_dims: tuple[bool, ...]
+    shape: tuple[int | None, ...]
+
+
+@dataclass
+class TraceResult:
+    """What ``trace`` produces.
+
+    Attributes:
+        mlir: the complete module text.
+        entry: the entry function's name.
+        results: one :class:`ResultSpec` per result.
+        num_outputs: ``len(results)``.
+        result_tree: how the Python function returned its results: an int (the index of a
+            result), None, or a tuple/list of such trees.
+        arg_names: the parameter names, in order.
+        written_args: the names of the arguments the function updates in place (memref
+            parameters of the entry).
+        guards: the sizes and values the trace fixed because the function needed them as
+            numbers, as ``(argument, dim, value)`` (``dim`` None: the argument's own value); the
+            module is right only for calls that have these.
+    """
+
+    mlir: str
+    entry: str
+    results: list[ResultSpec]
+    num_outputs: int
+    result_tree: Any
+    arg_names: list[str] = field(default_factory=list)
+    written_args: list[str] = field(default_factory=list)
+    guards: tuple[tuple[int, int | None, int], ...] = ()
+
+
