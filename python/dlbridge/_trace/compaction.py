@@ -5,8 +5,8 @@ them (``np.flatnonzero``, ``np.nonzero``, ``np.argwhere``, ``np.extract``, ``np.
 The positions are found as NumPy finds them: a count of the selected elements, which sizes the
 result, then one pass in order storing each selected position at the next slot. The result's
 size is a value the kernel computes, so a kernel returning one has no shape rule
-(``dlbridge._shape_rules``) and, on CUDA, needs the count on the host, which the CUDA pipeline
-refuses with a compile error naming the operation.
+(``dlbridge._shape_rules``) and, on CUDA, needs the count on the host: the CUDA pipeline copies
+it back from the device and waits for it (``dlpack-offload-host-code``).
 """
 
 from __future__ import annotations
