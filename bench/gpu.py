@@ -478,7 +478,8 @@ def profile() -> None:
     rows = torch.randn(4096, 16384, device="cuda")
     gamma = torch.randn(16384, device="cuda")
     a = torch.randn(1024, device="cuda")
-    calls = [(add3, (a, a, a)), (scale_shift, (x,)), (gelu_tanh, (x,)), (gelu_erf, (x,)), (silu, (x,)),
+    calls = [(add3, (a, a, a)), (scale_shift, (x,)), (scale_shift_into, (x, torch.empty_like(x))),
+             (gelu_tanh, (x,)), (gelu_erf, (x,)), (silu, (x,)),
              (softplus, (x,)), (row_sum, (rows,)), (softmax, (rows,)), (softmax, (rows.half(),)),
              (log_softmax, (rows,)), (logsumexp, (rows,)), (layer_norm, (rows, gamma, gamma)),
              (rms_norm, (rows, gamma)), (softmax, (torch.randn(1 << 20, 64, device="cuda"),)),

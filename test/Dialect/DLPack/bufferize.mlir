@@ -125,3 +125,30 @@ func.func @update_reading_the_transpose(%c_buf: memref<?x?xf32, strided<[?, ?], 
   bufferization.materialize_in_destination %sum in restrict writable %c_buf : (tensor<?x?xf32>, memref<?x?xf32, strided<[?, ?], offset: ?>>) -> ()
   return
 }
+
+// -----
+
+// Under identity layouts (the contiguous specialisation) an entry's updated
+// argument gets an identity layout too, cast back for its uses, so that the
+// loop writing it sees unit strides; with dynamic layouts it keeps its type.
+
+#id3 = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @entry_updates
+// CHECK-SAME: (%{{.*}}: memref<?xf32, strided<[?], offset: ?>>, %{{.*}}: memref<?xf32, strided<[?], offset: ?>>)
+// CHECK-NOT: memref.cast
+// IDENTITY-LABEL: func.func @entry_updates
+// IDENTITY-SAME: (%[[X:.*]]: memref<?xf32>, %[[OUT:.*]]: memref<?xf32>)
+// IDENTITY: linalg.generic
+// IDENTITY-SAME: ins(%[[X]] :
+// IDENTITY-SAME: outs(%[[OUT]] :
+func.func @entry_updates(%x: tensor<?xf32>, %out_buf: memref<?xf32, strided<[?], offset: ?>>) attributes {dlpack.entry} {
+  %out = bufferization.to_tensor %out_buf restrict writable : memref<?xf32, strided<[?], offset: ?>> to tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf32>) outs(%out : tensor<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.addf %a, %a : f32
+    linalg.yield %d : f32
+  } -> tensor<?xf32>
+  bufferization.materialize_in_destination %r in restrict writable %out_buf : (tensor<?xf32>, memref<?xf32, strided<[?], offset: ?>>) -> ()
+  return
+}

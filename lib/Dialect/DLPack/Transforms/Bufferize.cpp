@@ -6,11 +6,15 @@
 
 #include "dlbridge/Dialect/DLPack/Transforms/Passes.h"
 
+#include "dlbridge/Dialect/DLPack/IR/DLPackDialect.h"
+
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/PassManager.h"
@@ -101,6 +105,37 @@ void materializeInArgumentTensors(ModuleOp module) {
   });
 }
 
+/// Gives the strided memref arguments of `module`'s entries (the arrays a
+/// traced function updates in place) identity layouts, casting back to the
+/// strided type for their uses. Only under identity layouts, the
+/// contiguous specialisation, which runs only when every argument is
+/// compact: the kernels that read and write them then see unit strides and
+/// move 16 bytes at a time, as they do for the tensor arguments.
+void giveMemRefArgumentsIdentityLayouts(ModuleOp module) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func->hasAttr(dlbridge::dlpack::DLPackDialect::kEntryAttrName) ||
+        func.isExternal())
+      continue;
+    SmallVector<Type> inputs(func.getArgumentTypes());
+    OpBuilder builder = OpBuilder::atBlockBegin(&func.front());
+    for (BlockArgument argument : func.getArguments()) {
+      auto type = dyn_cast<MemRefType>(argument.getType());
+      if (!type || type.getLayout().isIdentity())
+        continue;
+      auto identity =
+          MemRefType::get(type.getShape(), type.getElementType(),
+                          MemRefLayoutAttrInterface(), type.getMemorySpace());
+      argument.setType(identity);
+      auto cast =
+          memref::CastOp::create(builder, argument.getLoc(), type, argument);
+      argument.replaceAllUsesExcept(cast, cast);
+      inputs[argument.getArgNumber()] = identity;
+    }
+    func.setType(
+        FunctionType::get(func.getContext(), inputs, func.getResultTypes()));
+  }
+}
+
 struct DLPackBufferizePass
     : public dlbridge::dlpack::impl::DLPackBufferizeBase<DLPackBufferizePass> {
   using Base::Base;
@@ -128,6 +163,9 @@ struct DLPackBufferizePass
     });
     if (freed.wasInterrupted())
       return signalPassFailure();
+    if (functionBoundaryTypeConversion ==
+        bufferization::LayoutMapOption::IdentityLayoutMap)
+      giveMemRefArgumentsIdentityLayouts(module);
     materializeInArgumentTensors(module);
     OpPassManager pm(ModuleOp::getOperationName());
     buildPipeline(pm);

@@ -70,6 +70,14 @@ def DLPackBufferize : Pass<"dlbridge-bufferize", "::mlir::ModuleOp"> {
     destination, so `w += v` bufferizes to one loop writing `w` in place
     instead of a temporary copied back; `c += c.T` keeps its temporary.
 
+    With `function-boundary-type-conversion=identity-layout-map` (the
+    contiguous specialisation, run only when every argument is compact) the
+    strided memref arguments of entries (arrays the function updates in
+    place, `out[...] = f(x)`) get identity layouts too, cast back for their
+    uses: the kernels that write them then see unit strides and vectorise
+    (on an H200, `out[...] = x * 2 + 1` took 0.79 ms with one element per
+    thread, against 0.52 ms for `x * 2 + 1` returning a new array).
+
     A module with tensors that also frees buffers itself (`memref.dealloc`)
     is diagnosed at the dealloc, since
     deallocation would free them twice. Both named pipelines run it; their
