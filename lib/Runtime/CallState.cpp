@@ -6,7 +6,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "CallState.h"
-#include "CudaDriver.h"
 
 #include "dlbridge/Runtime/dlrt_cuda.h"
 
@@ -121,23 +120,6 @@ const dlrt_allocator *dlrt_internal_call_allocator(const dlrt_call_ctx *ctx) {
   if (!ctx || ctx != currentCall || ctx->device.device_type != kDLCPU)
     return nullptr;
   return ctx->allocator;
-}
-
-const dlrt_allocator *
-dlrt_internal_call_device_allocator(const dlrt_call_ctx *ctx) {
-  if (!ctx || ctx != currentCall || !isCudaCall(ctx))
-    return nullptr;
-  return ctx->allocator;
-}
-
-const dlrt_allocator *dlrt_internal_result_allocator(const dlrt_call_ctx *ctx,
-                                                     void *allocated) {
-  if (!isCudaCall(ctx))
-    return dlrt_internal_call_allocator(ctx);
-  // Managed memory (gpu.alloc host_shared) never comes from the hooks.
-  if (dlrt::cuda::isManagedAllocation(allocated))
-    return nullptr;
-  return dlrt_internal_call_device_allocator(ctx);
 }
 
 } // extern "C"

@@ -14,22 +14,12 @@ extern "C" {
 /// or NULL.
 dlrt_call_ctx *dlrt_internal_current_call(void);
 
-/// The allocator hooks that serve `ctx`'s host buffers on this thread right
-/// now, or NULL: ctx->allocator while ctx's call is in progress, for CPU
-/// calls. Allocation entry points and dlrt_pack_result both ask this, so a
-/// buffer is always freed by the allocator that made it.
+/// The allocator hooks that serve `ctx`'s buffers on this thread right now,
+/// or NULL: ctx->allocator while ctx's call is in progress, for CPU calls.
+/// (CUDA calls allocate through the mgpu* ABI, which does not use the hooks.)
+/// Allocation entry points and dlrt_pack_result both ask this, so a buffer
+/// is always freed by the allocator that made it.
 const dlrt_allocator *dlrt_internal_call_allocator(const dlrt_call_ctx *ctx);
-
-/// The hooks that serve `ctx`'s device buffers (mgpuMemAlloc/mgpuMemFree)
-/// on this thread right now, or NULL: ctx->allocator while ctx's call is in
-/// progress, for CUDA calls. Host buffers of CUDA calls never use them.
-const dlrt_allocator *
-dlrt_internal_call_device_allocator(const dlrt_call_ctx *ctx);
-
-/// The hooks that made `allocated`, a buffer of `ctx`'s call in progress
-/// that becomes a result, or NULL when the runtime made it itself.
-const dlrt_allocator *dlrt_internal_result_allocator(const dlrt_call_ctx *ctx,
-                                                     void *allocated);
 
 /// Records in `ctx` the first failure of an mgpu* function (a launch, an
 /// allocation) on this thread since it was last taken, for CUDA contexts.

@@ -139,9 +139,6 @@ int32_t deviceFree(Device *device, void *ptr, void *stream);
 /// forgets it and returns true: the caller then frees it with cuMemFree (not
 /// in stream order). Implemented in MgpuRuntime.cpp. Thread-safe.
 bool forgetManagedAllocation(void *ptr);
-/// Whether `ptr` is managed memory from mgpuMemAlloc(..., isHostShared =
-/// true) not yet freed. Implemented in MgpuRuntime.cpp. Thread-safe.
-bool isManagedAllocation(void *ptr);
 
 /// The calling thread's default device of the mgpu* ABI
 /// (mgpuSetDefaultDevice; 0 until set). Implemented in MgpuRuntime.cpp.

@@ -100,15 +100,6 @@ extern "C" int32_t dlrt_cuda_alloc(DLDevice device, size_t bytes, void *stream,
   return deviceAlloc(dev, bytes, stream, out);
 }
 
-extern "C" int32_t dlrt_cuda_free(DLDevice device, void *ptr, void *stream) {
-  if (!ptr)
-    return DLRT_OK;
-  Device *dev = nullptr;
-  if (int32_t status = activateCuda(device, &dev))
-    return status;
-  return deviceFree(dev, ptr, stream);
-}
-
 extern "C" void *dlrt_internal_record_result_event(DLDevice device,
                                                    void *stream) {
   if (!stream || stream == DLRT_STREAM_LEGACY ||

@@ -19,7 +19,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CallState.h"
 #include "CudaDriver.h"
 
 #include "dlbridge/Runtime/dlrt_cuda.h"
@@ -39,10 +38,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Per-thread state and the error side channel
 //===----------------------------------------------------------------------===//
-
-/// What device allocations from a call's hooks are aligned to: cudaMalloc's
-/// guarantee, which kernels' vector accesses rely on.
-constexpr size_t kDeviceAlignment = 256;
 
 thread_local int32_t defaultDevice = 0;
 thread_local int32_t launchError = DLRT_OK;
@@ -289,17 +284,6 @@ bool dlrt::cuda::forgetManagedAllocation(void *ptr) {
       reg->managed.swapRemove(i);
       return true;
     }
-  return false;
-}
-
-bool dlrt::cuda::isManagedAllocation(void *ptr) {
-  Registry *reg = registry();
-  if (!reg || !ptr)
-    return false;
-  std::lock_guard<std::mutex> lock(reg->mutex);
-  for (size_t i = 0; i < reg->managed.size(); ++i)
-    if (reg->managed[i] == ptr)
-      return true;
   return false;
 }
 
@@ -672,21 +656,6 @@ void *mgpuMemAlloc(uint64_t sizeBytes, void *stream, bool isHostShared) {
     }
     return p;
   }
-  dlrt_call_ctx *call = dlrt_internal_current_call();
-  if (const dlrt_allocator *hooks = dlrt_internal_call_device_allocator(call)) {
-    void *ptr = hooks->alloc(hooks->user, static_cast<size_t>(sizeBytes),
-                             kDeviceAlignment, call->device, stream);
-    if (!ptr) {
-      // The hooks record why as the thread's last error.
-      char message[DLRT_ERROR_CAPACITY];
-      std::snprintf(message, sizeof(message),
-                    "the call's allocator gave no memory for %llu bytes: %s",
-                    static_cast<unsigned long long>(sizeBytes),
-                    dlrt_last_error());
-      noteError(DLRT_ERR_OUT_OF_MEMORY, message);
-    }
-    return ptr;
-  }
   void *ptr = nullptr;
   if (int32_t status =
           deviceAlloc(device, static_cast<size_t>(sizeBytes), stream, &ptr))
@@ -704,11 +673,6 @@ void mgpuMemFree(void *ptr, void *stream) {
     return;
   if (forgetManagedAllocation(ptr)) {
     check(api->MemFree(toDevicePtr(ptr)), "cuMemFree");
-    return;
-  }
-  dlrt_call_ctx *call = dlrt_internal_current_call();
-  if (const dlrt_allocator *hooks = dlrt_internal_call_device_allocator(call)) {
-    hooks->free(hooks->user, ptr, call->device, stream);
     return;
   }
   if (int32_t status = deviceFree(device, ptr, stream))

@@ -53,7 +53,8 @@ void releaseBuffer(const BufferOwner &owner) {
     std::free(owner.allocated);
 }
 
-/// Whether results of calls on `device` can be freed.
+/// Whether results of calls on `device` can be freed (CPU results may come
+/// from allocator hooks, which only CPU calls use).
 bool ownsBuffersOn(DLDevice device) {
   return device.device_type == kDLCPU || device.device_type == kDLCUDA;
 }
@@ -112,7 +113,7 @@ DLManagedTensorVersioned *dlrt_pack_result(dlrt_call_ctx *ctx, void *allocated,
     return nullptr;
   }
   dlrt_internal_release_call_buffer(allocated);
-  const dlrt_allocator *hooks = dlrt_internal_result_allocator(ctx, allocated);
+  const dlrt_allocator *hooks = dlrt_internal_call_allocator(ctx);
   BufferOwner owner = {allocated, ctx->device, ctx->stream,
                        hooks ? hooks->free : nullptr,
                        hooks ? hooks->user : nullptr};

@@ -5,7 +5,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "Call.h"
-#include "FrameworkAllocator.h"
 
 #include "Errors.h"
 #include "NumPy.h"
@@ -425,8 +424,6 @@ namespace {
 struct CallStreams {
   void *kernel = nullptr;
   std::optional<void *> framework;
-  /// The first tensor's exchange API when it named the framework's stream.
-  const DLPackExchangeAPI *api = nullptr;
 };
 
 CallStreams getCallStreams(const PreparedCall &call, DLDevice device) {
@@ -452,7 +449,6 @@ CallStreams getCallStreams(const PreparedCall &call, DLDevice device) {
             .c_str());
   }
   streams.framework = current;
-  streams.api = api;
   if (!call.stream())
     streams.kernel = current;
   return streams;
@@ -531,10 +527,6 @@ nb::object dlbridge::python::runKernel(const jit::Kernel &kernel,
   dlrt_call_ctx ctx;
   dlrt_call_ctx_init(&ctx, device, stream);
   ctx.arg_flags = flags.data();
-  // Device buffers come from the framework's allocator when the kernel runs
-  // on the framework's stream, the one its allocator orders them on.
-  if (streams.framework && *streams.framework == stream)
-    ctx.allocator = getFrameworkAllocator(streams.api);
   int32_t status;
   {
     nb::gil_scoped_release unlocked;

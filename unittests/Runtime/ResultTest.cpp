@@ -222,28 +222,6 @@ TEST_F(ResultTest, HostAllocationsOfCudaCallsIgnoreTheHooks) {
   EXPECT_EQ(allocator.frees, 0);
 }
 
-TEST_F(ResultTest, DeviceResultsOfCudaCallsGoBackToTheHooks) {
-  // A buffer the hooks gave a CUDA call (mgpuMemAlloc asks them) becomes a
-  // result that the hooks free, after the call, without the driver.
-  CountingAllocator allocator;
-  dlrt_call_ctx_init(&ctx, DLDevice{kDLCUDA, 0}, nullptr);
-  beginCallWith(allocator);
-  void *buffer = allocator.hooks.alloc(&allocator, 64, 256, ctx.device,
-                                       nullptr);
-  int64_t sizes[] = {16}, strides[] = {1};
-  dlrt_param_desc desc = resultParam("out", 1);
-  DLManagedTensorVersioned *result =
-      dlrt_pack_result(&ctx, buffer, buffer, 0, sizes, strides, &desc);
-  ASSERT_NE(result, nullptr) << ctx.error;
-  EXPECT_EQ(result->dl_tensor.device.device_type, kDLCUDA);
-  dlrt_call_end(&ctx);
-  EXPECT_EQ(allocator.frees, 0);
-  dlrt_release_managed(result);
-  EXPECT_EQ(allocator.frees, 1);
-  EXPECT_EQ(allocator.lastFreed, buffer);
-  EXPECT_EQ(allocator.lastFreeDevice.device_type, kDLCUDA);
-}
-
 TEST_F(ResultTest, OutOfMemoryInACallIsRecordedInItsContext) {
   CountingAllocator allocator;
   beginCallWith(allocator);

@@ -56,15 +56,11 @@ DLRT_EXPORT const char *dlrt_status_name(int32_t status);
  * Call context
  *===----------------------------------------------------------------------===*/
 
-/// Allocation hooks for a call's buffers: the host buffers of CPU calls and
-/// the device buffers of CUDA calls (see dlrt_call_begin), so that results
-/// can come from the caller's framework (PyTorch's caching allocator, say).
-/// Both functions must be set. `alignment` is a power of two, at least 64;
-/// `stream` is the call's stream (NULL on the CPU): device memory must be
-/// usable in order on it. `alloc` returns NULL after recording why with
-/// dlrt_set_error(NULL, ...). `free` also runs from result deleters, on any
-/// thread and at any later time, so `user` must outlive every result of the
-/// calls that used the hooks.
+/// Allocation hooks for a call's buffers (host buffers of CPU calls, see
+/// dlrt_call_begin). Both functions must be set. `alignment` is a power of
+/// two, at least 64; `stream` is the call's stream (NULL on the CPU). `free`
+/// also runs from result deleters, on any thread and at any later time, so
+/// `user` must outlive every result of the calls that used the hooks.
 typedef struct dlrt_allocator {
   void *(*alloc)(void *user, size_t bytes, size_t alignment, DLDevice device,
                  void *stream);
@@ -86,9 +82,8 @@ typedef struct dlrt_call_ctx {
   /// Optional DLPACK_FLAG_BITMASK_* of each argument, indexed like `args`;
   /// NULL when the caller knows none (plain DLTensors carry no flags).
   const uint64_t *arg_flags;
-  /// Optional allocation hooks; NULL uses the runtime's own. Between
-  /// dlrt_call_begin and dlrt_call_end they serve the host buffers of CPU
-  /// calls and the device buffers of CUDA calls.
+  /// Optional allocation hooks; NULL uses the runtime's own. They serve the
+  /// host buffers of CPU calls between dlrt_call_begin and dlrt_call_end.
   const dlrt_allocator *allocator;
   /// Status of the first failure in this call, DLRT_OK otherwise.
   int32_t status;
@@ -289,7 +284,7 @@ DLRT_EXPORT int32_t dlrt_copy_strided(const DLTensor *source,
 /// aligned, byte_offset = offset * element size); `sizes` and `strides`
 /// (elements) are copied into the tensor's own storage (NULL for rank 0).
 /// The buffer is freed with ctx->allocator->free when it came from the hooks
-/// (a call in progress with ctx->allocator set, see dlrt_call_begin),
+/// (a CPU call in progress with ctx->allocator set, see dlrt_call_begin),
 /// else with free() on the CPU and in order on ctx->stream for CUDA; calls on
 /// other devices cannot own results (UNSUPPORTED).
 /// Ownership of `allocated` moves to the runtime even on failure (with ctx
@@ -325,10 +320,7 @@ DLRT_EXPORT void dlrt_host_free(void *ptr);
 /// pair. While a call on a CPU context with `ctx->allocator` set is in
 /// progress, the host allocation entry points below allocate and free
 /// through the allocator, and dlrt_pack_result hands results the allocator's
-/// free; otherwise they use 64-byte-aligned, free()-compatible memory. On a
-/// CUDA context the allocator serves the device buffers instead
-/// (mgpuMemAlloc/mgpuMemFree, 256-byte aligned) and host buffers use
-/// free()-compatible memory.
+/// free; otherwise they use 64-byte-aligned, free()-compatible memory.
 /// Calls do not nest on one thread: begin replaces the thread's call.
 /// For a CUDA context (kDLCUDA, kDLCUDAManaged) begin also makes
 /// ctx->device.device_id the thread's default device of the mgpu* launch ABI

@@ -128,18 +128,14 @@ DLRT_EXPORT int32_t dlrt_defer_release(DLDevice device, void *stream,
  *===----------------------------------------------------------------------===*/
 
 /// Allocates `bytes` of device memory on `device` (kDLCUDA) ordered on
-/// `stream` (borrowed): from dlbridge's caching pool when the device supports
-/// memory pools, else cuMemAlloc. 0 bytes yields `*out` = NULL and DLRT_OK.
-/// The caller owns the buffer (dlrt_cuda_free); a result's deleter frees it
-/// in stream order. `*out` is NULL on every error. Errors:
-/// DLRT_ERR_INVALID_ARGUMENT (`out` NULL), DLRT_ERR_NO_CUDA_DRIVER,
-/// DLRT_ERR_DEVICE (not CUDA, bad id), DLRT_ERR_OUT_OF_MEMORY, DLRT_ERR_CUDA.
-/// Thread-safe.
+/// `stream` (borrowed): cuMemAllocAsync when the device supports memory pools,
+/// else cuMemAlloc. 0 bytes yields `*out` = NULL and DLRT_OK. The caller owns
+/// the buffer; a result's deleter frees it in stream order. `*out` is NULL on
+/// every error. Errors: DLRT_ERR_INVALID_ARGUMENT (`out` NULL),
+/// DLRT_ERR_NO_CUDA_DRIVER, DLRT_ERR_DEVICE (not CUDA, bad id),
+/// DLRT_ERR_OUT_OF_MEMORY, DLRT_ERR_CUDA. Thread-safe.
 DLRT_EXPORT int32_t dlrt_cuda_alloc(DLDevice device, size_t bytes, void *stream,
                                     void **out);
-/// Frees `ptr` from dlrt_cuda_alloc on `device` after the work queued on
-/// `stream` so far (NULL `ptr` is ignored). Thread-safe.
-DLRT_EXPORT int32_t dlrt_cuda_free(DLDevice device, void *ptr, void *stream);
 
 /*===----------------------------------------------------------------------===*
  * Contractions through cuBLASLt
