@@ -72,6 +72,8 @@ def test_compile_with_inductor_and_automatic_operators(torch: Any, ops: Any) -> 
     assert torch._dynamo.explain(model)(x, y).graph_break_count == 0
 
 
+@pytest.mark.xfail(strict=True, reason="issue 24 item 6: results are dlbridge's allocations, and "
+                   "Inductor's CUDA-graph trees take only outputs PyTorch's allocator made")
 def test_reduce_overhead_replays_cuda_graphs(torch: Any, ops: Any) -> None:
     def step(x: Any, y: Any) -> Any:
         return torch.relu(ops.centered(ops.scaled_add(x, y, 3.0))) * 2
