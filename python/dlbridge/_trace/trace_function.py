@@ -22,6 +22,7 @@ from .errors import ALL_SIZES, NeedsValue, TraceError, as_user_error
 from .loop_source import rewrite_loops
 from .mlir_text import Block, clear_location, dims_str, tensor_type
 from .numpy_proxy import with_numpy_proxy
+from .overlap import stage
 from .specs import ArraySpec, ResultSpec, ScalarSpec, StaticSpec, TraceResult
 from .traced_array import ArgSlot, IntSlot, TraceContext, TracedArray, begin_trace, end_trace
 
@@ -397,12 +398,7 @@ def finalize_outputs(ctx: TraceContext, outs: Sequence[Any]) -> list[TracedArray
         ctx.begin_op()
         arr = lowering.to_tensor(ctx, o)
         if arr.may_alias_argument or arr.value in seen:
-            dims = arr.dims
-            sizes = [ctx.dim(arr, k) if d is None else None for k, d in enumerate(dims)]
-            e = lowering.empty(ctx, dims, arr.element_type, sizes)
-            ty = arr.mlir_type
-            c = ctx.top.op("copy", f"linalg.copy ins({arr.value} : {ty}) outs({e} : {ty}) -> {ty}")
-            arr = TracedArray(ctx, c, arr.element_type, dims)
+            arr = stage(ctx, arr)
         seen.add(arr.value)
         finals.append(arr)
     return finals
