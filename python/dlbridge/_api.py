@@ -250,7 +250,7 @@ def _trace_key(specs: Sequence[tuple[Any, ...]]) -> tuple[Any, ...]:
 
 
 def _dispatcher_guards(specs: Sequence[tuple[Any, ...]],
-                       guards: Sequence[tuple[int, int | None, int]]) -> list[tuple[int, int]]:
+                       guards: Sequence[tuple[int, int | None, float]]) -> list[tuple[int, int]]:
     """A trace's guards as the dispatcher keys them: (position among the non-static arguments,
     dim or -1 for the argument's value)."""
     dynamic = [i for i, spec in enumerate(specs) if spec[0] != "static"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import struct
 import sys
 import warnings
 from collections.abc import Sequence
@@ -88,7 +89,16 @@ def compile_reason(names: Sequence[str] | None, specs: tuple[Any, ...],
     return "; ".join(nearest)
 
 
-def failed_guard(guards: Sequence[tuple[int, int | None, int]], hints: Sequence[Any] | None,
+def _same_value(now: Any, value: Any) -> bool:
+    """Whether a call's value holds a guard's, as the dispatcher compares them: floats by their
+    bits (``-0.0`` is not ``0.0``, a NaN is itself), ints and bools by value."""
+    if isinstance(now, float) or isinstance(value, float):
+        return isinstance(now, float) and isinstance(value, float) and \
+            struct.pack("<d", now) == struct.pack("<d", value)
+    return int(now) == value
+
+
+def failed_guard(guards: Sequence[tuple[int, int | None, float]], hints: Sequence[Any] | None,
                  names: Sequence[str] | None) -> str | None:
     """The first of a trace's ``guards`` (argument, dim or None, value) that a call with
     ``hints`` (per argument: shape, int value or None) does not hold, as a compile reason
@@ -100,7 +110,7 @@ def failed_guard(guards: Sequence[tuple[int, int | None, int]], hints: Sequence[
         if hint is not None and dim is not None and dim >= len(hint):
             hint = None
         now = None if hint is None else hint if dim is None else hint[dim]
-        if now is None or int(now) != value:
+        if now is None or not _same_value(now, value):
             what = name if dim is None else f"{name}.shape[{dim}]"
             was = bool(value) if isinstance(now, bool) else value
             return f"guard {what} == {was} failed" + ("" if now is None else f" (now {now})")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect as pyinspect
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -119,7 +120,7 @@ class _Entry:
     rule: Any
     builder: Callable[[Any], Any] | None
     written: list[int]
-    guards: list[tuple[int, int, int]]
+    guards: list[tuple[int, int, int | bytes]]
 
 
 def _bind(fn: JitFunction, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
@@ -158,10 +159,13 @@ def _placeholder(value: Any) -> Any:
     return np.broadcast_to(np.empty((), dtype=value.dtype), value.shape)
 
 
-def _guard_value(values: Sequence[Any], i: int, dim: int) -> int:
+def _guard_value(values: Sequence[Any], i: int, dim: int) -> int | bytes:
     """What a guard reads from the kernel's arguments: a size of argument ``i``, or with
-    ``dim`` -1 its value (an int or bool scalar)."""
-    return int(values[i].shape[dim]) if dim >= 0 else int(values[i])
+    ``dim`` -1 its value: an int or bool scalar, or a float's bits (as the dispatcher keys it)."""
+    if dim >= 0:
+        return int(values[i].shape[dim])
+    value = values[i]
+    return struct.pack("<d", value) if isinstance(value, float) else int(value)
 
 
 class _Op:

@@ -321,7 +321,8 @@ nb::tuple Dispatcher::hintsFor(PreparedCall &call, const Bound &bound) {
         shape.append(t->shape[d]);
       hints.append(nb::tuple(shape));
     } else if (call.scalarKind(k) == ScalarKind::Int ||
-               call.scalarKind(k) == ScalarKind::Bool) {
+               call.scalarKind(k) == ScalarKind::Bool ||
+               call.scalarKind(k) == ScalarKind::Float) {
       hints.append(nb::handle(call.object(k)));
     } else {
       hints.append(nb::none());
@@ -339,9 +340,17 @@ std::vector<uint64_t> Dispatcher::guardedKey(const uint64_t *key, size_t size,
     if (guard.arg < call.size() && !call.isScalar(guard.arg) &&
         guard.dim >= 0 && guard.dim < call.tensor(guard.arg)->ndim)
       value = call.tensor(guard.arg)->shape[guard.dim];
-    else if (guard.arg < call.size() && call.isScalar(guard.arg))
-      value = toInteger(nb::handle(call.object(guard.arg)), "guard", INT64_MIN,
-                        INT64_MAX);
+    else if (guard.arg < call.size() && call.isScalar(guard.arg)) {
+      PyObject *object = call.object(guard.arg);
+      // A float argument Python needed as a number (int(x)) guards its
+      // bits: -0.0 and 0.0 are different specialisations, a NaN is itself.
+      if (PyFloat_Check(object)) {
+        double number = PyFloat_AS_DOUBLE(object);
+        std::memcpy(&value, &number, sizeof(value));
+      } else {
+        value = toInteger(nb::handle(object), "guard", INT64_MIN, INT64_MAX);
+      }
+    }
     extended.push_back(uint64_t(guard.arg) << 32 | uint32_t(guard.dim + 1));
     extended.push_back(static_cast<uint64_t>(value));
   }

@@ -1,4 +1,4 @@
-"""Sizes and int arguments that Python code needs as numbers (``int(n)``, ``math.sqrt(d)``,
+"""Sizes and int, bool and float arguments that Python code needs as numbers (``int(n)``, ``math.sqrt(d)``,
 ``if n > 1:``, shapes of created arrays) are fixed at the call's values and guarded, as
 ``torch.compile`` specialises dynamic shapes: the kernel is reused while the guards hold and
 traced again when they do not, and array code that never needs a number stays shape-generic."""
@@ -112,6 +112,33 @@ def test_bool_arguments_in_conditions_are_guarded() -> None:
     np.testing.assert_allclose(maybe_normalise(x, False), x)
     np.testing.assert_allclose(maybe_normalise(x, True), x / x.sum())
     assert maybe_normalise.num_specialisations == 2
+
+
+def test_float_arguments_python_needs_are_guarded_by_their_bits() -> None:
+    """``int(a)``, ``float(a)`` and ``if a > 0:`` of a float argument evaluate as Python does on
+    the call's value; the kernel is reused for the same float (NaN included) and traced again for
+    another, -0.0 and 0.0 being different values."""
+    @dlbridge.jit
+    def truncated_scale(x: Any, a: Any) -> Any:
+        if a > 0:
+            return x * int(a) + float(a)
+        return x - a
+
+    x = np.arange(4.0)
+    for a in [2.7, 2.7, -1.5, 2.7, 3.9, -0.0, 0.0, math.nan, math.nan]:
+        want = x * int(a) + a if a > 0 else x - a
+        np.testing.assert_array_equal(truncated_scale(x, a), want)
+    assert truncated_scale.num_specialisations == 6
+
+
+def test_float_arguments_in_array_code_stay_dynamic() -> None:
+    @dlbridge.jit
+    def axpy(x: Any, a: Any) -> Any:
+        return a * x + 1.0
+
+    for a in [0.5, 1.5, -2.0]:
+        np.testing.assert_allclose(axpy(np.ones(3), a), a + 1.0)
+    assert axpy.num_specialisations == 1
 
 
 def test_guards_and_static_arguments_together() -> None:

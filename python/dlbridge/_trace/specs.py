@@ -114,6 +114,6 @@ class TraceResult:
     result_tree: Any
     arg_names: list[str] = field(default_factory=list)
     written_args: list[str] = field(default_factory=list)
-    guards: tuple[tuple[int, int | None, int], ...] = ()
+    guards: tuple[tuple[int, int | None, float], ...] = ()
 
 

@@ -186,12 +186,12 @@ def _own_nodes(fn: ast.AST) -> list[ast.AST]:
 
 Spec = ArraySpec | ScalarSpec | StaticSpec
 #: A size or value fixed for a trace: ``(argument, dim)``, or ``(argument, None)`` for the value
-#: of an int or bool argument.
+#: of an int, float or bool argument.
 Fixed = tuple[int, "int | None"]
 
 
-def _values_at(sources: Any, specs: Sequence[Spec], hints: Sequence[Any] | None) -> dict[Fixed, int]:
-    """The call's values at ``sources`` (NeedsValue): the sizes and int arguments a value was
+def _values_at(sources: Any, specs: Sequence[Spec], hints: Sequence[Any] | None) -> dict[Fixed, float]:
+    """The call's values at ``sources`` (NeedsValue): the sizes and scalar arguments a value was
     computed from; every dynamic size of every array argument for ALL_SIZES. Empty when the
     call's values are not known."""
     if hints is None:
@@ -199,16 +199,16 @@ def _values_at(sources: Any, specs: Sequence[Spec], hints: Sequence[Any] | None)
     if sources == ALL_SIZES:
         sources = {(i, k) for i, spec in enumerate(specs) if isinstance(spec, ArraySpec)
                    for k, d in enumerate(spec.dims) if d is None}
-    values: dict[Fixed, int] = {}
+    values: dict[Fixed, float] = {}
     for i, k in sources:
         hint = hints[i] if i < len(hints) else None
         if hint is None:
             return {}
-        values[(i, k)] = int(hint if k is None else hint[k])
+        values[(i, k)] = hint if k is None else int(hint[k])
     return values
 
 
-def _fix(specs: Sequence[Spec], fixed: dict[Fixed, int]) -> list[Spec]:
+def _fix(specs: Sequence[Spec], fixed: dict[Fixed, float]) -> list[Spec]:
     """``specs`` with the sizes and values of ``fixed`` made constants of the trace."""
     out: list[Spec] = []
     for i, spec in enumerate(specs):
@@ -243,7 +243,7 @@ def trace(
         TraceError: (a ``TypeError``) for an operation that cannot be traced, naming the user's line.
         ValueError: for shapes that cannot broadcast, bad axes...
     """
-    fixed: dict[Fixed, int] = {}
+    fixed: dict[Fixed, float] = {}
     while True:
         try:
             traced = _trace_once(fn, _fix(arg_specs, fixed), name, target)
@@ -295,8 +295,7 @@ def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str, ta
                 call_args.append({"int": int, "float": float, "bool": bool}[spec.kind](spec.value))
             else:
                 scalar = TracedArray(ctx, ssa, dt, (), weak=spec.kind, is_scalar=True)
-                if spec.kind in ("int", "bool"):
-                    scalar._sources = frozenset({(len(call_args), None)})
+                scalar._sources = frozenset({(len(call_args), None)})
                 call_args.append(scalar)
                 if spec.kind == "int":
                     params[-1] = ctx.int_args[ssa] = IntSlot(len(params) - 1, pname, ssa)
