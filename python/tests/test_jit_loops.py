@@ -591,3 +591,61 @@ def test_source_text_in_locations_is_not_taken_for_values() -> None:
         return x %iv
 
     _same(f, np.arange(1.0, 4.0), 12)
+
+
+def row_energy(x: Any) -> Any:
+    s = 0.0
+    for row in x:
+        s = s + (row * row).sum()
+    return s
+
+
+def path_length(points: Any) -> Any:
+    total = np.zeros(points.shape[1])
+    last = points[0]
+    for p in points:
+        d = p - last
+        total = total + d * d
+        last = p
+    return np.sqrt(total), last
+
+
+def doubled_rows(xs: Any) -> Any:
+    out = []
+    for r in xs:
+        out.append(r * 2)
+    return out[0] + out[-1]
+
+
+def weighted(x: Any) -> Any:
+    acc = x * 0
+    for w in (1.0, 2.0, 3.0):
+        acc = acc + x * w
+    return acc
+
+
+@pytest.mark.parametrize("rows", [0, 3, UNROLL_LIMIT + 1, 1000])
+def test_iterating_over_an_arrays_rows_is_one_loop(rows: int) -> None:
+    """``for row in x`` over a dynamic first dim is one ``scf.for``, like a range loop over
+    ``x.shape[0]``: one kernel for every length, rows bound as ``x[i]``."""
+    x = np.random.default_rng(rows).normal(size=(rows, 3))
+    jitted = _same(row_energy, x)
+    assert jitted.lower(x).count("scf.for") == 1
+
+
+def test_rows_carried_in_tuples_and_the_last_row_after_the_loop() -> None:
+    points = np.random.default_rng(0).random((50, 2))
+    jitted = dlbridge.jit(path_length)
+    for n in (50, 7, 50):
+        got, last = jitted(points[:n])
+        want, want_last = path_length(points[:n])
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        np.testing.assert_array_equal(last, want_last)
+    assert jitted.num_specialisations == 1
+
+
+def test_iterations_scf_for_cannot_carry_run_as_python() -> None:
+    """A body that appends to a list iterates in Python, over rows fixed at the call's length;
+    tuples and lists iterate as Python always."""
+    _same(doubled_rows, np.arange(6.0).reshape(3, 2))
+    _same(weighted, np.ones(4))

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 __all__ = ["HELPERS", "PREFIX", "rewrite_function"]
 
 PREFIX = "_dlbridge_"
-#: The free names the rewritten code uses: ``loops.enter_loop`` and ``loops.python_range``.
-HELPERS = (f"{PREFIX}enter_loop", f"{PREFIX}python_range")
+#: The free names the rewritten code uses: ``loops.enter_loop``, ``loops.python_range`` and
+#: ``loops.enter_iteration``.
+HELPERS = (f"{PREFIX}enter_loop", f"{PREFIX}python_range", f"{PREFIX}enter_iteration")
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
            ast.DictComp, ast.GeneratorExp)
@@ -147,6 +148,13 @@ def _range_args(stmt: ast.stmt) -> list[ast.expr] | None:
     return list(call.args)
 
 
+def _iterates(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` is ``for <name> in <iterable>`` over something other than ``range(...)``
+    (an array, whose rows it takes, or any Python iterable)."""
+    return (isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name)
+            and _range_args(stmt) is None)
+
+
 def _python_only(body: Sequence[ast.stmt]) -> str | None:
     """Why a loop body cannot run as a function called once per iteration, or None."""
 
@@ -207,7 +215,7 @@ def _analyse(func: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
 
     lazy = [(n, _free_names(n), ancestors(n)) for n in order if isinstance(n, _LAZY)]
     for stmt in order:
-        if not isinstance(stmt, ast.stmt) or _range_args(stmt) is None:
+        if not isinstance(stmt, ast.stmt) or (_range_args(stmt) is None and not _iterates(stmt)):
             continue
         assert isinstance(stmt, ast.For)
         target = stmt.target.id if isinstance(stmt.target, ast.Name) else None
@@ -271,7 +279,10 @@ class _Rewriter:
         if facts is None:
             self._inner(stmt)
             return [stmt]
-        assert isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.Call)
+        assert isinstance(stmt, ast.For)
+        if _iterates(stmt):
+            return self._iteration(stmt, facts)
+        assert isinstance(stmt.iter, ast.Call)
         self.changed = True
         n = next(self.count)
         line = ast.Constant(stmt.lineno)
@@ -308,6 +319,50 @@ class _Rewriter:
         traced += self.statements(stmt.orelse)
         branch = ast.If(attr("python"), [python_loop], traced)
         out: list[ast.stmt] = [body_def, enter, branch]
+        for node in out:
+            ast.copy_location(node, stmt)
+        return out
+
+    def _iteration(self, stmt: ast.For, facts: _LoopFacts) -> list[ast.stmt]:
+        """``for <name> in <iterable>``: over a traced array's rows as one ``scf.for`` (its body
+        binds ``<name> = <iterable>[i]``), else as Python over the iterable itself."""
+        if facts.reason is not None:
+            self._inner(stmt)
+            return [stmt]
+        assert isinstance(stmt.target, ast.Name)
+        self.changed = True
+        n = next(self.count)
+        items = f"{PREFIX}items_{n}"
+        index = f"{PREFIX}index_{n}"
+        loop = f"{PREFIX}loop_{n}"
+        body_name = f"{PREFIX}body_{n}"
+        state = f"{PREFIX}state"
+        bound = [stmt.target.id, *facts.bound]
+        names = [index, *bound]
+
+        def names_tuple(ctx: ast.expr_context, which: Sequence[str]) -> ast.Tuple:
+            return ast.Tuple([_name(c, ctx) for c in which], ctx)
+
+        row = ast.Assign([_name(stmt.target.id, ast.Store())],
+                         ast.Subscript(_name(items), _name(index), ast.Load()))
+        traced_body: list[ast.stmt] = [ast.Assign([names_tuple(ast.Store(), bound)], _name(state)), row]
+        traced_body += self.statements(copy.deepcopy(stmt.body))
+        traced_body.append(ast.Return(names_tuple(ast.Load(), names)))
+        body_def = ast.FunctionDef(body_name, _arguments([index, state]), traced_body, [], None, None)
+        hold = ast.Assign([_name(items, ast.Store())], stmt.iter)
+        enter = ast.Assign(
+            [_name(loop, ast.Store())],
+            _call(HELPERS[2], [_name(items), _name(body_name),
+                               ast.Tuple([ast.Constant(c) for c in names], ast.Load()),
+                               ast.Constant(stmt.lineno)]),
+        )
+        attr = lambda a: ast.Attribute(_name(loop), a, ast.Load())  # noqa: E731
+        python_loop = ast.For(stmt.target, attr("range"), self.statements(stmt.body),
+                              self.statements(copy.deepcopy(stmt.orelse)), None)
+        traced: list[ast.stmt] = [ast.Assign([names_tuple(ast.Store(), names)], attr("values"))]
+        traced += self.statements(stmt.orelse)
+        branch = ast.If(attr("python"), [python_loop], traced)
+        out: list[ast.stmt] = [hold, body_def, enter, branch]
         for node in out:
             ast.copy_location(node, stmt)
         return out

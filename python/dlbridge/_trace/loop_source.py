@@ -1,4 +1,4 @@
-"""The function a trace runs, with its range loops rewritten (``loop_rewrite``).
+"""The function a trace runs, with its range loops and loops over arrays rewritten (``loop_rewrite``).
 
 The rewrite starts from the function object, never from text that may differ from it: the source
 lines at the code object's first line are parsed, compiled as Python compiled them (inside the
@@ -24,7 +24,7 @@ import types
 from typing import Any, Callable
 
 from .loop_rewrite import HELPERS, PREFIX, rewrite_function
-from .loops import enter_loop, python_range
+from .loops import enter_iteration, enter_loop, python_range
 
 __all__ = ["rewrite_loops"]
 
@@ -38,12 +38,13 @@ _CO_NESTED = inspect.CO_NESTED
 _REWRITTEN: dict[int, tuple[types.CodeType, types.CodeType | None, str | None]] = {}
 
 
-_HELPERS: dict[str, Any] = dict(zip(HELPERS, (enter_loop, python_range)))
+_HELPERS: dict[str, Any] = dict(zip(HELPERS, (enter_loop, python_range, enter_iteration)))
 
 
 def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | None]:
-    """``fn`` with its ``for ... in range(...)`` loops rewritten; or ``fn`` itself and why, when
-    it has range loops that cannot be rewritten (the reason is None when it has none)."""
+    """``fn`` with its ``for ... in range(...)`` and ``for ... in <iterable>`` loops rewritten; or
+    ``fn`` itself and why, when it has loops that cannot be rewritten (the reason is None when it
+    has none)."""
     if isinstance(fn, functools.partial):
         inner, why = rewrite_loops(fn.func)
         return (fn if inner is fn.func else functools.partial(inner, *fn.args, **fn.keywords)), why
@@ -56,7 +57,7 @@ def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | Non
             inner, why = rewrite_loops(method)
             return (fn if inner is method else inner), why
         return fn, None
-    if not _has_range_loop(fn.__code__):
+    if not _has_loop(fn.__code__):
         return fn, None
     code = fn.__code__
     entry = _REWRITTEN.get(id(code))
@@ -76,10 +77,8 @@ def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | Non
     return new, None
 
 
-def _has_range_loop(code: types.CodeType) -> bool:
-    """Whether ``code`` loops (``FOR_ITER``) and names ``range``."""
-    if "range" not in code.co_names and "range" not in code.co_varnames + code.co_freevars:
-        return False
+def _has_loop(code: types.CodeType) -> bool:
+    """Whether ``code`` has a ``for`` loop (``FOR_ITER``): over a range, or over an array's rows."""
     return any(ins.opname == "FOR_ITER" for ins in dis.get_instructions(code))
 
 

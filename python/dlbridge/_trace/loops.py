@@ -43,7 +43,7 @@ from .loop_state import PythonState
 from .mlir_text import Block, tensor_type
 from .traced_array import SymbolicDim, TraceContext, TracedArray, UseGuard, current_context
 
-__all__ = ["UNROLL_LIMIT", "LoopOutcome", "enter_loop", "python_range", "range_loop"]
+__all__ = ["UNROLL_LIMIT", "LoopOutcome", "enter_iteration", "enter_loop", "python_range", "range_loop"]
 
 #: Loops with a trip count known while tracing and at most this are unrolled: their few copies
 #: optimise as well as a loop, and Python side effects of the body stay exact.
@@ -133,12 +133,32 @@ def enter_loop(range_fn: Any, args: tuple[Any, ...], body: Callable[..., tuple[A
     ctx = current_context()
     if ctx is None or range_fn is not builtins.range:
         return LoopOutcome(True, range_fn(*args))
+    return _enter(ctx, args, body, names, line, sys._getframe(1))
+
+
+def enter_iteration(items: Any, body: Callable[..., tuple[Any, ...]], names: tuple[str, ...],
+                    line: int) -> LoopOutcome:
+    """Runs ``for names[1] in items`` as the rewritten code asks: over the rows of a traced array
+    as a range loop over its first dim (``body`` takes the row index, ``names[0]``, and binds
+    the row itself), as Python over anything else, or over an array whose rows are few and
+    known while tracing."""
+    ctx = current_context()
+    if ctx is None or not isinstance(items, TracedArray) or items.ndim == 0:
+        return LoopOutcome(True, items)
+    # A body scf.for cannot carry iterates as Python, fixing the length at the call's (NeedsValue).
+    outcome = _enter(ctx, (items.shape[0],), body, names, line, sys._getframe(1), python_otherwise=True)
+    return LoopOutcome(True, items) if outcome.python else outcome
+
+
+def _enter(ctx: TraceContext, args: tuple[Any, ...], body: Callable[..., tuple[Any, ...]],
+           names: tuple[str, ...], line: int, frame: Any, python_otherwise: bool = False) -> LoopOutcome:
+    """:func:`enter_loop` of ``range(*args)`` in the user's ``frame``. A loop ``scf.for``
+    cannot carry runs as Python when its trip count is known, or ``python_otherwise``."""
     static = not _dynamic(args)
     if static:
         r = range(*args)
         if _static_trips(r) <= UNROLL_LIMIT:
             return LoopOutcome(True, r)
-    frame = sys._getframe(1)
     scope = dict(frame.f_locals)
     prior = tuple(_UNBOUND if isinstance(v, _NoValue) else v for v in (scope.get(n, _UNBOUND) for n in names))
     where = _where(line)
@@ -148,8 +168,8 @@ def enter_loop(range_fn: Any, args: tuple[Any, ...], body: Callable[..., tuple[A
         return _Loop(ctx, body, args, prior, names, where, state).emit()
     except _NotTraceable as e:
         state.restore()
-        if static:
-            return LoopOutcome(True, range(*args))
+        if static or python_otherwise:
+            return LoopOutcome(True, range(*args) if static else None)
         raise unsupported("for loop over a range whose length is unknown while tracing", str(e)) from None
 
 
