@@ -610,6 +610,13 @@ def path_length(points: Any) -> Any:
     return np.sqrt(total), last
 
 
+def ramp_weighted(x: Any) -> Any:
+    s = x[0] * 0
+    for i, row in enumerate(x):
+        s = s + row * i
+    return s, i
+
+
 def doubled_rows(xs: Any) -> Any:
     out = []
     for r in xs:
@@ -642,6 +649,16 @@ def test_rows_carried_in_tuples_and_the_last_row_after_the_loop() -> None:
         np.testing.assert_allclose(got, want, rtol=1e-12)
         np.testing.assert_array_equal(last, want_last)
     assert jitted.num_specialisations == 1
+
+
+def test_enumerate_over_rows_is_one_loop_with_its_index() -> None:
+    x = np.random.default_rng(1).normal(size=(40, 3))
+    jitted = dlbridge.jit(ramp_weighted)
+    got, last = jitted(x)
+    want, want_last = ramp_weighted(x)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert int(last) == want_last == 39
+    assert jitted.lower(x).count("scf.for") == 1
 
 
 def test_iterations_scf_for_cannot_carry_run_as_python() -> None:

@@ -148,11 +148,34 @@ def _range_args(stmt: ast.stmt) -> list[ast.expr] | None:
     return list(call.args)
 
 
+def _enumerated(stmt: ast.For) -> ast.expr | None:
+    """The iterable of ``for <i>, <row> in enumerate(<iterable>)``, or None."""
+    call = stmt.iter
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "enumerate"
+            and len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.Starred)):
+        return None
+    target = stmt.target
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(isinstance(e, ast.Name) for e in target.elts):
+        return call.args[0]
+    return None
+
+
+def _iteration_targets(stmt: ast.stmt) -> list[str] | None:
+    """The names ``for <name> in <iterable>`` (over something other than ``range(...)``: an
+    array, whose rows it takes, or any Python iterable) or ``for <i>, <row> in
+    enumerate(<iterable>)`` binds each iteration; None for another statement."""
+    if not isinstance(stmt, ast.For) or _range_args(stmt) is not None:
+        return None
+    if isinstance(stmt.target, ast.Name):
+        return [stmt.target.id]
+    if _enumerated(stmt) is not None:
+        return [e.id for e in stmt.target.elts]  # type: ignore[attr-defined]
+    return None
+
+
 def _iterates(stmt: ast.stmt) -> bool:
-    """Whether ``stmt`` is ``for <name> in <iterable>`` over something other than ``range(...)``
-    (an array, whose rows it takes, or any Python iterable)."""
-    return (isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name)
-            and _range_args(stmt) is None)
+    """Whether ``stmt`` is a loop :func:`_iteration_targets` names."""
+    return _iteration_targets(stmt) is not None
 
 
 def _python_only(body: Sequence[ast.stmt]) -> str | None:
@@ -218,11 +241,13 @@ def _analyse(func: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         if not isinstance(stmt, ast.stmt) or (_range_args(stmt) is None and not _iterates(stmt)):
             continue
         assert isinstance(stmt, ast.For)
-        target = stmt.target.id if isinstance(stmt.target, ast.Name) else None
-        bound = [n for n in _bindings(stmt.body) if n != target]
-        reason = None if target else "its target is not a single name"
+        targets = _iteration_targets(stmt)
+        if targets is None:
+            targets = [stmt.target.id] if isinstance(stmt.target, ast.Name) else []
+        bound = [n for n in _bindings(stmt.body) if n not in targets]
+        reason = None if targets else "its target is not a single name"
         reason = reason or _python_only(stmt.body)
-        names = ([target] if target else []) + bound
+        names = targets + bound
         for name in names:
             if reason:
                 break
@@ -324,12 +349,15 @@ class _Rewriter:
         return out
 
     def _iteration(self, stmt: ast.For, facts: _LoopFacts) -> list[ast.stmt]:
-        """``for <name> in <iterable>``: over a traced array's rows as one ``scf.for`` (its body
-        binds ``<name> = <iterable>[i]``), else as Python over the iterable itself."""
+        """``for <name> in <iterable>`` (or ``for <i>, <name> in enumerate(<iterable>)``): over a
+        traced array's rows as one ``scf.for`` (its body binds ``<name> = <iterable>[i]``, and
+        ``<i>`` the index), else as Python over the iterable (or its ``enumerate``)."""
         if facts.reason is not None:
             self._inner(stmt)
             return [stmt]
-        assert isinstance(stmt.target, ast.Name)
+        targets = _iteration_targets(stmt)
+        assert targets is not None
+        enumerated = _enumerated(stmt)
         self.changed = True
         n = next(self.count)
         items = f"{PREFIX}items_{n}"
@@ -337,24 +365,26 @@ class _Rewriter:
         loop = f"{PREFIX}loop_{n}"
         body_name = f"{PREFIX}body_{n}"
         state = f"{PREFIX}state"
-        bound = [stmt.target.id, *facts.bound]
+        bound = [*targets, *facts.bound]
         names = [index, *bound]
 
         def names_tuple(ctx: ast.expr_context, which: Sequence[str]) -> ast.Tuple:
             return ast.Tuple([_name(c, ctx) for c in which], ctx)
 
-        row = ast.Assign([_name(stmt.target.id, ast.Store())],
-                         ast.Subscript(_name(items), _name(index), ast.Load()))
-        traced_body: list[ast.stmt] = [ast.Assign([names_tuple(ast.Store(), bound)], _name(state)), row]
+        binds: list[ast.stmt] = [ast.Assign([_name(targets[-1], ast.Store())],
+                                            ast.Subscript(_name(items), _name(index), ast.Load()))]
+        if enumerated is not None:
+            binds.insert(0, ast.Assign([_name(targets[0], ast.Store())], _name(index)))
+        traced_body: list[ast.stmt] = [ast.Assign([names_tuple(ast.Store(), bound)], _name(state)), *binds]
         traced_body += self.statements(copy.deepcopy(stmt.body))
         traced_body.append(ast.Return(names_tuple(ast.Load(), names)))
         body_def = ast.FunctionDef(body_name, _arguments([index, state]), traced_body, [], None, None)
-        hold = ast.Assign([_name(items, ast.Store())], stmt.iter)
+        hold = ast.Assign([_name(items, ast.Store())], stmt.iter if enumerated is None else enumerated)
         enter = ast.Assign(
             [_name(loop, ast.Store())],
             _call(HELPERS[2], [_name(items), _name(body_name),
                                ast.Tuple([ast.Constant(c) for c in names], ast.Load()),
-                               ast.Constant(stmt.lineno)]),
+                               ast.Constant(stmt.lineno), ast.Constant(enumerated is not None)]),
         )
         attr = lambda a: ast.Attribute(_name(loop), a, ast.Load())  # noqa: E731
         python_loop = ast.For(stmt.target, attr("range"), self.statements(stmt.body),

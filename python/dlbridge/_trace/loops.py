@@ -137,17 +137,20 @@ def enter_loop(range_fn: Any, args: tuple[Any, ...], body: Callable[..., tuple[A
 
 
 def enter_iteration(items: Any, body: Callable[..., tuple[Any, ...]], names: tuple[str, ...],
-                    line: int) -> LoopOutcome:
-    """Runs ``for names[1] in items`` as the rewritten code asks: over the rows of a traced array
-    as a range loop over its first dim (``body`` takes the row index, ``names[0]``, and binds
-    the row itself), as Python over anything else, or over an array whose rows are few and
-    known while tracing."""
+                    line: int, enumerated: bool = False) -> LoopOutcome:
+    """Runs ``for names[1] in items`` (``enumerate(items)`` when ``enumerated``) as the rewritten
+    code asks: over the rows of a traced array as a range loop over its first dim (``body``
+    takes the row index, ``names[0]``, and binds the row itself), as Python over anything else,
+    or over an array whose rows are few and known while tracing."""
+    def python() -> LoopOutcome:
+        return LoopOutcome(True, enumerate(items) if enumerated else items)
+
     ctx = current_context()
     if ctx is None or not isinstance(items, TracedArray) or items.ndim == 0:
-        return LoopOutcome(True, items)
+        return python()
     # A body scf.for cannot carry iterates as Python, fixing the length at the call's (NeedsValue).
     outcome = _enter(ctx, (items.shape[0],), body, names, line, sys._getframe(1), python_otherwise=True)
-    return LoopOutcome(True, items) if outcome.python else outcome
+    return python() if outcome.python else outcome
 
 
 def _enter(ctx: TraceContext, args: tuple[Any, ...], body: Callable[..., tuple[Any, ...]],
