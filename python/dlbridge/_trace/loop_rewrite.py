@@ -281,6 +281,10 @@ def _call(func: str, args: list[ast.expr]) -> ast.Call:
     return ast.Call(_name(func), args, [])
 
 
+def _names_tuple(ctx: ast.expr_context, names: Sequence[str]) -> ast.Tuple:
+    return ast.Tuple([_name(c, ctx) for c in names], ctx)
+
+
 def _arguments(names: Sequence[str]) -> ast.arguments:
     return ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in names], vararg=None, kwonlyargs=[],
                          kw_defaults=[], kwarg=None, defaults=[])
@@ -323,26 +327,18 @@ class _Rewriter:
         body_name = f"{PREFIX}body_{n}"
         state = f"{PREFIX}state"
 
-        def names_tuple(ctx: ast.expr_context, which: Sequence[str]) -> ast.Tuple:
-            return ast.Tuple([_name(c, ctx) for c in which], ctx)
-
         traced_body: list[ast.stmt] = []
         if facts.bound:
-            traced_body.append(ast.Assign([names_tuple(ast.Store(), facts.bound)], _name(state)))
+            traced_body.append(ast.Assign([_names_tuple(ast.Store(), facts.bound)], _name(state)))
         traced_body += self.statements(copy.deepcopy(stmt.body))
-        traced_body.append(ast.Return(names_tuple(ast.Load(), names)))
+        traced_body.append(ast.Return(_names_tuple(ast.Load(), names)))
         body_def = ast.FunctionDef(body_name, _arguments([target, state]), traced_body, [], None, None)
         enter = ast.Assign(
             [_name(loop, ast.Store())],
             _call(HELPERS[0], [_name("range"), args, _name(body_name),
                                ast.Tuple([ast.Constant(c) for c in names], ast.Load()), line]),
         )
-        attr = lambda a: ast.Attribute(_name(loop), a, ast.Load())  # noqa: E731
-        python_loop = ast.For(stmt.target, attr("range"), self.statements(stmt.body),
-                              self.statements(copy.deepcopy(stmt.orelse)), None)
-        traced: list[ast.stmt] = [ast.Assign([names_tuple(ast.Store(), names)], attr("values"))]
-        traced += self.statements(stmt.orelse)
-        branch = ast.If(attr("python"), [python_loop], traced)
+        branch = self._branch(stmt, loop, names)
         out: list[ast.stmt] = [body_def, enter, branch]
         for node in out:
             ast.copy_location(node, stmt)
@@ -368,16 +364,13 @@ class _Rewriter:
         bound = [*targets, *facts.bound]
         names = [index, *bound]
 
-        def names_tuple(ctx: ast.expr_context, which: Sequence[str]) -> ast.Tuple:
-            return ast.Tuple([_name(c, ctx) for c in which], ctx)
-
         binds: list[ast.stmt] = [ast.Assign([_name(targets[-1], ast.Store())],
                                             ast.Subscript(_name(items), _name(index), ast.Load()))]
         if enumerated is not None:
             binds.insert(0, ast.Assign([_name(targets[0], ast.Store())], _name(index)))
-        traced_body: list[ast.stmt] = [ast.Assign([names_tuple(ast.Store(), bound)], _name(state)), *binds]
+        traced_body: list[ast.stmt] = [ast.Assign([_names_tuple(ast.Store(), bound)], _name(state)), *binds]
         traced_body += self.statements(copy.deepcopy(stmt.body))
-        traced_body.append(ast.Return(names_tuple(ast.Load(), names)))
+        traced_body.append(ast.Return(_names_tuple(ast.Load(), names)))
         body_def = ast.FunctionDef(body_name, _arguments([index, state]), traced_body, [], None, None)
         hold = ast.Assign([_name(items, ast.Store())], stmt.iter if enumerated is None else enumerated)
         enter = ast.Assign(
@@ -386,16 +379,21 @@ class _Rewriter:
                                ast.Tuple([ast.Constant(c) for c in names], ast.Load()),
                                ast.Constant(stmt.lineno), ast.Constant(enumerated is not None)]),
         )
-        attr = lambda a: ast.Attribute(_name(loop), a, ast.Load())  # noqa: E731
-        python_loop = ast.For(stmt.target, attr("range"), self.statements(stmt.body),
-                              self.statements(copy.deepcopy(stmt.orelse)), None)
-        traced: list[ast.stmt] = [ast.Assign([names_tuple(ast.Store(), names)], attr("values"))]
-        traced += self.statements(stmt.orelse)
-        branch = ast.If(attr("python"), [python_loop], traced)
+        branch = self._branch(stmt, loop, names)
         out: list[ast.stmt] = [hold, body_def, enter, branch]
         for node in out:
             ast.copy_location(node, stmt)
         return out
+
+    def _branch(self, stmt: ast.For, loop: str, names: Sequence[str]) -> ast.If:
+        """``if <loop>.python:`` the original loop over ``<loop>.range``, ``else:`` ``names`` bound
+        to the traced loop's values and the loop's ``else`` clause."""
+        attr = lambda a: ast.Attribute(_name(loop), a, ast.Load())  # noqa: E731
+        python_loop = ast.For(stmt.target, attr("range"), self.statements(stmt.body),
+                              self.statements(copy.deepcopy(stmt.orelse)), None)
+        traced: list[ast.stmt] = [ast.Assign([_names_tuple(ast.Store(), names)], attr("values"))]
+        traced += self.statements(stmt.orelse)
+        return ast.If(attr("python"), [python_loop], traced)
 
     def _inner(self, stmt: ast.stmt) -> None:
         """Rewrites the statement lists inside ``stmt`` (if/while/with/try/for/match bodies)."""
