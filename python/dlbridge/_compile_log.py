@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import logging
 import os
-import struct
 import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from . import _dlbridge
+from ._trace.specs import guard_key
 
 logger = logging.getLogger("dlbridge")
 
@@ -89,15 +89,6 @@ def compile_reason(names: Sequence[str] | None, specs: tuple[Any, ...],
     return "; ".join(nearest)
 
 
-def _same_value(now: Any, value: Any) -> bool:
-    """Whether a call's value holds a guard's, as the dispatcher compares them: floats by their
-    bits (``-0.0`` is not ``0.0``, a NaN is itself), ints and bools by value."""
-    if isinstance(now, float) or isinstance(value, float):
-        return isinstance(now, float) and isinstance(value, float) and \
-            struct.pack("<d", now) == struct.pack("<d", value)
-    return int(now) == value
-
-
 def failed_guard(guards: Sequence[tuple[int, int | None, float]], hints: Sequence[Any] | None,
                  names: Sequence[str] | None) -> str | None:
     """The first of a trace's ``guards`` (argument, dim or None, value) that a call with
@@ -110,7 +101,7 @@ def failed_guard(guards: Sequence[tuple[int, int | None, float]], hints: Sequenc
         if hint is not None and dim is not None and dim >= len(hint):
             hint = None
         now = None if hint is None else hint if dim is None else hint[dim]
-        if now is None or not _same_value(now, value):
+        if now is None or guard_key(now) != guard_key(value):
             what = name if dim is None else f"{name}.shape[{dim}]"
             was = bool(value) if isinstance(now, bool) else value
             return f"guard {what} == {was} failed" + ("" if now is None else f" (now {now})")

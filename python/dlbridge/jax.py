@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import inspect as pyinspect
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +34,7 @@ from . import _dlbridge
 from ._api import JitFunction
 from ._shape_rules import shape_rule
 from ._trace.dtypes import DTYPES
+from ._trace.specs import guard_key
 
 __all__ = ["ffi_op", "route"]
 
@@ -162,10 +162,7 @@ def _placeholder(value: Any) -> Any:
 def _guard_value(values: Sequence[Any], i: int, dim: int) -> int | bytes:
     """What a guard reads from the kernel's arguments: a size of argument ``i``, or with
     ``dim`` -1 its value: an int or bool scalar, or a float's bits (as the dispatcher keys it)."""
-    if dim >= 0:
-        return int(values[i].shape[dim])
-    value = values[i]
-    return struct.pack("<d", value) if isinstance(value, float) else int(value)
+    return int(values[i].shape[dim]) if dim >= 0 else guard_key(values[i])
 
 
 class _Op:

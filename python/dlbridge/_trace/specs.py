@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +17,12 @@ __all__ = [
     "TraceResult",
 ]
 
+
+
+def guard_key(value: Any) -> int | bytes:
+    """A guarded argument value as the dispatcher keys it (``Dispatcher::guardedKey``): a float by
+    its bits (``-0.0`` is not ``0.0``, a NaN is itself), an int or bool by value."""
+    return struct.pack("<d", value) if isinstance(value, float) else int(value)
 
 @dataclass(frozen=True)
 class ArraySpec:
