@@ -97,6 +97,7 @@ void buildElementMath(OpPassManager &pm) {
 /// hooks when it has some); OpenMP regions stay, on LLVM types, and translate
 /// to calls of libomp's __kmpc_* functions.
 void buildToLLVM(OpPassManager &pm) {
+  pm.addPass(dlbridge::createExpandShapesToReinterpretCasts());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

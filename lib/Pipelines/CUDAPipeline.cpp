@@ -131,6 +131,7 @@ void buildEntriesAndCommonLowering(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(dlbridge::dlpack::createDLPackCheckAllocations());
   pm.addPass(dlbridge::dlpack::createDLPackLowerAssertions());
+  pm.addPass(dlbridge::createExpandShapesToReinterpretCasts());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   GpuNVVMAttachTargetOptions targetOptions;

@@ -227,6 +227,25 @@ def MatmulLoopOrder : Pass<"dlbridge-matmul-loop-order"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ExpandShapesToReinterpretCasts
+    : Pass<"dlbridge-expand-shapes-to-reinterpret-casts"> {
+  let summary = "Lower memref.expand_shape with several dynamic sizes in a "
+                "group to a reinterpret_cast";
+  let description = [{
+    MLIR 22's `expand-strided-metadata` crashes on a `memref.expand_shape`
+    that splits one dimension into two or more dynamic sizes (`[[0, 1]]
+    output_shape [%m, %n] : memref<?xf32> into memref<?x?xf32>`, which
+    bufferization makes for a `tensor.collapse_shape` of a strided operand).
+    This pass, run before it, rewrites such views as the
+    `memref.reinterpret_cast` of the source's base buffer they are: the
+    source's offset, the output shape, and in each group the source
+    dimension's stride for the innermost size, multiplied outwards by the
+    sizes inside. Other `expand_shape`s are left to upstream.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def HoistLoopAllocas : Pass<"dlbridge-hoist-loop-allocas"> {
   let summary = "Allocate a loop's stack buffers once, before the loop";
   let description = [{
