@@ -156,6 +156,25 @@ def test_construct_matches_numpy(name: str, dtype: str, layout: str) -> None:
     np.testing.assert_array_equal(a, before)
 
 
+#: Reshapes that only drop and add size-1 dims, or flatten: no ``tensor.reshape`` (whose shape
+#: operand CUDA host code would read back from the device).
+REGROUPING = dlbridge.jit(lambda a: (a.reshape(-1), np.ravel(a), a.reshape(1, -1, 1), a.sum().reshape(1),
+                                     np.reshape(a[0], (1, a.shape[1])), a[:, :1].reshape(-1)))
+
+
+@pytest.mark.parametrize("layout", ["C", "strided", "reversed", "empty"])
+def test_reshapes_that_regroup_dims_need_no_shape_operand(layout: str) -> None:
+    a = make("float64", layout)
+    if not a.shape[0]:  # a[0] of an empty array is an IndexError
+        with pytest.raises(IndexError):
+            REGROUPING(a)
+        return
+    want = (a.reshape(-1), np.ravel(a), a.reshape(1, -1, 1), a.sum().reshape(1), np.reshape(a[0], (1, a.shape[1])),
+            a[:, :1].reshape(-1))
+    _compare(REGROUPING(a), want, False)
+    assert "tensor.reshape" not in REGROUPING.inspect(a)["input"]
+
+
 def test_integer_exponents_multiply_as_numpy() -> None:
     """Complex powers by small integers are repeated products, exact where NumPy's are."""
     z = np.array([1 + 1j, 2 - 1j, -3j, 0j])

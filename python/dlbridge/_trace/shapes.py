@@ -1,4 +1,5 @@
-"""Shape operations: ``reshape`` (``tensor.reshape``, or a view where the sizes allow),
+"""Shape operations: ``reshape`` (a ``collapse_shape``/``expand_shape`` where it regroups dims,
+else ``tensor.reshape``; a view where the sizes allow),
 ``transpose`` (``linalg.transpose``, or a view), ``ravel``, ``matrix_transpose``, ``ndim`` and
 ``shape``; each declared once in the op table."""
 
@@ -121,12 +122,18 @@ def _reshape(x: Any, shape: Any) -> TracedArray:
             if d != 1:
                 others = ctx.top.op("numel", f"arith.muli {others}, {sv} : index")
         tsizes[infer] = ctx.top.op("size", f"arith.divui {total_v}, {others} : index")
+    regrouped = _regrouping_reshape(x, tdims, tsizes, infer)
+    if regrouped is not None:
+        out = make_view(x, regrouped.value, regrouped.dims, "reshape")
+        for j in range(regrouped.ndim):
+            size = regrouped.known_size(j)
+            if regrouped.dims[j] is None and size is not None:
+                out.set_size(j, size)
+        return out
+    if not tdims:
+        raise trace_error("reshape: to a 0-d array needs a source with static size-1 dims", ValueError)
     vals = [z if z is not None else ctx.top.const(d, "index") for d, z in zip(tdims, tsizes)]
     ty = tensor_type(tdims, x.element_type)
-    if not tdims:
-        if any(d != 1 for d in x.dims):
-            raise trace_error("reshape: to a 0-d array needs a source with static size-1 dims", ValueError)
-        return make_view(x, lowering.collapse_units(ctx, x, list(range(x.ndim))).value, (), "reshape")
     shp = ctx.top.op("shape", f"tensor.from_elements {', '.join(vals)} : tensor<{len(vals)}xindex>")
     r = ctx.top.op(
         "reshaped",
@@ -137,6 +144,40 @@ def _reshape(x: Any, shape: Any) -> TracedArray:
         if d is None and z is not None:
             out.set_size(j, z)
     return out
+
+
+def _regrouping_reshape(x: TracedArray, tdims: list[int | None], tsizes: list[str | None],
+                        infer: int) -> TracedArray | None:
+    """``x`` reshaped to ``tdims`` (the sizes of the dynamic ones in ``tsizes``; ``infer``: the
+    ``-1``) by a ``collapse_shape`` and an ``expand_shape``, when the reshape only drops and adds
+    size-1 dims around ``x``'s other dims, in order, or flattens them into one (``ravel``,
+    ``reshape(-1)``): these need no shape operand, which CUDA host code would have to read
+    back from the device for ``tensor.reshape``. None for another reshape."""
+    ctx = x.context
+    kept = [k for k in range(x.ndim) if x.dims[k] != 1]
+    target = [j for j in range(len(tdims)) if tdims[j] != 1]
+    units = [j for j in range(len(tdims)) if tdims[j] == 1]
+    if len(target) == 1 and len(kept) > 1 and (target[0] == infer or None not in x.dims):
+        (j,) = target
+        dims = [tdims[j]]
+        flat = ctx.top.op("flat", f"tensor.collapse_shape {x.value} [[{', '.join(map(str, range(x.ndim)))}]] : "
+                                  f"{x.mlir_type} into {tensor_type(dims, x.element_type)}")
+        out = TracedArray(ctx, flat, x.element_type, dims, alias=x.may_alias_argument)
+        if tsizes[j] is not None:
+            out.set_size(0, tsizes[j])
+        return lowering.expand_units(ctx, out, units)
+    if len(kept) != len(target):
+        return None
+    for k, j in zip(kept, target):
+        if j == infer and tdims[j] is None:
+            continue  # the others match, so the inferred size is x's
+        if x.dims[k] is not None:
+            if tdims[j] != x.dims[k]:
+                return None
+        elif tdims[j] is not None or tsizes[j] != ctx.dim(x, k):
+            return None
+    collapsed = lowering.collapse_units(ctx, x, [k for k in range(x.ndim) if x.dims[k] == 1])
+    return lowering.expand_units(ctx, collapsed, units)
 
 
 @op("reshape")
