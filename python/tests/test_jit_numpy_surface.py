@@ -9,12 +9,14 @@ function per construct serves every parametrisation, so kernels compile once per
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any, Callable
 
 import dlbridge
 import numpy as np
 import pytest
+from dlbridge._trace import sorting
 
 DTYPES = ["float64", "float32", "int64", "uint8", "bool", "complex128"]
 LAYOUTS = ["C", "strided", "reversed", "empty", "0-d"]
@@ -77,9 +79,6 @@ CONSTRUCTS: dict[str, Callable[[Any], Any]] = {
                                np.searchsorted(np.arange(-3, 4) * 0.75, a, side="right")),
 }
 
-#: Constructs with a CPU path only: on CUDA tensors they are a TraceError.
-CPU_ONLY = {"sort", "argsort", "sort_in_place"}
-
 #: (construct, dtype) pairs NumPy runs that the tracer refuses with a TraceError.
 REFUSED: set[tuple[str, str]] = set()
 
@@ -134,6 +133,12 @@ def _numpy(fn: Callable[[Any], Any], a: np.ndarray) -> Any:
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", list(CONSTRUCTS))
 def test_construct_matches_numpy(name: str, dtype: str, layout: str) -> None:
+    _check(JITTED[name], name, dtype, layout)
+
+
+def _check(jitted: Any, name: str, dtype: str, layout: str) -> None:
+    """``jitted``, construct ``name`` under ``@jit``, gives NumPy's answer or error on an input
+    of ``dtype`` in ``layout`` and leaves it untouched."""
     if layout == "0-d" and dtype != "float64":
         pytest.skip("0-d inputs: float64 (each dtype compiles a kernel per rank)")
     a = make(dtype, layout)
@@ -143,13 +148,13 @@ def test_construct_matches_numpy(name: str, dtype: str, layout: str) -> None:
         warnings.simplefilter("ignore")
         if (name, dtype) in REFUSED and not isinstance(want, Exception):
             with pytest.raises(dlbridge.TraceError):
-                JITTED[name](a)
+                jitted(a)
             return
         if isinstance(want, Exception):
             with pytest.raises((type(want), dlbridge.TraceError)):
-                JITTED[name](a)
+                jitted(a)
             return
-        got = JITTED[name](a)
+        got = jitted(a)
     if (name, dtype, layout) in EMPTY_DTYPE:
         want = tuple(w.astype(g.dtype) for g, w in zip(got, want))
     _compare(got, want, dtype == "float32")
@@ -227,14 +232,37 @@ def test_roll_of_a_dynamic_size_by_more_than_it() -> None:
         np.testing.assert_array_equal(f(x, 0.0), np.roll(x, 13))
 
 
-def test_sorting_refuses_cuda_while_tracing() -> None:
-    """Sorting has a CPU path only: traced for CUDA it is a TraceError naming the target."""
-    from dlbridge._trace import ArraySpec, trace
+@pytest.fixture
+def gpu_sort(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CPU sorts rows as CUDA does (merge passes of a thread per element), so that the
+    GPU's algorithm is checked against NumPy here."""
+    monkeypatch.setitem(sorting.ROW_SORTS, "cpu", sorting.ROW_SORTS["cuda"])
 
-    for fn in (lambda a: np.sort(a), lambda a: np.argsort(a), lambda a: a.sort()):
-        trace(fn, [ArraySpec("float64", 1)], name="f")
-        with pytest.raises(dlbridge.TraceError, match="on cuda"):
-            trace(fn, [ArraySpec("float64", 1)], name="f", target="cuda")
+
+SORTING = ["sort", "argsort", "sort_in_place"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", SORTING)
+def test_the_gpu_sort_matches_numpy(name: str, dtype: str, layout: str, gpu_sort: None) -> None:
+    jitted = dlbridge.jit(CONSTRUCTS[name])
+    # not the CPU's merge sort of each row
+    assert not re.search(r"^\s*%\S+ = scf\.forall", jitted.inspect(make(dtype, "C"))["input"], re.M)
+    _check(jitted, name, dtype, layout)
+
+
+@pytest.mark.parametrize("fn", [lambda a: np.sort(a), lambda a: np.argsort(a, axis=0), lambda a: a.sort(),
+                                lambda a: np.sort(a, axis=None)],
+                         ids=["sort", "argsort", "sort_in_place", "flattened"])
+def test_sorting_for_cuda_is_a_kernel_per_merge_pass(fn: Callable[[Any], Any]) -> None:
+    """On CUDA every merge pass is one kernel of a thread per element, whatever the rows' count
+    and length: no kernel of one thread, and no host loop over the rows."""
+    stages = dlbridge.jit(fn, target="cuda").inspect(np.ones((4, 9)))
+    kernels = stages["loops-to-kernels"]
+    assert "gpu.launch_func" in kernels and "known_block_size = array<i32: 1, 1, 1>" not in kernels
+    assert "scf.parallel" not in kernels.split("gpu.module")[0]
+    assert ".entry" in stages["ptx"]
 
 
 def test_sort_puts_nans_last_and_argsort_is_stable() -> None:
@@ -279,20 +307,25 @@ def test_python_lists_among_the_arrays() -> None:
         np.testing.assert_array_equal(g, w)
 
 
+@pytest.mark.parametrize("algorithm", ["cpu", "cuda"])
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 17, 64, 1000])
-def test_sort_and_argsort_rows_of_any_length(n: int) -> None:
-    """Merge passes over rows of odd and power-of-two lengths, with ties and NaNs; one kernel
-    serves every length."""
+def test_sort_and_argsort_rows_of_any_length(n: int, algorithm: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Merge passes over rows of odd and power-of-two lengths, with ties and NaNs, by each
+    target's algorithm (run here on the CPU); one kernel serves every length."""
+    monkeypatch.setitem(sorting.ROW_SORTS, "cpu", sorting.ROW_SORTS[algorithm])
     rng = np.random.default_rng(n)
     x = rng.integers(-5, 5, (3, n)).astype(np.float64)
     x[rng.random((3, n)) < 0.1] = np.nan
-    got = SORTS(x)
+    got = SORTS[algorithm](x)
     np.testing.assert_array_equal(got[0], np.sort(x))
     np.testing.assert_array_equal(got[1], np.argsort(x, kind="stable"))
     np.testing.assert_array_equal(got[2], np.argsort(x[:, ::-1], axis=1, kind="stable"))
+    np.testing.assert_array_equal(got[3], np.argsort(x, axis=None, kind="stable"))
 
 
-SORTS = dlbridge.jit(lambda v: (np.sort(v), np.argsort(v), v[:, ::-1].argsort(axis=1)))
+SORTS = {algorithm: dlbridge.jit(lambda v: (np.sort(v), np.argsort(v), v[:, ::-1].argsort(axis=1),
+                                            np.argsort(v, axis=None)))
+         for algorithm in ("cpu", "cuda")}
 
 
 def test_builtin_round_of_scalars() -> None:

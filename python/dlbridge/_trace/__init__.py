@@ -20,10 +20,10 @@ The modules, one job each:
 - ``lowering``: the emission toolkit every operation lowers through (operands, scalar code,
   broadcasting, ``linalg.generic``, run-time checks).
 - the op families, each declaring and implementing its operations: ``elementwise``,
-  ``reductions`` (and scans, sorting, statistics), ``contractions`` (``matmul``, ``einsum``...),
-  ``shapes``, ``indexing`` (``x[...]`` reads), ``creation``, ``inplace`` (item assignment,
-  ``copyto``), ``masked`` (``x[mask]`` selections), ``compaction`` (``nonzero``, ``unique``...),
-  ``histograms``, ``linalg``.
+  ``reductions`` (and scans, statistics), ``sorting`` (``sort``, ``argsort``, ``searchsorted``),
+  ``contractions`` (``matmul``, ``einsum``...), ``shapes``, ``indexing`` (``x[...]`` reads),
+  ``creation``, ``inplace`` (item assignment, ``copyto``), ``masked`` (``x[mask]`` selections),
+  ``compaction`` (``nonzero``, ``unique``...), ``histograms``, ``linalg``.
 - ``overlap``: whether an in-place update reads what it writes.
 - ``loops``, ``loop_source``, ``loop_rewrite``, ``loop_state``: Python loops as ``scf.for``
   (the loop operations, the source rewrite, its AST transform, the Python state around it).
@@ -42,6 +42,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     linalg,
     reductions,
     shapes,
+    sorting,
 )
 from .dtypes import DType, result_type, weak_result_type
 from .errors import TraceError, unparsable_trace
