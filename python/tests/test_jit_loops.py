@@ -698,6 +698,13 @@ def enumerated_from_one(x: Any) -> Any:
     return s
 
 
+def enumerated_from(x: Any, k: int) -> Any:
+    s = np.zeros(x.shape[1:])
+    for i, row in enumerate(x, start=k):
+        s = s + row * i
+    return s, i
+
+
 def zipped_with_else(x: Any, y: Any) -> Any:
     m = np.zeros(x.shape[1])
     for a, b in zip(x, y):
@@ -791,9 +798,19 @@ def test_enumerate_of_zip_is_one_loop_with_its_index(rows: int) -> None:
 
 
 def test_enumerate_counts_from_its_start() -> None:
+    """``enumerate(x, 1)``, and ``start=k`` with ``k`` an int argument: one loop, and one
+    specialisation for every ``k``."""
     x = np.random.default_rng(4).normal(size=(30, 3))
     _same(enumerated_from_one, x)
     _zip_loop_text(enumerated_from_one, x)
+    jitted = dlbridge.jit(enumerated_from)
+    for k in (0, 5, -40, 2**40):
+        got, last = jitted(x, k)
+        want, want_last = enumerated_from(x, k)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        assert int(last) == want_last
+    assert jitted.num_specialisations == 1
+    assert jitted.lower(x, 3).count("scf.for") == 1
 
 
 @pytest.mark.parametrize("rows", [(0, 4), (12, 10)])
@@ -828,3 +845,45 @@ def test_zip_loops_scf_for_cannot_carry_and_a_local_zip_run_as_python() -> None:
     x, y = np.arange(8.0).reshape(4, 2), np.ones((6, 2))
     _same(zipped_appends, x, y)
     _same(zipped_by_a_local_zip, x, y)
+
+
+def zipped_into(x: Any, y: Any) -> Any:
+    out = np.zeros((min(x.shape[0], y.shape[0]), x.shape[1]))
+    for i, (a, b) in enumerate(zip(x, y)):
+        out[i] = a * b.sum()
+    return out
+
+
+def zipped_enumerate(x: Any, y: Any) -> Any:
+    acc = np.zeros(x.shape[1:])
+    for (i, a), b in zip(enumerate(x), y):
+        acc = acc + a * i - b
+    return acc
+
+
+@pytest.mark.parametrize("dtypes", [("int32", "float32"), ("float32", "float64"), ("int64", "int64"),
+                                    ("bool", "int16")])
+def test_zip_over_arrays_of_mixed_dtypes_carries_the_dtype_numpy_gives(dtypes: tuple[str, str]) -> None:
+    rng = np.random.default_rng(7)
+    x = (rng.normal(size=(19, 3)) * 5).astype(dtypes[0])
+    y = (rng.normal(size=(23, 3)) * 5).astype(dtypes[1])
+    z = (rng.normal(size=(21, 3)) * 5).astype(dtypes[1])
+    got, want = dlbridge.jit(zipped_three)(x, y, z), zipped_three(x, y, z)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+@pytest.mark.parametrize("rows", [(0, 3), (9, 40), (40, 9)])
+def test_enumerate_of_zip_writes_rows_of_an_output(rows: tuple[int, int]) -> None:
+    rng = np.random.default_rng(8)
+    x, y = rng.normal(size=(rows[0], 5)), rng.normal(size=(rows[1], 2))
+    _same(zipped_into, x, y)
+    _zip_loop_text(zipped_into, x, y)
+
+
+def test_zip_of_an_enumerate_is_one_loop() -> None:
+    rng = np.random.default_rng(9)
+    x, y = rng.normal(size=(30, 4)), rng.normal(size=(17, 4))
+    _same(zipped_enumerate, x, y)
+    _zip_loop_text(zipped_enumerate, x, y)

@@ -173,11 +173,14 @@ def _python_iterable(items: Any) -> Any:
 
 
 def _start(call: IterationCall) -> Any:
-    """The ``start`` of ``enumerate`` call ``call``: an int or a size; None when another value
-    (the loop then runs as Python, which gives its error or its meaning)."""
+    """The ``start`` of ``enumerate`` call ``call``: an int, a size or a traced integer (an int
+    argument); None for another value (the loop then runs as Python, which gives its meaning or
+    its error)."""
     start = call.args[1] if len(call.args) == 2 else call.kwargs.get("start", 0)
     if isinstance(start, SymbolicDim):
         return start
+    if isinstance(start, TracedArray):
+        return start if start.ndim == 0 and start._dtype.is_int else None
     return int(start) if isinstance(start, (int, np.integer)) else None
 
 
@@ -186,10 +189,16 @@ def iteration_row(items: Any, index: Any) -> Any:
     row ``items[index]``, ``enumerate``'s ``(start + index, row)``, ``zip``'s tuple of rows."""
     if not isinstance(items, IterationCall):
         return items[index]
-    if items.fn is builtins.enumerate:
-        start = _start(items)
-        return index if isinstance(start, int) and start == 0 else index + start, iteration_row(items.args[0], index)
-    return tuple(iteration_row(a, index) for a in items.args)
+    if items.fn is not builtins.enumerate:
+        return tuple(iteration_row(a, index) for a in items.args)
+    start, row = _start(items), iteration_row(items.args[0], index)
+    if isinstance(start, int) and start == 0:
+        return index, row
+    if isinstance(start, TracedArray):
+        ctx, sources = start.context, start._sources
+        value = index_value(ctx, start, "enumerate()", "integer")
+        start = SymbolicDim(ctx, value, "the start of enumerate()", sources) if isinstance(value, str) else value
+    return index + start, row
 
 
 def _traced_lengths(items: Any, top: bool = True) -> Any:
