@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import functools
 import importlib.util
 import linecache
@@ -666,3 +667,223 @@ def test_iterations_scf_for_cannot_carry_run_as_python() -> None:
     tuples and lists iterate as Python always."""
     _same(doubled_rows, np.arange(6.0).reshape(3, 2))
     _same(weighted, np.ones(4))
+
+
+def zipped_dot(x: Any, y: Any) -> Any:
+    s = 0.0
+    for a, b in zip(x, y):
+        s = s + (a * b).sum()
+    return s
+
+
+def zipped_three(x: Any, y: Any, z: Any) -> Any:
+    acc = x[0] * 0
+    for (a, b, c) in zip(x, y, z):
+        acc = acc + a * b - c
+    return acc, a, c
+
+
+def enumerated_zip(x: Any, y: Any) -> Any:
+    s = np.zeros(x.shape[1])
+    i = -1
+    for i, (a, b) in enumerate(zip(x, y)):
+        s = s + (a - b) * i
+    return s, i
+
+
+def enumerated_from_one(x: Any) -> Any:
+    s = x[0] * 0
+    for k, row in enumerate(x, 1):
+        s = s + row / k
+    return s
+
+
+def enumerated_from(x: Any, k: int) -> Any:
+    s = np.zeros(x.shape[1:])
+    for i, row in enumerate(x, start=k):
+        s = s + row * i
+    return s, i
+
+
+def zipped_with_else(x: Any, y: Any) -> Any:
+    m = np.zeros(x.shape[1])
+    for a, b in zip(x, y):
+        m = np.maximum(m, a - b)
+    else:
+        m = m + 1
+    return m
+
+
+def zipped_strict(x: Any, y: Any, z: Any) -> Any:
+    s = 0.0
+    for a, b, c in zip(x, y, z, strict=True):
+        s = s + a * b * c
+    return s
+
+
+def zipped_with_a_list(x: Any) -> Any:
+    acc = x[0] * 0
+    for w, row in zip([1.0, -2.0, 0.5], x):
+        acc = acc + w * row
+    return acc
+
+
+def zipped_appends(x: Any, y: Any) -> Any:
+    out = []
+    for a, b in zip(x, y):
+        out.append(a - b)
+    return out[-1] * len(out)
+
+
+def zipped_by_a_local_zip(x: Any, y: Any) -> Any:
+    zip = lambda *its: reversed(list(builtins.zip(*its)))  # noqa: A001, E731
+    acc = x[0] * 0
+    for a, b in zip(x, y):
+        acc = acc * 2 + a - b
+    return acc
+
+
+def _zip_loop_text(fn: Callable[..., Any], *args: Any) -> str:
+    """The traced MLIR of ``fn``, checked to hold its loop over rows as one ``scf.for`` whose
+    body reads one row of each array (no unrolling)."""
+    text = dlbridge.jit(fn).inspect(*args)["input"]
+    assert text.count("scf.for") == 1
+    assert text.count("tensor.extract_slice") <= 2 * len(args)
+    return text
+
+
+@pytest.mark.parametrize("rows", [(0, 0), (3, 3), (UNROLL_LIMIT + 1, UNROLL_LIMIT + 1), (200, 200),
+                                  (30, 7), (7, 30), (0, 5)])
+def test_zip_over_two_arrays_is_one_loop_over_the_shortest(rows: tuple[int, int]) -> None:
+    """``for a, b in zip(x, y)`` pairs the rows of two arrays of dynamic lengths in one
+    ``scf.for``, and stops at the shorter as Python's zip does."""
+    rng = np.random.default_rng(sum(rows))
+    x, y = rng.normal(size=(rows[0], 4)), rng.normal(size=(rows[1], 4))
+    _same(zipped_dot, x, y)
+    _zip_loop_text(zipped_dot, x, y)
+
+
+def test_one_specialisation_zips_arrays_of_every_length() -> None:
+    rng = np.random.default_rng(2)
+    x, y, z = rng.normal(size=(40, 3)), rng.normal(size=(40, 3)), rng.normal(size=(40, 3))
+    jitted = dlbridge.jit(zipped_three)
+    for n, m, k in [(40, 40, 40), (12, 40, 31), (40, 9, 20), (17, 33, 2), (25, 25, 25)]:
+        got, want = jitted(x[:n], y[:m], z[:k]), zipped_three(x[:n], y[:m], z[:k])
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-12)
+    assert jitted.num_specialisations == 1
+    _zip_loop_text(zipped_three, x, y[:20], z)
+
+
+@pytest.mark.parametrize("layout", ["strided", "reversed", "transposed"])
+def test_zip_over_strided_and_reversed_arrays(layout: str) -> None:
+    base = np.random.default_rng(3).normal(size=(60, 12))
+    view = {"strided": lambda a: a[::3, ::2], "reversed": lambda a: a[::-1, ::-1],
+            "transposed": lambda a: a.T}[layout]
+    x, y, z = view(base), view(base[:, ::-1] * 2.0), view(base[::-1].copy())
+    _same(zipped_three, x, y, z)
+    _same(zipped_dot, x, y[1:])
+
+
+@pytest.mark.parametrize("rows", [0, 1, 25])
+def test_enumerate_of_zip_is_one_loop_with_its_index(rows: int) -> None:
+    rng = np.random.default_rng(rows)
+    x, y = rng.normal(size=(rows, 2)), rng.normal(size=(rows + 3, 2))
+    jitted = dlbridge.jit(enumerated_zip)
+    got, last = jitted(x, y)
+    want, want_last = enumerated_zip(x, y)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert int(last) == want_last == rows - 1
+    _zip_loop_text(enumerated_zip, x, y)
+
+
+def test_enumerate_counts_from_its_start() -> None:
+    """``enumerate(x, 1)``, and ``start=k`` with ``k`` an int argument: one loop, and one
+    specialisation for every ``k``."""
+    x = np.random.default_rng(4).normal(size=(30, 3))
+    _same(enumerated_from_one, x)
+    _zip_loop_text(enumerated_from_one, x)
+    jitted = dlbridge.jit(enumerated_from)
+    for k in (0, 5, -40, 2**40):
+        got, last = jitted(x, k)
+        want, want_last = enumerated_from(x, k)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        assert int(last) == want_last
+    assert jitted.num_specialisations == 1
+    assert jitted.lower(x, 3).count("scf.for") == 1
+
+
+@pytest.mark.parametrize("rows", [(0, 4), (12, 10)])
+def test_zip_loop_runs_its_else_clause(rows: tuple[int, int]) -> None:
+    x, y = np.arange(rows[0] * 2.0).reshape(-1, 2), np.ones((rows[1], 2))
+    _same(zipped_with_else, x, y)
+
+
+def test_zip_strict_checks_lengths_with_pythons_message() -> None:
+    x = np.random.default_rng(5).normal(size=20)
+    jitted = dlbridge.jit(zipped_strict)
+    np.testing.assert_allclose(jitted(x, x[::-1], x * 2), zipped_strict(x, x[::-1], x * 2), rtol=1e-12)
+    for n, m, k in [(20, 12, 20), (20, 20, 12), (20, 12, 5), (12, 20, 20), (12, 12, 20), (5, 20, 12)]:
+        with pytest.raises(ValueError) as want:
+            zipped_strict(x[:n], x[:m], x[:k])
+        with pytest.raises(ValueError, match=re.escape(str(want.value))):
+            jitted(x[:n], x[:m], x[:k])
+    assert jitted.num_specialisations == 1
+    _zip_loop_text(zipped_strict, x, x, x)
+
+
+def test_zip_with_a_python_list_runs_as_python() -> None:
+    """A zip whose iterables are not all traced arrays is Python's zip (here unrolled over the
+    list's three items, the rows fixed at the call's count)."""
+    x = np.random.default_rng(6).normal(size=(5, 3))
+    jitted = _same(zipped_with_a_list, x)
+    assert "scf.for" not in jitted.lower(x)
+    _same(zipped_with_a_list, x[:2])
+
+
+def test_zip_loops_scf_for_cannot_carry_and_a_local_zip_run_as_python() -> None:
+    x, y = np.arange(8.0).reshape(4, 2), np.ones((6, 2))
+    _same(zipped_appends, x, y)
+    _same(zipped_by_a_local_zip, x, y)
+
+
+def zipped_into(x: Any, y: Any) -> Any:
+    out = np.zeros((min(x.shape[0], y.shape[0]), x.shape[1]))
+    for i, (a, b) in enumerate(zip(x, y)):
+        out[i] = a * b.sum()
+    return out
+
+
+def zipped_enumerate(x: Any, y: Any) -> Any:
+    acc = np.zeros(x.shape[1:])
+    for (i, a), b in zip(enumerate(x), y):
+        acc = acc + a * i - b
+    return acc
+
+
+@pytest.mark.parametrize("dtypes", [("int32", "float32"), ("float32", "float64"), ("int64", "int64"),
+                                    ("bool", "int16")])
+def test_zip_over_arrays_of_mixed_dtypes_carries_the_dtype_numpy_gives(dtypes: tuple[str, str]) -> None:
+    rng = np.random.default_rng(7)
+    x = (rng.normal(size=(19, 3)) * 5).astype(dtypes[0])
+    y = (rng.normal(size=(23, 3)) * 5).astype(dtypes[1])
+    z = (rng.normal(size=(21, 3)) * 5).astype(dtypes[1])
+    got, want = dlbridge.jit(zipped_three)(x, y, z), zipped_three(x, y, z)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+@pytest.mark.parametrize("rows", [(0, 3), (9, 40), (40, 9)])
+def test_enumerate_of_zip_writes_rows_of_an_output(rows: tuple[int, int]) -> None:
+    rng = np.random.default_rng(8)
+    x, y = rng.normal(size=(rows[0], 5)), rng.normal(size=(rows[1], 2))
+    _same(zipped_into, x, y)
+    _zip_loop_text(zipped_into, x, y)
+
+
+def test_zip_of_an_enumerate_is_one_loop() -> None:
+    rng = np.random.default_rng(9)
+    x, y = rng.normal(size=(30, 4)), rng.normal(size=(17, 4))
+    _same(zipped_enumerate, x, y)
+    _zip_loop_text(zipped_enumerate, x, y)

@@ -1,4 +1,4 @@
-"""The AST rewrite behind traced ``for ... in range(...)`` loops (see ``loops``).
+"""The AST rewrite behind traced ``for`` loops over a ``range`` or over arrays (see ``loops``).
 
 Every ``for <target> in range(<args>)`` statement of the function (not of functions nested in it)
 is rewritten so that which way it runs is decided while tracing, by ``loops.enter_loop``:
@@ -10,6 +10,13 @@ is rewritten so that which way it runs is decided while tracing, by ``loops.ente
   iteration of every name the body binds, and returns the target's and those names' values after
   the iteration; the names are then bound to their values after the loop, as Python leaves them
   (to a stand-in whose every use is a TraceError where the traced loop cannot give one).
+
+Every ``for <target> in <iterable>`` whose target is a name, or unpacks ``enumerate(...)`` and
+``zip(...)`` into names (``for i, (a, b) in enumerate(zip(x, y))``), is rewritten the same way,
+``loops.enter_iteration`` deciding: those calls are recorded rather than made (``loops.iteration_call``),
+and where every array they iterate is traced the loop is one ``scf.for`` over the shortest one's
+first dim, whose body binds the target to the rows of the iteration (``loops.iteration_row``);
+anything else iterates as Python over the calls made as written.
 
 A loop whose body Python could not run as such a function (``break``, ``continue``, ``return``,
 ``yield``, ``del`` of a name, a target that is not a name, a name it binds that is declared
@@ -28,9 +35,10 @@ from dataclasses import dataclass
 __all__ = ["HELPERS", "PREFIX", "rewrite_function"]
 
 PREFIX = "_dlbridge_"
-#: The free names the rewritten code uses: ``loops.enter_loop``, ``loops.python_range`` and
-#: ``loops.enter_iteration``.
-HELPERS = (f"{PREFIX}enter_loop", f"{PREFIX}python_range", f"{PREFIX}enter_iteration")
+#: The free names the rewritten code uses: ``loops.enter_loop``, ``loops.python_range``,
+#: ``loops.enter_iteration``, ``loops.iteration_call`` and ``loops.iteration_row``.
+HELPERS = (f"{PREFIX}enter_loop", f"{PREFIX}python_range", f"{PREFIX}enter_iteration",
+           f"{PREFIX}iteration_call", f"{PREFIX}iteration_row")
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
            ast.DictComp, ast.GeneratorExp)
@@ -148,29 +156,43 @@ def _range_args(stmt: ast.stmt) -> list[ast.expr] | None:
     return list(call.args)
 
 
-def _enumerated(stmt: ast.For) -> ast.expr | None:
-    """The iterable of ``for <i>, <row> in enumerate(<iterable>)``, or None."""
-    call = stmt.iter
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "enumerate"
-            and len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.Starred)):
+def _iteration_source(target: ast.expr, iterable: ast.expr) -> ast.expr | None:
+    """``iterable`` as the rewritten code evaluates it for ``for <target> in <iterable>``: each
+    ``enumerate(...)``/``zip(...)`` call whose items ``target`` unpacks into names
+    (``for i, (a, b) in enumerate(zip(x, y))``) recorded by ``loops.iteration_call`` instead
+    of made. None where ``target`` is neither a name nor such an unpacking."""
+    if isinstance(target, ast.Name):
+        return iterable
+    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Name) and iterable.func.id in ("enumerate", "zip")
+            and iterable.args and not any(isinstance(a, ast.Starred) for a in iterable.args)
+            and all(k.arg is not None for k in iterable.keywords)):
         return None
-    target = stmt.target
-    if isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(isinstance(e, ast.Name) for e in target.elts):
-        return call.args[0]
-    return None
+    func, args, parts = iterable.func, iterable.args, target.elts
+    if func.id == "enumerate":
+        if len(parts) != 2 or not isinstance(parts[0], ast.Name):
+            return None
+        pairs = [(parts[1], args[0])]
+    elif len(parts) == len(args):
+        pairs = list(zip(parts, args))
+    else:
+        return None
+    inner = [s for s in (_iteration_source(t, a) for t, a in pairs) if s is not None]
+    if len(inner) < len(pairs):
+        return None
+    return ast.Call(_name(HELPERS[3]), [func, *inner, *args[len(inner):]], iterable.keywords)
 
 
 def _iteration_targets(stmt: ast.stmt) -> list[str] | None:
-    """The names ``for <name> in <iterable>`` (over something other than ``range(...)``: an
-    array, whose rows it takes, or any Python iterable) or ``for <i>, <row> in
-    enumerate(<iterable>)`` binds each iteration; None for another statement."""
+    """The names ``for <target> in <iterable>`` (over something other than ``range(...)``: an
+    array, whose rows it takes, or any Python iterable) binds each iteration, where ``target`` is
+    a name or unpacks ``enumerate``/``zip`` into names (:func:`_iteration_source`); None for
+    another statement."""
     if not isinstance(stmt, ast.For) or _range_args(stmt) is not None:
         return None
-    if isinstance(stmt.target, ast.Name):
-        return [stmt.target.id]
-    if _enumerated(stmt) is not None:
-        return [e.id for e in stmt.target.elts]  # type: ignore[attr-defined]
-    return None
+    if _iteration_source(stmt.target, stmt.iter) is None:
+        return None
+    return _bindings([stmt.target])
 
 
 def _iterates(stmt: ast.stmt) -> bool:
@@ -345,15 +367,16 @@ class _Rewriter:
         return out
 
     def _iteration(self, stmt: ast.For, facts: _LoopFacts) -> list[ast.stmt]:
-        """``for <name> in <iterable>`` (or ``for <i>, <name> in enumerate(<iterable>)``): over a
-        traced array's rows as one ``scf.for`` (its body binds ``<name> = <iterable>[i]``, and
-        ``<i>`` the index), else as Python over the iterable (or its ``enumerate``)."""
+        """``for <target> in <iterable>`` where the target is a name or unpacks ``enumerate`` /
+        ``zip`` (:func:`_iteration_source`): over traced arrays' rows as one ``scf.for`` (its
+        body binds ``<target> = loops.iteration_row(<iterable>, i)``), else as Python over the
+        iterable."""
         if facts.reason is not None:
             self._inner(stmt)
             return [stmt]
         targets = _iteration_targets(stmt)
-        assert targets is not None
-        enumerated = _enumerated(stmt)
+        source = _iteration_source(stmt.target, stmt.iter)
+        assert targets is not None and source is not None
         self.changed = True
         n = next(self.count)
         items = f"{PREFIX}items_{n}"
@@ -364,20 +387,17 @@ class _Rewriter:
         bound = [*targets, *facts.bound]
         names = [index, *bound]
 
-        binds: list[ast.stmt] = [ast.Assign([_name(targets[-1], ast.Store())],
-                                            ast.Subscript(_name(items), _name(index), ast.Load()))]
-        if enumerated is not None:
-            binds.insert(0, ast.Assign([_name(targets[0], ast.Store())], _name(index)))
-        traced_body: list[ast.stmt] = [ast.Assign([_names_tuple(ast.Store(), bound)], _name(state)), *binds]
+        row = ast.Assign([copy.deepcopy(stmt.target)], _call(HELPERS[4], [_name(items), _name(index)]))
+        traced_body: list[ast.stmt] = [ast.Assign([_names_tuple(ast.Store(), bound)], _name(state)), row]
         traced_body += self.statements(copy.deepcopy(stmt.body))
         traced_body.append(ast.Return(_names_tuple(ast.Load(), names)))
         body_def = ast.FunctionDef(body_name, _arguments([index, state]), traced_body, [], None, None)
-        hold = ast.Assign([_name(items, ast.Store())], stmt.iter if enumerated is None else enumerated)
+        hold = ast.Assign([_name(items, ast.Store())], source)
         enter = ast.Assign(
             [_name(loop, ast.Store())],
             _call(HELPERS[2], [_name(items), _name(body_name),
                                ast.Tuple([ast.Constant(c) for c in names], ast.Load()),
-                               ast.Constant(stmt.lineno), ast.Constant(enumerated is not None)]),
+                               ast.Constant(stmt.lineno)]),
         )
         branch = self._branch(stmt, loop, names)
         out: list[ast.stmt] = [hold, body_def, enter, branch]

@@ -24,7 +24,7 @@ import types
 from typing import Any, Callable
 
 from .loop_rewrite import HELPERS, PREFIX, rewrite_function
-from .loops import enter_iteration, enter_loop, python_range
+from .loops import enter_iteration, enter_loop, iteration_call, iteration_row, python_range
 
 __all__ = ["rewrite_loops"]
 
@@ -38,7 +38,8 @@ _CO_NESTED = inspect.CO_NESTED
 _REWRITTEN: dict[int, tuple[types.CodeType, types.CodeType | None, str | None]] = {}
 
 
-_HELPERS: dict[str, Any] = dict(zip(HELPERS, (enter_loop, python_range, enter_iteration)))
+_HELPERS: dict[str, Any] = dict(zip(HELPERS, (enter_loop, python_range, enter_iteration, iteration_call,
+                                             iteration_row)))
 
 
 def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | None]:

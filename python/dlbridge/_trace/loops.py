@@ -14,6 +14,11 @@ each runs:
   array the body updates in place; their types are found by tracing the body with stand-ins
   until they no longer change, then the body is traced for real.
 
+``for row in x``, ``for i, row in enumerate(x)`` and ``for a, b in zip(x, y)`` over traced arrays
+(:func:`enter_iteration`) are range loops over the first dim (the shortest one's, as ``zip``
+stops there), their targets bound to the rows; ``zip(..., strict=True)`` checks the lengths
+after the loop, raising Python's ValueError.
+
 After the loop every name the body binds, the target included, has its Python value: its value
 after the last iteration, or its value before the loop when the loop runs 0 times. Where the trip
 count is dynamic and that value is not one value of one type (a name bound only in the loop), the
@@ -43,7 +48,10 @@ from .loop_state import PythonState
 from .mlir_text import Block, tensor_type
 from .traced_array import SymbolicDim, TraceContext, TracedArray, UseGuard, current_context
 
-__all__ = ["UNROLL_LIMIT", "LoopOutcome", "enter_iteration", "enter_loop", "python_range", "range_loop"]
+__all__ = [
+    "UNROLL_LIMIT", "IterationCall", "LoopOutcome", "enter_iteration", "enter_loop", "iteration_call", "iteration_row",
+    "python_range", "range_loop",
+]
 
 #: Loops with a trip count known while tracing and at most this are unrolled: their few copies
 #: optimise as well as a loop, and Python side effects of the body stay exact.
@@ -136,21 +144,167 @@ def enter_loop(range_fn: Any, args: tuple[Any, ...], body: Callable[..., tuple[A
     return _enter(ctx, args, body, names, line, sys._getframe(1))
 
 
-def enter_iteration(items: Any, body: Callable[..., tuple[Any, ...]], names: tuple[str, ...],
-                    line: int, enumerated: bool = False) -> LoopOutcome:
-    """Runs ``for names[1] in items`` (``enumerate(items)`` when ``enumerated``) as the rewritten
-    code asks: over the rows of a traced array as a range loop over its first dim (``body``
-    takes the row index, ``names[0]``, and binds the row itself), as Python over anything else,
-    or over an array whose rows are few and known while tracing."""
-    def python() -> LoopOutcome:
-        return LoopOutcome(True, enumerate(items) if enumerated else items)
+class IterationCall:
+    """``fn(*args, **kwargs)`` of ``for ... in enumerate(...)`` or ``zip(...)`` whose items the
+    target unpacks, recorded by the rewritten code instead of called (the arguments evaluated as
+    Python evaluates them), so that :func:`enter_iteration` can decide how the loop runs: traced,
+    when ``fn`` is the builtin and every array iterated is a traced one; else as Python, over the
+    call made as written (:meth:`python`)."""
 
+    __slots__ = ("args", "fn", "kwargs")
+
+    def __init__(self, fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.fn = fn
+        self.args = args
+        self.kwargs = kwargs
+
+    def python(self) -> Any:
+        """The call as Python makes it, the calls among its arguments first."""
+        return self.fn(*(_python_iterable(a) for a in self.args), **self.kwargs)
+
+
+def iteration_call(fn: Any, /, *args: Any, **kwargs: Any) -> IterationCall:
+    """``fn(*args, **kwargs)``, recorded (see :class:`IterationCall`)."""
+    return IterationCall(fn, args, kwargs)
+
+
+def _python_iterable(items: Any) -> Any:
+    return items.python() if isinstance(items, IterationCall) else items
+
+
+def _start(call: IterationCall) -> Any:
+    """The ``start`` of ``enumerate`` call ``call``: an int, a size or a traced integer (an int
+    argument); None for another value (the loop then runs as Python, which gives its meaning or
+    its error)."""
+    start = call.args[1] if len(call.args) == 2 else call.kwargs.get("start", 0)
+    if isinstance(start, SymbolicDim):
+        return start
+    if isinstance(start, TracedArray):
+        return start if start.ndim == 0 and start._dtype.is_int else None
+    return int(start) if isinstance(start, (int, np.integer)) else None
+
+
+def iteration_row(items: Any, index: Any) -> Any:
+    """What ``for <target> in <items>`` binds in iteration ``index`` of its traced loop: the
+    row ``items[index]``, ``enumerate``'s ``(start + index, row)``, ``zip``'s tuple of rows."""
+    if not isinstance(items, IterationCall):
+        return items[index]
+    if items.fn is not builtins.enumerate:
+        return tuple(iteration_row(a, index) for a in items.args)
+    start, row = _start(items), iteration_row(items.args[0], index)
+    if isinstance(start, int) and start == 0:
+        return index, row
+    if isinstance(start, TracedArray):
+        ctx, sources = start.context, start._sources
+        value = index_value(ctx, start, "enumerate()", "integer")
+        start = SymbolicDim(ctx, value, "the start of enumerate()", sources) if isinstance(value, str) else value
+    return index + start, row
+
+
+def _traced_lengths(items: Any, top: bool = True) -> Any:
+    """How many items ``items`` has when the loop over it can be traced: the size of the first
+    dim of a traced array, a list of those of ``zip``'s arguments, ``enumerate``'s of its own;
+    None where it runs as Python (anything else iterated, ``enumerate``/``zip`` not the
+    builtins, arguments they would not take, ``strict=True`` on a ``zip`` another ``zip``
+    iterates, whose error Python raises only where that one asks it for an item)."""
+    if isinstance(items, TracedArray):
+        return items.shape[0] if items.ndim else None
+    if not isinstance(items, IterationCall):
+        return None
+    if items.fn is builtins.enumerate:
+        takes = len(items.args) == 1 and set(items.kwargs) <= {"start"} or len(items.args) == 2 and not items.kwargs
+        if not takes or _start(items) is None:
+            return None
+        return _traced_lengths(items.args[0], top)
+    if items.fn is not builtins.zip or not items.args or set(items.kwargs) - {"strict"}:
+        return None
+    strict = items.kwargs.get("strict", False)
+    if not isinstance(strict, (bool, np.bool_)) or (strict and not top):
+        return None
+    lengths = [_traced_lengths(a, False) for a in items.args]
+    if any(n is None for n in lengths):
+        return None
+    return [_shortest(n) if isinstance(n, list) else n for n in lengths]
+
+
+def _shortest(lengths: Sequence[Any]) -> Any:
+    """``min(lengths)`` of ints and sizes: an int where all are ints, else a size."""
+    out = lengths[0]
+    for n in lengths[1:]:
+        if isinstance(out, int) and isinstance(n, int):
+            out = min(out, n)
+        elif isinstance(out, SymbolicDim):
+            out = out._binary("minsi", "min", n, False)
+        else:
+            out = n._binary("minsi", "min", out, True)
+    return out
+
+
+def _zip_strict(items: Any) -> bool:
+    """Whether ``items`` is ``zip(..., strict=True)``, or ``enumerate`` of one."""
+    while isinstance(items, IterationCall) and items.fn is builtins.enumerate:
+        items = items.args[0]
+    return isinstance(items, IterationCall) and bool(items.kwargs.get("strict", False))
+
+
+def _check_same_lengths(ctx: TraceContext, lengths: Sequence[Any], shortest: Any) -> None:
+    """Python's ValueError of ``zip(..., strict=True)`` over arguments of ``lengths`` (ints or
+    sizes) whose shortest is ``shortest``, checked where it arises: after the loop over the
+    shortest. The first argument to run out names itself shorter than those before it; where
+    that is the first, the first longer one names itself."""
+    if all(isinstance(n, int) for n in lengths) and len(set(lengths)) == 1:
+        return
+    top = ctx.top
+
+    def ssa(v: Any) -> str:
+        i = index_value(ctx, v, "zip()")
+        return top.const(i, "index") if isinstance(i, int) else i
+
+    def check(ok: str, message: str) -> None:
+        top.raw(f'dlpack.assert {ok}, invalid_argument, "{lowering.message_literal(message)}"')
+
+    def before(i: int) -> str:
+        return "argument 1" if i == 1 else f"arguments 1-{i}"
+
+    sizes = [ssa(n) for n in lengths]
+    least = ssa(shortest)
+    earlier = sizes[0]  # the shortest of the arguments before the i-th
+    for i, n in enumerate(sizes[1:], 1):
+        if i > 1:
+            earlier = top.op("zip_min", f"arith.minsi {earlier}, {sizes[i - 1]} : index")
+        not_least = top.op("zip_ok", f"arith.cmpi ne, {n}, {least} : index")
+        not_first = top.op("zip_ok", f"arith.cmpi sge, {n}, {earlier} : index")
+        check(top.op("zip_ok", f"arith.ori {not_least}, {not_first} : i1"),
+              f"zip() argument {i + 1} is shorter than {before(i)}")
+    for i, n in enumerate(sizes[1:], 1):
+        check(top.op("zip_ok", f"arith.cmpi sle, {n}, {sizes[0]} : index"),
+              f"zip() argument {i + 1} is longer than {before(i)}")
+
+
+def enter_iteration(items: Any, body: Callable[..., tuple[Any, ...]], names: tuple[str, ...],
+                    line: int) -> LoopOutcome:
+    """Runs ``for <target> in items`` (``items`` an :class:`IterationCall` where the target
+    unpacks ``enumerate``/``zip``) as the rewritten code asks: where every array it iterates is
+    traced, as a range loop over the shortest one's first dim (``body`` takes the index,
+    ``names[0]``, and binds the target to :func:`iteration_row`), with ``zip``'s ``strict``
+    length check after it; as Python over anything else, or where the rows are few and known
+    while tracing, or the body is one ``scf.for`` cannot carry."""
     ctx = current_context()
-    if ctx is None or not isinstance(items, TracedArray) or items.ndim == 0:
-        return python()
-    # A body scf.for cannot carry iterates as Python, fixing the length at the call's (NeedsValue).
-    outcome = _enter(ctx, (items.shape[0],), body, names, line, sys._getframe(1), python_otherwise=True)
-    return python() if outcome.python else outcome
+    if ctx is not None:
+        ctx.begin_op()
+    lengths = None if ctx is None else _traced_lengths(items)
+    if lengths is None:
+        return LoopOutcome(True, _python_iterable(items))
+    assert ctx is not None
+    trips = _shortest(lengths) if isinstance(lengths, list) else lengths
+    # A body scf.for cannot carry iterates as Python, fixing the lengths at the call's (NeedsValue).
+    outcome = _enter(ctx, (trips,), body, names, line, sys._getframe(1), python_otherwise=True)
+    if outcome.python:
+        return LoopOutcome(True, _python_iterable(items))
+    if _zip_strict(items):
+        ctx.begin_op()
+        _check_same_lengths(ctx, lengths, trips)
+    return outcome
 
 
 def _enter(ctx: TraceContext, args: tuple[Any, ...], body: Callable[..., tuple[Any, ...]],
