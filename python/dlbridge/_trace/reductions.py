@@ -623,13 +623,12 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
         w = shapes.transpose(w, tuple(order)) if order != list(range(len(order))) else w
         w = lowering.expand_units(ctx, w, [k for k in range(x.ndim) if k not in given])
     scl = reduce("sum", elementwise.astype(w, dt), axis=axes, keepdims=keep, dtype=dt)
-    if ctx.target == "cpu":
-        # The check reads the sums on the host: CUDA kernels divide by zero instead (inf, NaN).
-        nonzero = reduce("all", elementwise.binary("not_equal", scl, 0), axis=None)
-        ctx.begin_op()
-        ok = ctx.top.op("weights_ok", f"tensor.extract {nonzero._value}[] : {nonzero.mlir_type}") \
-            if not nonzero._is_scalar else nonzero._value
-        ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "Weights sum to zero, can\'t be normalized"')
+    # The check reads the sums on the host (on CUDA, copied back from the device).
+    nonzero = reduce("all", elementwise.binary("not_equal", scl, 0), axis=None)
+    ctx.begin_op()
+    ok = ctx.top.op("weights_ok", f"tensor.extract {nonzero._value}[] : {nonzero.mlir_type}") \
+        if not nonzero._is_scalar else nonzero._value
+    ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "Weights sum to zero, can\'t be normalized"')
     product = elementwise.binary("multiply", elementwise.astype(x, dt), elementwise.astype(w, dt))
     avg = elementwise.binary("divide", reduce("sum", product, axis=axes, keepdims=keep, dtype=dt), scl)
     if not returned:

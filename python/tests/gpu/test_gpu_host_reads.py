@@ -136,6 +136,15 @@ def test_unique_of_device_data_matches_numpy(dtype: str) -> None:
     _compare(_host(got), np.unique(a, return_index=True, return_inverse=True, return_counts=True))
 
 
+def test_weights_that_sum_to_zero_are_refused_on_the_device() -> None:
+    """The sum of the weights is read back from the device before the average divides by it."""
+    a = torch.ones((3, 4), dtype=torch.float64, device="cuda")
+    average = dlbridge.jit(lambda x, w: np.average(x, axis=1, weights=w))
+    np.testing.assert_allclose(_host(average(a, torch.arange(4.0, device="cuda"))), np.ones(3))
+    with pytest.raises(ValueError, match="Weights sum to zero"):
+        average(a, torch.tensor([1.0, -1.0, 0.0, 0.0], dtype=torch.float64, device="cuda"))
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 def test_linear_algebra_checks_its_input_on_the_host(dtype: str) -> None:
     rtol = 1e-4 if dtype == "float32" else 1e-10
