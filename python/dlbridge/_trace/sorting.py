@@ -138,38 +138,57 @@ def _merge_sort(ctx: Any, body: Block, rows: list[tuple[str, str]], n: str, dyna
     """Emits into ``body`` a bottom-up merge sort of the 1-D tensors ``rows`` (values, then
     optionally their indices, moved along) of length ``n`` by the values, stable, NaNs last.
 
-    An ``scf.while`` doubles the run width while it is below ``n``; each pass merges pairs of
-    runs from one buffer into the other (an ``scf.for`` over the pairs, an ``scf.for`` over the
-    merged elements carrying both read positions) and the buffers swap roles. ``dynamic`` is the
-    size operand of ``tensor.empty`` for the scratch buffers ("" for a static length). Returns
-    the sorted tensors."""
+    Passes (:func:`_doublings` counts them) double the run width, merging pairs of runs from
+    one buffer into the other (:func:`_merge_runs`). An ``scf.for`` runs them two at a time,
+    there and back, so that each buffer it carries stays the same buffer (swapping them would
+    copy both every pass); an odd count ends with a pass that only copies back. ``dynamic`` is
+    the size operand of ``tensor.empty`` for the scratch buffers ("" for a static length).
+    Returns the sorted tensors."""
     fresh = ctx.names.fresh
     types = [t for _, t in rows]
     all_types = ", ".join(["index", *types, *types])
     scratch = [body.op("scratch", f"tensor.empty({dynamic}) : {t}") for t in types]
-    width, width2 = "%" + fresh("width"), "%" + fresh("width")
+    count = _doublings(ctx, body, body.const(1, "index"), n)
+    rounds = body.op("rounds", f"arith.ceildivui {count}, {body.const(2, 'index')} : index")
+    width = "%" + fresh("width")
     src = ["%" + fresh("src") for _ in rows]
     dst = ["%" + fresh("dst") for _ in rows]
-    src2 = ["%" + fresh("src") for _ in rows]
-    dst2 = ["%" + fresh("dst") for _ in rows]
     passes = "%" + fresh("passes")
-    before = Block(ctx.names, indent=body.indent + 1)
-    more = before.op("more", f"arith.cmpi ult, {width}, {n} : index")
-    before.raw(f"scf.condition({more}) {', '.join([width, *src, *dst])} : {all_types}")
-    after = Block(ctx.names, indent=body.indent + 1)
-    pair = after.op("pair", f"arith.muli {width2}, {after.const(2, 'index')} : index")
-    last = after.op("last", f"arith.subi {n}, {after.const(1, 'index')} : index")
-    lo, out, out2 = "%" + fresh("lo"), ["%" + fresh("out") for _ in rows], ["%" + fresh("out") for _ in rows]
+    both = Block(ctx.names, indent=body.indent + 1)
+    there = _merge_runs(ctx, both, src, dst, types, width, n, dt)
+    wider = both.op("width", f"arith.muli {width}, {both.const(2, 'index')} : index")
+    back = _merge_runs(ctx, both, there, src, types, wider, n, dt)
+    widest = both.op("width", f"arith.muli {wider}, {both.const(2, 'index')} : index")
+    both.raw(f"scf.yield {', '.join([widest, *back, *there])} : {all_types}")
+    carried = zip([width, *src, *dst], [body.const(1, "index"), *(r for r, _ in rows), *scratch])
+    body.raw(f"{passes}:{1 + 2 * len(rows)} = scf.for {'%' + fresh('round')} = {body.const(0, 'index')} to {rounds} "
+             f"step {body.const(1, 'index')} iter_args({', '.join(f'{a} = {v}' for a, v in carried)}) -> "
+             f"({all_types}) {{")
+    body.lines.extend(both.lines)
+    body.raw("}")
+    return [f"{passes}#{1 + r}" for r in range(len(rows))]
+
+
+def _merge_runs(ctx: Any, block: Block, src: list[str], dst: list[str], types: list[str], width: str, n: str,
+                dt: D.DType) -> list[str]:
+    """Emits into ``block`` one merge pass: the pairs of sorted runs of ``width`` in ``src``
+    (values, then the indices moved with them; of ``types``, length ``n``) merged into ``dst``,
+    by an ``scf.for`` over the pairs and an ``scf.for`` over the merged elements carrying both
+    read positions. Returns the updated ``dst`` tensors."""
+    fresh = ctx.names.fresh
+    pair = block.op("pair", f"arith.muli {width}, {block.const(2, 'index')} : index")
+    last = block.op("last", f"arith.subi {n}, {block.const(1, 'index')} : index")
+    lo, out, out2 = "%" + fresh("lo"), ["%" + fresh("out") for _ in src], ["%" + fresh("out") for _ in src]
     k, i, j = "%" + fresh("k"), "%" + fresh("i"), "%" + fresh("j")
     merged, passed = "%" + fresh("merged"), "%" + fresh("passed")
-    runs = Block(ctx.names, indent=after.indent + 1)
-    mid = runs.op("mid", f"arith.minui {runs.op('mid', f'arith.addi {lo}, {width2} : index')}, {n} : index")
+    runs = Block(ctx.names, indent=block.indent + 1)
+    mid = runs.op("mid", f"arith.minui {runs.op('mid', f'arith.addi {lo}, {width} : index')}, {n} : index")
     hi = runs.op("hi", f"arith.minui {runs.op('hi', f'arith.addi {lo}, {pair} : index')}, {n} : index")
     step = Block(ctx.names, indent=runs.indent + 1)
     at_i = step.op("at", f"arith.minui {i}, {last} : index")
     at_j = step.op("at", f"arith.minui {j}, {last} : index")
-    left = step.op("left", f"tensor.extract {src2[0]}[{at_i}] : {types[0]}")
-    right = step.op("right", f"tensor.extract {src2[0]}[{at_j}] : {types[0]}")
+    left = step.op("left", f"tensor.extract {src[0]}[{at_i}] : {types[0]}")
+    right = step.op("right", f"tensor.extract {src[0]}[{at_j}] : {types[0]}")
     has_left = step.op("has_left", f"arith.cmpi ult, {i}, {mid} : index")
     no_right = step.op("no_right", f"arith.cmpi uge, {j}, {hi} : index")
     # stable: the left element goes first unless the right one is smaller
@@ -178,35 +197,50 @@ def _merge_sort(ctx: Any, body: Block, rows: list[tuple[str, str]], n: str, dyna
     take = step.op("take", f"arith.andi {has_left}, {step.op('take', f'arith.ori {no_right}, {left_first} : i1')} : i1")
     placed = [step.op("out", f"tensor.insert {lowering.select(step, take, left, right, dt)} into {out2[0]}[{k}] : "
                              f"{types[0]}")]
-    for r in range(1, len(rows)):
-        li = step.op("left", f"tensor.extract {src2[r]}[{at_i}] : {types[r]}")
-        ri = step.op("right", f"tensor.extract {src2[r]}[{at_j}] : {types[r]}")
+    for r in range(1, len(src)):
+        li = step.op("left", f"tensor.extract {src[r]}[{at_i}] : {types[r]}")
+        ri = step.op("right", f"tensor.extract {src[r]}[{at_j}] : {types[r]}")
         moved = step.op("moved", f"arith.select {take}, {li}, {ri} : i64")
         placed.append(step.op("out", f"tensor.insert {moved} into {out2[r]}[{k}] : {types[r]}"))
     one = step.const(1, "index")
     next_i = step.op("i", f"arith.select {take}, {step.op('i', f'arith.addi {i}, {one} : index')}, {i} : index")
     next_j = step.op("j", f"arith.select {take}, {j}, {step.op('j', f'arith.addi {j}, {one} : index')} : index")
     step.raw(f"scf.yield {', '.join([next_i, next_j, *placed])} : {', '.join(['index', 'index', *types])}")
-    runs.raw(f"{merged}:{2 + len(rows)} = scf.for {k} = {lo} to {hi} step {runs.const(1, 'index')} "
+    runs.raw(f"{merged}:{2 + len(src)} = scf.for {k} = {lo} to {hi} step {runs.const(1, 'index')} "
              f"iter_args({i} = {lo}, {j} = {mid}, {', '.join(f'{o} = {o0}' for o, o0 in zip(out2, out))}) -> "
              f"({', '.join(['index', 'index', *types])}) {{")
     runs.lines.extend(step.lines)
     runs.raw("}")
-    runs.raw(f"scf.yield {', '.join(f'{merged}#{2 + r}' for r in range(len(rows)))} : {', '.join(types)}")
-    after.raw(f"{passed}:{len(rows)} = scf.for {lo} = {after.const(0, 'index')} to {n} step {pair} "
-              f"iter_args({', '.join(f'{o} = {d}' for o, d in zip(out, dst2))}) -> ({', '.join(types)}) {{")
-    after.lines.extend(runs.lines)
-    after.raw("}")
-    after.raw(f"scf.yield {', '.join([pair, *(f'{passed}#{r}' for r in range(len(rows))), *src2])} : {all_types}")
-    body.raw(f"{passes}:{1 + 2 * len(rows)} = scf.while ({width} = {body.const(1, 'index')}, "
-             f"{', '.join(f'{a} = {v}' for a, v in zip(src + dst, [r for r, _ in rows] + scratch))}) : "
-             f"({all_types}) -> ({all_types}) {{")
-    body.lines.extend(before.lines)
-    body.raw("} do {")
-    body.raw(f"^bb0({', '.join(f'{a}: {t}' for a, t in zip([width2, *src2, *dst2], ['index', *types, *types]))}):")
-    body.lines.extend(after.lines)
-    body.raw("}")
-    return [f"{passes}#{1 + r}" for r in range(len(rows))]
+    runs.raw(f"scf.yield {', '.join(f'{merged}#{2 + r}' for r in range(len(src)))} : {', '.join(types)}")
+    block.raw(f"{passed}:{len(src)} = scf.for {lo} = {block.const(0, 'index')} to {n} step {pair} "
+              f"iter_args({', '.join(f'{o} = {d}' for o, d in zip(out, dst))}) -> ({', '.join(types)}) {{")
+    block.lines.extend(runs.lines)
+    block.raw("}")
+    return [f"{passed}#{r}" for r in range(len(src))]
+
+
+def _doublings(ctx: Any, block: Block, width: str, n: str) -> str:
+    """Emits into ``block`` the count of merge passes from runs of ``width`` over rows of ``n``:
+    how many times ``width`` doubles while below ``n``. An ``scf.while`` over indices only: the
+    passes then run in an ``scf.for``, as carrying arrays through ``scf.while`` would copy them
+    every pass."""
+    fresh = ctx.names.fresh
+    w, count, w2, count2, done = ("%" + fresh(h) for h in ("width", "passes", "width", "passes", "passes"))
+    more = Block(ctx.names, indent=block.indent + 1)
+    below = more.op("more", f"arith.cmpi ult, {w}, {n} : index")
+    more.raw(f"scf.condition({below}) {w}, {count} : index, index")
+    twice = Block(ctx.names, indent=block.indent + 1)
+    doubled = twice.op("width", f"arith.muli {w2}, {twice.const(2, 'index')} : index")
+    counted = twice.op("passes", f"arith.addi {count2}, {twice.const(1, 'index')} : index")
+    twice.raw(f"scf.yield {doubled}, {counted} : index, index")
+    block.raw(f"{done}:2 = scf.while ({w} = {width}, {count} = {block.const(0, 'index')}) : "
+              f"(index, index) -> (index, index) {{")
+    block.lines.extend(more.lines)
+    block.raw("} do {")
+    block.raw(f"^bb0({w2}: index, {count2}: index):")
+    block.lines.extend(twice.lines)
+    block.raw("}")
+    return f"{done}#1"
 
 
 def _merge_by_ranks(x: TracedArray, indices: bool) -> TracedArray:
@@ -215,9 +249,8 @@ def _merge_by_ranks(x: TracedArray, indices: bool) -> TracedArray:
     kernel of a thread per element.
 
     The first pass (runs of 1) reads ``x`` itself, whatever its layout, and leaves a new array
-    even when there is nothing to merge; an ``scf.for`` runs the others, doubling the run width
-    while it is below the row length (their count comes first, from an ``scf.while`` over
-    indices only, as a loop carrying the arrays through ``scf.while`` would copy them)."""
+    even when there is nothing to merge; an ``scf.for`` runs the others (:func:`_doublings`),
+    doubling the run width while it is below the row length."""
     ctx = x._ctx
     ctx.begin_op()
     R, dt = x.ndim, x._dtype
@@ -232,29 +265,14 @@ def _merge_by_ranks(x: TracedArray, indices: bool) -> TracedArray:
     x_type = [x.mlir_type, *types[1:]]
     first = _merge_pass(ctx, top, x, carried, x_type, top.const(1, "index"), sizes)
 
-    width, count, width2, count2, done = ("%" + fresh(h) for h in ("width", "passes", "width", "passes", "passes"))
-    more = Block(ctx.names, indent=top.indent + 1)
-    below = more.op("more", f"arith.cmpi ult, {width}, {n} : index")
-    more.raw(f"scf.condition({below}) {width}, {count} : index, index")
-    twice = Block(ctx.names, indent=top.indent + 1)
-    doubled = twice.op("width", f"arith.muli {width2}, {twice.const(2, 'index')} : index")
-    counted = twice.op("passes", f"arith.addi {count2}, {twice.const(1, 'index')} : index")
-    twice.raw(f"scf.yield {doubled}, {counted} : index, index")
-    top.raw(f"{done}:2 = scf.while ({width} = {top.const(2, 'index')}, {count} = {top.const(0, 'index')}) : "
-            f"(index, index) -> (index, index) {{")
-    top.lines.extend(more.lines)
-    top.raw("} do {")
-    top.raw(f"^bb0({width2}: index, {count2}: index):")
-    top.lines.extend(twice.lines)
-    top.raw("}")
-
+    count = _doublings(ctx, top, top.const(2, "index"), n)
     step, w, runs, sorted_ = "%" + fresh("pass"), "%" + fresh("width"), ["%" + fresh("runs") for _ in carried], \
         "%" + fresh("argsort" if indices else "sort")
     body = Block(ctx.names, indent=top.indent + 1)
     merged = _merge_pass(ctx, body, x, list(zip(runs, (t for _, t in carried))), types, w, sizes)
     doubled = body.op("width", f"arith.muli {w}, {body.const(2, 'index')} : index")
     body.raw(f"scf.yield {', '.join([doubled, *merged])} : {', '.join(['index', *types])}")
-    top.raw(f"{sorted_}:{1 + len(carried)} = scf.for {step} = {top.const(0, 'index')} to {done}#1 "
+    top.raw(f"{sorted_}:{1 + len(carried)} = scf.for {step} = {top.const(0, 'index')} to {count} "
             f"step {top.const(1, 'index')} iter_args({w} = {top.const(2, 'index')}, "
             f"{', '.join(f'{r} = {v}' for r, v in zip(runs, first))}) -> ({', '.join(['index', *types])}) {{")
     top.lines.extend(body.lines)
