@@ -247,3 +247,38 @@ def test_a_gather_checked_once_stays_parallel() -> None:
     np.testing.assert_array_equal(np.asarray(dlbridge.jit(take)(x, i)), x[i] * 2)
     with pytest.raises(IndexError, match="out of bounds for axis 0 with size 10"):
         dlbridge.jit(take)(x, np.array([10]))
+
+
+def shortest_paths(d: Any) -> Any:
+    """Floyd-Warshall as NumPy users vectorise it: a column and a row kept as 2-D slices."""
+    for k in range(d.shape[0]):
+        d = np.minimum(d, d[:, k:k + 1] + d[k:k + 1, :])
+    return d
+
+
+def row_and_column(x: Any, k: Any) -> Any:
+    return x[k:k + 1] * 2.0, x[:, k:k + 1] - x, x[k:k + 1, k:k + 1]
+
+
+def test_a_dynamic_k_to_k_plus_1_slice_keeps_a_broadcasting_dim_of_1() -> None:
+    """``x[k:k+1]`` with a loop index or an int argument ``k`` has size 1, not a size known only
+    when the function runs, so it broadcasts against the other dims as in NumPy; one kernel
+    serves every ``k`` and size (size 1 specialises, as everywhere), and a ``k`` out of range is
+    an IndexError (NumPy would give an empty slice)."""
+    rng = np.random.default_rng(0)
+    paths = dlbridge.jit(shortest_paths)
+    for n in (2, 4, 9):
+        d = rng.random((n, n)) * 10
+        np.testing.assert_allclose(paths(d), shortest_paths(d.copy()))
+    assert paths.num_specialisations == 1
+    np.testing.assert_allclose(paths(np.ones((1, 1))), np.ones((1, 1)))
+    x = rng.random((4, 5))
+    rows = dlbridge.jit(row_and_column)
+    for k in (0, 2, 3):
+        for got, want in zip(rows(x, k), row_and_column(x, k)):
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+    assert rows.num_specialisations == 1
+    for k in (4, -1):
+        with pytest.raises(IndexError, match=f"slice {k}:{k}\\+1 is out of bounds for axis 0 with size 4"):
+            rows(x, k)

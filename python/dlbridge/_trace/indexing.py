@@ -17,6 +17,7 @@ the data).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -201,6 +202,8 @@ def _slice_bounds(ctx: TraceContext, s: slice, n: Idx, axis: int) -> tuple[Idx, 
     if isinstance(n, int) and isinstance(start, (int, type(None))) and isinstance(stop, (int, type(None))):
         r = range(*slice(start, stop, step).indices(n))
         return (r.start, len(r), step) if len(r) else (0, 0, 1)
+    if step == 1 and isinstance(start, str) and isinstance(stop, str) and _is_successor(ctx, stop, start):
+        return _unit_slice_start(ctx, start, n, axis), 1, 1
 
     def clamp(v: Idx, low: Idx, high: Idx) -> Idx:
         wrapped = _select_negative(ctx, v, _binop(ctx, "addi", v, n), v)
@@ -217,6 +220,42 @@ def _slice_bounds(ctx: TraceContext, s: slice, n: Idx, axis: int) -> tuple[Idx, 
         length = _binop(ctx, "ceildivsi", _binop(ctx, "subi", lo, hi), -step)
         lo = _binop(ctx, "maxsi", lo, 0)
     return lo, _binop(ctx, "maxsi", length, 0), step
+
+
+_ADD = re.compile(r"arith\.addi (%[^,\s]+), (%[^,\s]+) : (\w+)")
+_CAST = re.compile(r"arith\.index_cast (%[^,\s]+) : \w+ to index")
+
+
+def _is_successor(ctx: TraceContext, stop: str, start: str) -> bool:
+    """Whether the dynamic index ``stop`` was computed as ``start + 1`` (as sizes, or as
+    integers then made indices)."""
+    defs = ctx.names.defs
+
+    def uncast(v: str) -> str:
+        m = _CAST.fullmatch(defs.get(v, ""))
+        return m.group(1) if m is not None else v
+
+    start, stop = uncast(start), uncast(stop)
+    m = _ADD.fullmatch(defs.get(stop, ""))
+    if m is None or start not in m.group(1, 2):
+        return False
+    other = m.group(2) if m.group(1) == start else m.group(1)
+    return defs.get(other) == f"arith.constant 1 : {m.group(3)}"
+
+
+def _unit_slice_start(ctx: TraceContext, start: str, n: Idx, axis: int) -> str:
+    """The offset of ``x[k:k+1]`` along a dim of size ``n``, for a dynamic ``k``: such a slice
+    keeps a dim of size 1 (``D[:, k:k+1] + D[k:k+1, :]`` broadcasts, as in NumPy), so ``k``
+    must lie in ``[0, n)``, checked when the function runs (NumPy would give an empty slice)."""
+    zero = ctx.top.const(0, "index")
+    size = _const(ctx, n)
+    low = ctx.top.op("in_range", f"arith.cmpi sge, {start}, {zero} : index")
+    high = ctx.top.op("in_range", f"arith.cmpi slt, {start}, {size} : index")
+    ok = ctx.top.op("in_range", f"arith.andi {low}, {high} : i1")
+    message = _assert_message(f"slice {{0}}:{{0}}+1 is out of bounds for axis {axis} with size {{1}} "
+                              "(a dynamic k:k+1 keeps its size 1)")
+    ctx.top.raw(f'dlpack.assert {ok}, index_out_of_range, "{message}" ({start}, {size} : index, index)')
+    return start
 
 
 def _int_index(ctx: TraceContext, v: Any, n: Idx, axis: int) -> Idx:
