@@ -476,8 +476,9 @@ def unsupported_in_a_nested_loop(a, n):
 
 def list_grown_in_a_loop(a, n):
     parts = []
-    for i in range(n):  # <-
-        parts.append(a[i])
+    for i in range(n):
+        for j in range(i):  # <-
+            parts.append(a[j])
     return parts[0]
 
 

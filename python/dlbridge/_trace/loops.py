@@ -42,7 +42,7 @@ import numpy as np
 from . import dtypes as D
 from . import elementwise, lowering
 from .dtypes import DType
-from .errors import trace_error, unsupported, user_location
+from .errors import merge_sources, need_value, trace_error, unsupported, user_location
 from .indexing import index_value
 from .loop_state import PythonState
 from .mlir_text import Block, tensor_type
@@ -119,11 +119,16 @@ def python_range(range_fn: Any, args: tuple[Any, ...], reason: str, line: int) -
     range itself, unless its trip count is unknown while tracing (a TraceError)."""
     if current_context() is None or range_fn is not builtins.range or not _dynamic(args):
         return range_fn(*args)
-    raise unsupported(
-        "for loop over a range whose length is unknown while tracing",
-        f"the loop runs as a Python loop because {reason}, and a Python loop needs its trip count "
-        "while tracing",
-    )
+    raise _needs_trip_count(args, f"the loop runs as a Python loop because {reason}, and a Python loop "
+                                  "needs its trip count while tracing")
+
+
+def _needs_trip_count(args: Sequence[Any], why: str) -> BaseException:
+    """What a range loop over dynamic ``args`` that must run as Python raises: the trace is done
+    again with the sizes and int arguments they come from fixed at the call's values (and
+    guarded), as for ``int(n)``; a TraceError where they come from a loop index or data."""
+    sources = merge_sources(*(a._sources for a in args if isinstance(a, (TracedArray, SymbolicDim))))
+    return need_value(sources, unsupported("for loop over a range whose length is unknown while tracing", why))
 
 
 def _static_trips(r: range) -> int:
@@ -327,7 +332,7 @@ def _enter(ctx: TraceContext, args: tuple[Any, ...], body: Callable[..., tuple[A
         state.restore()
         if static or python_otherwise:
             return LoopOutcome(True, range(*args) if static else None)
-        raise unsupported("for loop over a range whose length is unknown while tracing", str(e)) from None
+        raise _needs_trip_count(args, str(e)) from None
 
 
 def _globals_read(body: Callable[..., Any]) -> list[tuple[str, Any]]:
