@@ -225,12 +225,55 @@ def test_read_only_argument_written_through_a_slice_is_buffer_error() -> None:
     assert not x.any()
 
 
-def test_assignment_through_index_arrays_is_a_trace_error() -> None:
-    def f(x: Any) -> None:
-        x[[0, 1]] = 1.0
+def scatter_into(x: Any, i: Any, j: Any, v: Any) -> None:
+    x[i] = v                    # rows, a repeated index: the last one wins
+    x[j, 1:] = x[j, :1] * 10    # index array and slices, a broadcast value
+    x[[0, -1], [0, -1]] += 1    # corners, through a gather
+    x[i, j[0]] -= 2             # an index array and an int
 
-    with pytest.raises(dlbridge.TraceError, match="index arrays"):
-        dlbridge.jit(f)(np.zeros(3))
+
+def one_hot(x: Any) -> Any:
+    out = np.zeros_like(x)
+    out[np.argmax(x, axis=0), np.arange(x.shape[1])] = 1
+    return out
+
+
+def bump(counts: Any, labels: Any) -> Any:
+    counts = counts.copy()
+    counts[labels] += 1  # NumPy adds once per distinct label
+    return counts
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32"])
+def test_assignment_through_index_arrays_scatters_in_order(dtype: str) -> None:
+    """``x[idx] = v`` assigns the selected elements in order, as NumPy does: the last of
+    repeated indices wins, ``+=`` through a gather adds once, negative indices wrap, values
+    broadcast and cast unsafely; the caller's array is updated in place."""
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal((5, 4)) * 4).astype(dtype)
+    i, j = np.array([1, 3, 1]), np.array([-1, 0])
+    v = (rng.standard_normal((3, 4)) * 4).astype(dtype)
+    got, want = x.copy(), x.copy()
+    dlbridge.jit(scatter_into)(got, i, j, v)
+    scatter_into(want, i, j, v)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(dlbridge.jit(one_hot)(x), one_hot(x))
+    labels = rng.integers(0, 4, 30)
+    np.testing.assert_array_equal(dlbridge.jit(bump)(np.zeros(4, dtype), labels), bump(np.zeros(4, dtype), labels))
+
+
+def test_a_scatter_out_of_bounds_is_an_index_error_before_any_write() -> None:
+    x = np.zeros((5, 4))
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 5"):
+        dlbridge.jit(scatter_into)(x, np.array([0, 5, 1]), np.array([0]), np.ones(4))
+    assert not x.any()
+    with pytest.raises(ValueError, match="shape mismatch: value array"):
+        dlbridge.jit(scatter_into)(np.zeros((5, 4)), np.array([0, 1]), np.array([0]), np.ones((3, 2, 4)))
+
+
+def test_a_scatter_compiles_for_cuda() -> None:
+    stages = dlbridge.jit(one_hot, target="cuda").inspect(np.ones((5, 4)))
+    assert ".entry" in stages["ptx"]
 
 
 def test_a_gather_checked_once_stays_parallel() -> None:
@@ -257,12 +300,12 @@ def shortest_paths(d: Any) -> Any:
 
 
 def row_and_column(x: Any, k: Any) -> Any:
-    return x[k:k + 1] * 2.0, x[:, k:k + 1] - x, x[k:k + 1, k:k + 1]
+    return x[k:k + 1] * 2.0, x[:, k:k + 1] - x, x[k:k + 1, k:k + 1], x[:, :1] - x, x[-1:] + x, x[1:2, 0:1] * x
 
 
 def test_a_dynamic_k_to_k_plus_1_slice_keeps_a_broadcasting_dim_of_1() -> None:
-    """``x[k:k+1]`` with a loop index or an int argument ``k`` has size 1, not a size known only
-    when the function runs, so it broadcasts against the other dims as in NumPy; one kernel
+    """``x[k:k+1]`` with a loop index or an int argument ``k`` (and ``x[:1]``, ``x[-1:]``... on a
+    dynamic dim) has size 1, not a size known only when the function runs, so it broadcasts against the other dims as in NumPy; one kernel
     serves every ``k`` and size (size 1 specialises, as everywhere), and a ``k`` out of range is
     an IndexError (NumPy would give an empty slice)."""
     rng = np.random.default_rng(0)
@@ -282,3 +325,7 @@ def test_a_dynamic_k_to_k_plus_1_slice_keeps_a_broadcasting_dim_of_1() -> None:
     for k in (4, -1):
         with pytest.raises(IndexError, match=f"slice {k}:{k}\\+1 is out of bounds for axis 0 with size 4"):
             rows(x, k)
+    with pytest.raises(IndexError, match="slice 0:0\\+1 is out of bounds for axis 0 with size 0"):
+        rows(np.zeros((0, 5)), 0)
+    with pytest.raises(IndexError, match="slice 1:2 is out of bounds for axis 0 with size 0"):
+        dlbridge.jit(lambda a: a[1:2] + a)(np.zeros((0, 5)))

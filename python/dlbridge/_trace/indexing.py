@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -33,8 +33,8 @@ from .registry import op
 from .traced_array import SymbolicDim, TraceContext, TracedArray, make_view, public_type, region_hooks
 
 __all__ = [
-    "Region", "basic_region", "flip", "fliplr", "flipud", "getitem", "is_basic_key", "normalize_axes",
-    "normalize_key",
+    "Region", "Selection", "basic_region", "flip", "fliplr", "flipud", "getitem", "is_basic_key", "normalize_axes",
+    "normalize_key", "select",
 ]
 
 #: A size, offset or stride: a Python int when known while tracing, else an ``index`` SSA value.
@@ -203,7 +203,14 @@ def _slice_bounds(ctx: TraceContext, s: slice, n: Idx, axis: int) -> tuple[Idx, 
         r = range(*slice(start, stop, step).indices(n))
         return (r.start, len(r), step) if len(r) else (0, 0, 1)
     if step == 1 and isinstance(start, str) and isinstance(stop, str) and _is_successor(ctx, stop, start):
-        return _unit_slice_start(ctx, start, n, axis), 1, 1
+        return _unit_slice_start(ctx, start, n, axis, start), 1, 1
+    if step == 1 and isinstance(n, str) and isinstance(start, (int, type(None))) and \
+            isinstance(stop, (int, type(None))):
+        first = 0 if start is None else start
+        if (stop == first + 1 and (first >= 0 or stop < 0)) or (first == -1 and stop is None):
+            text = f"{'' if start is None else start}:{'' if stop is None else stop}"
+            offset = first if first >= 0 else _binop(ctx, "addi", n, first)
+            return _unit_slice_start(ctx, _const(ctx, offset), n, axis, text), 1, 1
 
     def clamp(v: Idx, low: Idx, high: Idx) -> Idx:
         wrapped = _select_negative(ctx, v, _binop(ctx, "addi", v, n), v)
@@ -243,17 +250,19 @@ def _is_successor(ctx: TraceContext, stop: str, start: str) -> bool:
     return defs.get(other) == f"arith.constant 1 : {m.group(3)}"
 
 
-def _unit_slice_start(ctx: TraceContext, start: str, n: Idx, axis: int) -> str:
-    """The offset of ``x[k:k+1]`` along a dim of size ``n``, for a dynamic ``k``: such a slice
-    keeps a dim of size 1 (``D[:, k:k+1] + D[k:k+1, :]`` broadcasts, as in NumPy), so ``k``
-    must lie in ``[0, n)``, checked when the function runs (NumPy would give an empty slice)."""
+def _unit_slice_start(ctx: TraceContext, start: str, n: Idx, axis: int, text: str) -> str:
+    """The offset ``start`` of a slice of length 1 when in range (``text``: ``k:k+1`` for a
+    dynamic ``k``, ``0:1``, ``-1:`` ... on a dynamic dim of size ``n``): such a slice keeps a
+    dim of size 1 (``D[:, k:k+1] + D[k:k+1, :]`` broadcasts, as in NumPy), so ``start`` must
+    lie in ``[0, n)``, checked when the function runs (NumPy would give an empty slice)."""
     zero = ctx.top.const(0, "index")
     size = _const(ctx, n)
     low = ctx.top.op("in_range", f"arith.cmpi sge, {start}, {zero} : index")
     high = ctx.top.op("in_range", f"arith.cmpi slt, {start}, {size} : index")
     ok = ctx.top.op("in_range", f"arith.andi {low}, {high} : i1")
-    message = _assert_message(f"slice {{0}}:{{0}}+1 is out of bounds for axis {axis} with size {{1}} "
-                              "(a dynamic k:k+1 keeps its size 1)")
+    shown = "{0}:{0}+1" if text == start else text.replace("{", "{{").replace("}", "}}")
+    message = _assert_message(f"slice {shown} is out of bounds for axis {axis} with size {{1}} "
+                              "(a slice of one element keeps its size 1)")
     ctx.top.raw(f'dlpack.assert {ok}, index_out_of_range, "{message}" ({start}, {size} : index, index)')
     return start
 
@@ -435,11 +444,52 @@ def _check_indices(arr: TracedArray, size: str, axis: int) -> None:
     ctx.top.raw(f'dlpack.assert {ok}, index_out_of_range, "{message}" ({size} : index)')
 
 
-def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
-    """``x[parts]`` with at least one index array: the basic parts select a strided view, and one
-    ``linalg.generic`` over the result reads it with ``tensor.extract`` at the indexed
-    positions. The result's dims are NumPy's: the broadcast index dims replace the indexed dims
-    when those are adjacent, else they come first."""
+@dataclass
+class Selection:
+    """What ``x[parts]`` with at least one index array selects: ``view``, the strided view the
+    basic parts select (``basic``: ``parts`` with full slices for the index arrays), read at the
+    ``adv`` dims by ``arrays`` (integer index arrays, checked in bounds when ``checked``). The
+    selection's dims are NumPy's (``dims``, the dynamic ones' sizes in ``sizes``): the broadcast
+    index dims (``B`` of them, from ``bstart``) replace the indexed dims when those are
+    adjacent, else come first; ``position`` maps the view's other dims to the selection's."""
+
+    basic: list[Any]
+    view: TracedArray
+    adv: list[int]
+    arrays: list[TracedArray]
+    dims: list[int | None]
+    sizes: list[str | None]
+    position: dict[int, int]
+    bstart: int
+    B: int
+    extents: dict[int, str]
+    checked: bool
+
+    def index_at(self, n: int) -> list[str]:
+        """The affine results reading ``arrays[n]`` at a position of the selection (``d<i>``)."""
+        a, end = self.arrays[n], self.bstart + self.B
+        return ["0" if a._dims[k] == 1 else f"d{end - a.ndim + k}" for k in range(a.ndim)]
+
+    def view_coords(self, b: Any, indices: list[str], iv: Callable[[int], str]) -> list[str]:
+        """Emits into ``b`` the coordinates in ``view`` of the selection's element at the
+        position whose ``i``-th coordinate is ``iv(i)``, where ``indices`` are the index
+        arrays' elements there (negative indices wrap)."""
+        coords: list[str] = []
+        for j in range(self.view.ndim):
+            if j in self.adv:
+                n = self.adv.index(j)
+                idx = b.op("i", f"arith.index_cast {indices[n]} : {self.arrays[n]._dtype.mlir} to index")
+                neg = b.op("neg", f"arith.cmpi slt, {idx}, {b.const(0, 'index')} : index")
+                wrapped = b.op("w", f"arith.addi {idx}, {self.extents[j]} : index")
+                coords.append(b.op("i", f"arith.select {neg}, {wrapped}, {idx} : index"))
+            else:
+                coords.append(iv(self.position[j]))
+        return coords
+
+
+def select(x: TracedArray, parts: Sequence[Any]) -> Selection:
+    """The :class:`Selection` of ``x[parts]`` (``parts`` from :func:`normalize_key`, at least
+    one an index array), its index arrays checked in bounds."""
     ctx = x._ctx
     if any(p is None for p in parts):
         raise unsupported("indexing", "numpy.newaxis combined with index arrays")
@@ -447,7 +497,7 @@ def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
     region = basic_region(x, basic)
     view = extract(x, region)
     view_axes = [a for a in region.kept if a is not None]
-    adv: list[int] = []  # dims of the view that index arrays index
+    adv: list[int] = []
     arrays: list[TracedArray] = []
     all_checked = True  # every index array checked in bounds, while tracing or by the call
     for axis, part in enumerate(parts):
@@ -483,35 +533,30 @@ def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
     extents = {
         j: _const(ctx, view._dims[j] if view._dims[j] is not None else ctx.dim(view, j)) for j in adv
     }
-    in_maps = [
-        affine_map(R, ["0" if a._dims[k] == 1 else f"d{bstart + B - a.ndim + k}" for k in range(a.ndim)])
-        for a in arrays
-    ]
+    return Selection(basic, view, adv, arrays, dims, sizes, position, bstart, B, extents, all_checked)
+
+
+def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
+    """``x[parts]`` with at least one index array: one ``linalg.generic`` over the
+    :class:`Selection` reads its view with ``tensor.extract`` at the indexed positions."""
+    ctx = x._ctx
+    sel = select(x, parts)
+    R = len(sel.dims)
 
     def body(b: Any, args: list[str], _out: str) -> str:
-        coords: list[str] = []
-        for j in range(view.ndim):
-            if j in adv:
-                n = adv.index(j)
-                idx = b.op("i", f"arith.index_cast {args[n]} : {arrays[n]._dtype.mlir} to index")
-                zero = b.const(0, "index")
-                neg = b.op("neg", f"arith.cmpi slt, {idx}, {zero} : index")
-                wrapped = b.op("w", f"arith.addi {idx}, {extents[j]} : index")
-                coords.append(b.op("i", f"arith.select {neg}, {wrapped}, {idx} : index"))
-            else:
-                coords.append(b.op("d", f"linalg.index {position[j]} : index"))
+        coords = sel.view_coords(b, args, lambda i: b.op("d", f"linalg.index {i} : index"))
         # checked above: dlbridge-check-data-indices leaves the gather parallel
-        in_bounds = " {dlpack.in_bounds}" if all_checked else ""
-        return b.op("g", f"tensor.extract {view._value}[{', '.join(coords)}]{in_bounds} : "
-                         f"{view.mlir_type}")
+        in_bounds = " {dlpack.in_bounds}" if sel.checked else ""
+        return b.op("g", f"tensor.extract {sel.view._value}[{', '.join(coords)}]{in_bounds} : "
+                         f"{sel.view.mlir_type}")
 
-    ty = tensor_type(dims, x._dtype)
+    ty = tensor_type(sel.dims, x._dtype)
     out = lowering.emit_generic(
-        ctx, "gathered", arrays, in_maps, lowering.empty(ctx, dims, x._dtype, sizes), ty, x._dtype,
+        ctx, "gathered", sel.arrays, [affine_map(R, sel.index_at(n)) for n in range(len(sel.arrays))],
+        lowering.empty(ctx, sel.dims, x._dtype, sel.sizes), ty, x._dtype,
         affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body,
     )
-    result = TracedArray(ctx, out, x._dtype, dims, sizes=sizes)
-    return result
+    return TracedArray(ctx, out, x._dtype, sel.dims, sizes=sel.sizes)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -217,11 +217,71 @@ def setitem(target: TracedArray, key: Any, value: Any) -> None:
     if len(mask) == 1 and isinstance(mask[0], TracedArray) and mask[0]._dtype.is_bool and parts[0] is mask[0]:
         _masked_store(target, mask[0], value)
         return
-    raise unsupported(
-        op,
-        "assignment through index arrays; assign through a slice or a boolean mask "
-        "(x[mask] = v), or build the array with numpy.where",
-    )
+    if any(isinstance(p, TracedArray) and p._dtype.is_bool for p in parts):
+        raise unsupported(op, "a traced boolean mask among other indices; use numpy.where")
+    _scatter(target, parts, value)
+
+
+def _scatter(target: TracedArray, parts: list[Any], value: Any) -> None:
+    """``target[parts] = value`` with index arrays among ``parts``: NumPy assigns the selected
+    elements in order, so where indices repeat the last one wins. An ``scf.for`` nest over the
+    selection (:func:`indexing.select`) stores each element of ``value`` (broadcast to the
+    selection, cast unsafely) with ``tensor.insert`` into the view the basic parts select,
+    which is then written back. ``x[i] += v`` is this after a gather, so a repeated index adds
+    once, as in NumPy."""
+    op = "item assignment"
+    ctx = target._ctx
+    sel = indexing.select(target, parts)
+    view = indexing.getitem(target, tuple(sel.basic))
+    dt, R = target._dtype, len(sel.dims)
+    value = lowering.to_tensor(ctx, lowering.lift(ctx, value, op))
+    if value._dtype != dt:
+        value = elementwise.astype(value, dt.name)
+    selection = TracedArray(ctx, lowering.empty(ctx, sel.dims, dt, sel.sizes), dt, sel.dims, sizes=sel.sizes)
+    dims, _ = lowering.broadcast([value, selection])
+    if len(dims) != R or any(d is not None and e is not None and d != e for d, e in zip(dims, sel.dims)):
+        raise trace_error(f"shape mismatch: value array of shape {value.shape} could not be broadcast to "
+                          f"indexing result of shape {selection.shape}", ValueError)
+    ctx.begin_op()
+    top, fresh = ctx.top, ctx.names.fresh
+    ivs = ["%" + fresh("i") for _ in range(R)]
+    carried = [view._value] + ["%" + fresh("t") for _ in range(R)]
+    results = ["%" + fresh("scattered") for _ in range(R)]
+    ty = view.mlir_type
+    body = Block(ctx.names, indent=top.indent + R)
+
+    def at(exprs: list[str]) -> list[str]:
+        return [body.const(0, "index") if e == "0" else ivs[int(e[1:])] for e in exprs]
+
+    indices = [body.op("idx", f"tensor.extract {a._value}[{', '.join(at(sel.index_at(n)))}] : {a.mlir_type}")
+               for n, a in enumerate(sel.arrays)]
+    coords = sel.view_coords(body, indices, lambda i: ivs[i])
+    if value._is_scalar:
+        element = value._value
+    else:
+        reads = ["0" if value._dims[k] == 1 else f"d{R - value.ndim + k}" for k in range(value.ndim)]
+        element = body.op("v", f"tensor.extract {value._value}[{', '.join(at(reads))}] : {value.mlir_type}")
+    stored = body.op("stored", f"tensor.insert {element} into {carried[R]}[{', '.join(coords)}] : {ty}")
+    body.raw(f"scf.yield {stored} : {ty}")
+
+    def nest(k: int) -> list[str]:
+        if k == R:
+            return body.lines
+        loop = Block(ctx.names, indent=top.indent + k)
+        size = loop.const(sel.dims[k], "index") if sel.dims[k] is not None else sel.sizes[k]
+        loop.raw(f"{results[k]} = scf.for {ivs[k]} = {loop.const(0, 'index')} to {size} step "
+                 f"{loop.const(1, 'index')} iter_args({carried[k + 1]} = {carried[k]}) -> ({ty}) {{")
+        loop.lines.extend(nest(k + 1))
+        if k + 1 < R:
+            Block.raw(inner := Block(ctx.names, indent=top.indent + k + 1), f"scf.yield {results[k + 1]} : {ty}")
+            loop.lines.extend(inner.lines)
+        loop.raw("}")
+        return loop.lines
+
+    top.lines.extend(nest(0))
+    updated = TracedArray(ctx, results[0], dt, view._dims,
+                          sizes=[ctx.dim(view, j) if d is None else None for j, d in enumerate(view._dims)])
+    assign(view, updated, op=op, casting="unsafe")
 
 
 def _masked_store(target: TracedArray, mask: TracedArray, value: Any) -> None:
