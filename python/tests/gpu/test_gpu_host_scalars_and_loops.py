@@ -376,3 +376,47 @@ def test_a_loop_decides_on_data_each_time_round(torch: Any, gen: np.random.Gener
     device = torch.from_numpy(x).cuda()
     assert _cuda(HALVE_WHILE_LARGE)(device) == trips
     np.testing.assert_array_equal(_host(device), want)
+
+
+def running_sum(p: Any) -> Any:
+    s = p[0] * 0
+    for t in range(p.shape[0]):
+        s = s + p[t]
+    return s
+
+
+def drawdowns(p: Any) -> Any:
+    peak = p[0]
+    dd = np.zeros_like(p)
+    for t in range(p.shape[0]):
+        peak = max(peak, p[t])
+        dd[t] = (p[t] - peak) / peak
+    return dd
+
+
+def smoothed(x: Any, alpha: float) -> Any:
+    level = x[0]
+    for v in x:
+        level = alpha * v + (1 - alpha) * level
+    return level
+
+
+SCALAR_LOOPS = {"running_sum": (running_sum, ()), "drawdowns": (drawdowns, ()), "smoothed": (smoothed, (0.3,))}
+
+
+@pytest.mark.parametrize("name", list(SCALAR_LOOPS))
+def test_loops_carrying_0d_arrays_compile_for_cuda(name: str) -> None:
+    """A loop that carries a 0-d array yields a new buffer each iteration: the loop stays host
+    code and its body's element accesses run in a kernel (they were refused)."""
+    fn, extra = SCALAR_LOOPS[name]
+    stages = dlbridge.jit(fn, target="cuda").inspect(np.ones(5), *extra)
+    assert ".entry" in stages["ptx"]
+
+
+@pytest.mark.parametrize("name", list(SCALAR_LOOPS))
+@pytest.mark.parametrize("n", [1, 7, 300])
+def test_loops_carrying_0d_arrays_on_cuda(torch: Any, gen: np.random.Generator, name: str, n: int) -> None:
+    fn, extra = SCALAR_LOOPS[name]
+    x = gen.uniform(1.0, 2.0, n)
+    got = dlbridge.jit(fn)(torch.from_numpy(x).cuda(), *extra)
+    np.testing.assert_allclose(_host(got), fn(x, *extra), rtol=1e-12)

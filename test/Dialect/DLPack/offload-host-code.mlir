@@ -436,3 +436,38 @@ func.func @choose_buffer(%a: memref<f32>, %owned: i1) -> memref<f32> {
   }
   return %r : memref<f32>
 }
+
+// -----
+
+// A loop that yields a fresh buffer each iteration (a running sum carried as
+// a 0-d array) stays host code, which allocates; its body's accesses run in
+// a kernel per iteration, and the cast of what it yields stays on the host.
+
+// CHECK-LABEL: func.func @running_sum(
+// CHECK-SAME: %[[A:[^:]*]]: memref<?xf64>, %[[INIT:[^:]*]]: memref<f64>
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (memref<f64>)
+// CHECK: %[[NEW:.*]] = gpu.alloc () : memref<f64>
+// CHECK: gpu.launch
+// CHECK: memref.load %[[A]]
+// CHECK: memref.load %[[ACC]][]
+// CHECK: memref.store %{{.*}}, %[[NEW]][]
+// CHECK: gpu.terminator
+// CHECK: scf.yield %[[NEW]] : memref<f64>
+// CHECK-NOT: gpu.launch
+// CHECK: %[[CAST:.*]] = memref.cast %[[SUM]]
+// CHECK: return %[[CAST]]
+func.func @running_sum(%a: memref<?xf64>, %init: memref<f64>, %n: index)
+    -> memref<f64, strided<[], offset: ?>> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (memref<f64>) {
+    %new = memref.alloc() : memref<f64>
+    %x = memref.load %a[%i] : memref<?xf64>
+    %s = memref.load %acc[] : memref<f64>
+    %t = arith.addf %x, %s : f64
+    memref.store %t, %new[] : memref<f64>
+    scf.yield %new : memref<f64>
+  }
+  %cast = memref.cast %sum : memref<f64> to memref<f64, strided<[], offset: ?>>
+  return %cast : memref<f64, strided<[], offset: ?>>
+}

@@ -279,21 +279,60 @@ bool hasHostOnlyResult(Operation *op,
   });
 }
 
+/// Whether `op` allocates buffers in its regions (a loop that yields a fresh
+/// buffer each iteration): allocation is host code, so `op` stays host
+/// control flow.
+bool allocatesInRegions(Operation *op) {
+  return op
+      ->walk([](Operation *nested) {
+        return isa<memref::AllocOp, memref::AllocaOp>(nested)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The ops of `run` a kernel must run, in order: those that access data and
+/// those that compute on what these give. The others, pure ops on host
+/// values (a cast of a buffer a host loop yields), move in front of the run
+/// and stay host code.
+SmallVector<Operation *> keepOnHost(ArrayRef<Operation *> run) {
+  llvm::SmallPtrSet<Operation *, 16> device;
+  SmallVector<Operation *> kernel;
+  for (Operation *op : run) {
+    bool onData =
+        touchesData(op) || llvm::any_of(op->getOperands(), [&](Value operand) {
+          return device.contains(operand.getDefiningOp());
+        });
+    if (!onData) {
+      if (!kernel.empty())
+        op->moveBefore(kernel.front());
+      continue;
+    }
+    device.insert(op);
+    kernel.push_back(op);
+  }
+  return kernel;
+}
+
 /// Offloads `run`, consecutive ops of one block: into one kernel, unless an
-/// op with regions has a result host code needs that is no scalar (a buffer
-/// an `scf.if` chooses while its branches copy data). That op stays host
-/// control flow whose blocks are offloaded in turn, and the ops before and
-/// after it are runs of their own.
+/// op with regions allocates buffers or has a result host code needs that is
+/// no scalar (a buffer an `scf.if` chooses while its branches copy data).
+/// That op stays host control flow whose blocks are offloaded in turn, and
+/// the ops before and after it are runs of their own.
 LogicalResult offloadRun(ArrayRef<Operation *> run,
                          HostWordBuffers &hostWords) {
   if (run.empty())
     return success();
   llvm::SmallPtrSet<Operation *, 16> inRun(run.begin(), run.end());
   const auto *hostOnly = llvm::find_if(run, [&](Operation *op) {
-    return op->getNumRegions() != 0 && hasHostOnlyResult(op, inRun);
+    return op->getNumRegions() != 0 &&
+           (allocatesInRegions(op) || hasHostOnlyResult(op, inRun));
   });
-  if (hostOnly == run.end())
-    return wrapInKernel(run, hostWords);
+  if (hostOnly == run.end()) {
+    SmallVector<Operation *> kernel = keepOnHost(run);
+    return kernel.empty() ? success() : wrapInKernel(kernel, hostWords);
+  }
   if (failed(offloadRun(run.take_front(hostOnly - run.begin()), hostWords)))
     return failure();
   for (Region &region : (*hostOnly)->getRegions())
