@@ -126,8 +126,11 @@ void buildEntriesAndCommonLowering(OpPassManager &pm,
   pm.addPass(dlbridge::dlpack::createDLPackExposeEntryPoints(entryOptions));
   // Affine loops (in kernels of one thread, say) become scf loops, which
   // the next pass lowers; the affine maps expand-strided-metadata makes are
-  // lowered below.
+  // lowered below. Integer powers become loops too, in host code and
+  // kernels, but for small constant exponents.
   pm.addPass(createLowerAffinePass());
+  pm.addPass(dlbridge::createSimplifyMath());
+  pm.addPass(dlbridge::createExpandIntegerPowers());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(dlbridge::dlpack::createDLPackCheckAllocations());
   pm.addPass(dlbridge::dlpack::createDLPackLowerAssertions());

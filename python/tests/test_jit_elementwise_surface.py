@@ -86,3 +86,14 @@ def test_clip() -> None:
 def test_sign_of_bool_is_refused() -> None:
     with pytest.raises(dlbridge.TraceError, match="sign"):
         dlbridge.jit(lambda v: np.sign(v))(np.array([True]))
+
+
+def test_integer_powers_by_run_time_exponents_compile_for_cuda() -> None:
+    """``x ** n`` of integers with ``n`` an argument or an array: math.ipowi, which only the CPU
+    pipeline lowered, is a square-and-multiply loop on CUDA, in kernels and host code alike."""
+    x = np.arange(6)
+    for fn, args in ((lambda a, n: a ** n, (x, 3)), (lambda a, b: a ** b, (x, x[::-1])),
+                     (lambda a, r: a // (2 * r + 1) ** 2, (x, 2))):
+        stages = dlbridge.jit(fn, target="cuda").inspect(*args)
+        assert "math.ipowi" not in stages["kernels-to-nvvm"] and ".entry" in stages["ptx"]
+        np.testing.assert_array_equal(dlbridge.jit(fn)(*args), fn(*args))

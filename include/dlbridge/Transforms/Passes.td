@@ -227,6 +227,25 @@ def MatmulLoopOrder : Pass<"dlbridge-matmul-loop-order"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def ExpandIntegerPowers : Pass<"dlbridge-expand-integer-powers"> {
+  let summary = "Integer powers by square-and-multiply loops, for the CUDA "
+                "pipeline";
+  let description = [{
+    `x ** n` of integers traces to `math.ipowi`. The CPU pipeline lowers it
+    to a function (upstream's convert-math-to-funcs), but the CUDA pipeline
+    cannot: that function would live on the host, where kernels cannot call
+    it, and nothing lowers `math.ipowi` to NVVM or to LLVM. This pass
+    expands each scalar `math.ipowi` in place, in host code and kernels
+    alike, with convert-math-to-funcs' semantics: an `scf.while` that
+    squares the base and multiplies it in at each set bit of the exponent,
+    and for negative exponents 1 (base 1), -1 or 1 (base -1, by parity) or
+    0. Powers by small constants are left to `dlbridge-simplify-math`'s
+    multiplications, which the pipeline runs first.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def ExpandShapesToReinterpretCasts
     : Pass<"dlbridge-expand-shapes-to-reinterpret-casts"> {
   let summary = "Lower memref.expand_shape with several dynamic sizes in a "
