@@ -22,7 +22,7 @@ The modules, one job each:
 - the op families, each declaring and implementing its operations: ``elementwise``,
   ``reductions`` (and scans, statistics), ``sorting`` (``sort``, ``argsort``, ``searchsorted``),
   ``contractions`` (``matmul``, ``einsum``...), ``shapes``, ``indexing`` (``x[...]`` reads),
-  ``creation``, ``inplace`` (item assignment, ``copyto``), ``masked`` (``x[mask]`` selections),
+  ``creation``, ``conversion`` (``asarray``, ``array``, ``item``), ``inplace`` (item assignment, ``copyto``), ``masked`` (``x[mask]`` selections),
   ``compaction`` (``nonzero``, ``unique``...), ``histograms``, ``linalg``.
 - ``overlap``: whether an in-place update reads what it writes.
 - ``loops``, ``loop_source``, ``loop_rewrite``, ``loop_state``: Python loops as ``scf.for``
@@ -36,6 +36,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     array_methods,
     compaction,
     contractions,
+    conversion,
     creation,
     elementwise,
     histograms,
