@@ -34,6 +34,7 @@ The modules, one job each:
 
 from . import (  # noqa: F401 - importing a module declares its operations
     array_methods,
+    axes,
     compaction,
     contractions,
     conversion,

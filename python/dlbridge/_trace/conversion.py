@@ -20,8 +20,8 @@ import numpy as np
 from . import dtypes as D
 from . import elementwise, lowering, shapes
 from .creation import array_operand
-from .indexing import getitem
 from .errors import trace_error, unsupported
+from .indexing import getitem
 from .registry import op
 from .traced_array import SymbolicDim, TracedArray
 
