@@ -45,6 +45,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     reductions,
     shapes,
     sorting,
+    splitting,
 )
 from .dtypes import DType, result_type, weak_result_type
 from .errors import TraceError, unparsable_trace
