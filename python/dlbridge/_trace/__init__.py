@@ -39,6 +39,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     contractions,
     conversion,
     creation,
+    editing,
     elementwise,
     histograms,
     linalg,

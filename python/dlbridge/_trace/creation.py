@@ -495,6 +495,12 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
         sizes.append(None if dims[-1] is not None else ctx.dim(xs[0], k))
     if 0 in dims:
         return _filled(ctx, dims, sizes, dt, None)
+    # a piece known to be empty adds nothing (tensor.concat would place it at an offset past the end)
+    xs = [x for x in xs if x._dims[ax] != 0]
+    if len(xs) == 1:
+        return lowering.copy(xs[0]) if xs[0]._dims == tuple(dims) else TracedArray(
+            ctx, ctx.top.op("cast", f"tensor.cast {xs[0]._value} : {xs[0].mlir_type} to {tensor_type(dims, dt)}"),
+            dt, dims, sizes=sizes)
     value = ctx.top.op(
         "concat",
         f"tensor.concat dim({ax}) {', '.join(x._value for x in xs)} : "
