@@ -548,12 +548,16 @@ def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Traced
 def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
     """``vstack`` under its name deprecated in NumPy 2.0 (which warns as NumPy does)."""
     warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.", DeprecationWarning, stacklevel=2)
+    if not _holds_traced(tup):
+        return np.vstack(tup, dtype=dtype, casting=casting)  # type: ignore[no-any-return]
     return vstack(tup, dtype=dtype, casting=casting)
 
 
 @op("column_stack")
 def column_stack(tup: Any) -> TracedArray:
     """The arrays joined along axis 1, 0-d and 1-D ones as columns."""
+    if not _holds_traced(tup):
+        return np.column_stack(tup)  # type: ignore[no-any-return]
     ctx = _context(*_flat(tup))
     xs = _arrays(ctx, tup, "column_stack")
     cols = []
@@ -570,6 +574,8 @@ def column_stack(tup: Any) -> TracedArray:
 def dstack(tup: Any) -> TracedArray:
     """The arrays joined along axis 2 (depth), after ``atleast_3d``: a 1-D ``(N,)`` array as
     ``(1, N, 1)``, a 2-D ``(M, N)`` one as ``(M, N, 1)``."""
+    if not _holds_traced(tup):
+        return np.dstack(tup)  # type: ignore[no-any-return]
     ctx = _context(*_flat(tup))
     xs = _arrays(ctx, tup, "dstack")
     at = {0: [0, 1, 2], 1: [0, 2], 2: [2]}
@@ -579,6 +585,8 @@ def dstack(tup: Any) -> TracedArray:
 @op("append")
 def append(arr: Any, values: Any, axis: Any = None) -> TracedArray:
     """``values`` joined to the end of ``arr`` along ``axis`` (None: both flattened)."""
+    if not _holds_traced([arr, values]):
+        return np.append(arr, values, axis)  # type: ignore[no-any-return]
     ctx = _context(arr, values, *_flat(values))
     x = array_operand(ctx, arr, "numpy.append")
     v = array_operand(ctx, values, "numpy.append")
@@ -730,6 +738,8 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> TracedArray:
 def resize(a: Any, new_shape: Any) -> TracedArray:
     """A new array of ``new_shape`` holding the elements of ``a`` in C order, repeated as often
     as needed (zeros when ``a`` is empty)."""
+    if not _holds_traced([a, new_shape]):
+        return np.resize(a, new_shape)  # type: ignore[no-any-return]
     ctx = _context(a, *(new_shape if isinstance(new_shape, (tuple, list)) else (new_shape,)))
     x = array_operand(ctx, a, "numpy.resize")
     parts = list(new_shape) if isinstance(new_shape, (tuple, list)) else [new_shape]

@@ -17,7 +17,7 @@ import numpy as np
 from . import creation, elementwise, lowering, shapes
 from .axes import broadcast_to, moveaxis
 from .errors import trace_error, unsupported
-from .indexing import getitem
+from .indexing import getitem, index_value
 from .registry import op
 from .traced_array import SymbolicDim, TraceContext, TracedArray
 
@@ -72,7 +72,9 @@ def _position(n: Size, index: Any, axis: int, upper: bool, name: str) -> Any:
         size = _as_size(n)
         low = elementwise.binary("greater_equal", index, elementwise.unary("negative", size))
         high = elementwise.binary("less_equal" if upper else "less", index, size)
-        _check(elementwise.binary("logical_and", low, high), message.replace("{index}", "(a traced index)"), n)
+        shown = SymbolicDim(index.context, index_value(index.context, index, name, "integer"), "index")
+        lowering.runtime_check(elementwise.binary("logical_and", low, high), "index_out_of_range",
+                               message.replace("{index}", "{1}"), [n, shown])
         negative = elementwise.binary("less", index, 0)
         return elementwise.where(negative, elementwise.binary("add", index, size), index)
     i = int(index)
