@@ -221,6 +221,20 @@ def test_broadcast_to_dynamic_shapes() -> None:
         dlbridge.jit(lambda a, b: np.broadcast_to(a, b.shape))(a, b)
 
 
+def test_rot90_by_an_int_argument_and_broadcast_arrays_of_equal_shapes() -> None:
+    fn = dlbridge.jit(lambda a, k: np.rot90(a, k) * 1)
+    a = np.arange(6.0).reshape(2, 3)
+    for k in (0, 1, 2, 3, -1, 5):
+        _compare(fn(a, k), np.rot90(a, k), False)
+
+    def same(a: Any, b: Any) -> Any:
+        x, y = np.broadcast_arrays(a, b)
+        x[0, 0] = -1.0  # equal shapes: NumPy gives the arrays themselves
+        return a * 1, y * 1
+
+    _compare(dlbridge.jit(same)(a.copy(), a + 1), same(a.copy(), a + 1), False)
+
+
 # --------------------------------------------------------------------------------------------------
 # splitting, editing, padding
 
