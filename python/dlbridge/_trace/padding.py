@@ -1,11 +1,12 @@
 """``np.pad`` in the modes ``constant`` (with ``constant_values``), ``edge``, ``reflect``,
 ``symmetric``, ``wrap`` (and ``empty``, as zeros), with every ``pad_width`` form NumPy takes.
 
-``constant`` joins blocks of the constant to the array axis after axis (``concatenate``), so the
-corners take the last axis's value, as NumPy's. The other modes are one ``linalg.generic`` over
-the padded array reading the array at a source index computed per axis from the padded index
-(clamped for ``edge``, periodic for ``wrap``, mirrored for ``reflect``/``symmetric``): NumPy pads
-axis after axis, but each axis's map is independent of the others, so the result is the same.
+The array is copied into the middle of the result, then the slabs of each axis in turn are
+filled, as NumPy fills them (so a corner takes the last axis's constant): a ``linalg.fill`` of
+the constant, or one ``linalg.generic`` reading the array at a source index computed per axis
+from the padded index (clamped for ``edge``, periodic for ``wrap``, mirrored for
+``reflect``/``symmetric``; each axis's map is independent of the others, so reading the array
+itself gives what NumPy's axis-after-axis padding does).
 The widths decide the result's shape: traced widths are fixed at the call's values by
 specialisation; the array's sizes stay dynamic. Called on nothing traced, it is NumPy's function.
 """
@@ -80,33 +81,6 @@ def _width(v: Any) -> int:
     return w
 
 
-def _constant(x: TracedArray, widths: list[tuple[int, int]], values: list[tuple[Any, Any]]) -> TracedArray:
-    """``x`` with blocks of the constants joined along each axis in turn."""
-    dt = x.element_type
-    out = x
-    for k, ((before, after), (v_before, v_after)) in enumerate(zip(widths, values)):
-        if not before and not after:
-            continue
-        pieces = []
-        for width, v in ((before, v_before), (after, v_after)):
-            if isinstance(v, SymbolicDim):
-                v = v.as_array()
-            if isinstance(v, TracedArray):
-                if v.ndim:
-                    raise trace_error("numpy.pad: constant_values must be scalars", ValueError)
-                v = elementwise.astype(v, dt.name)
-            else:
-                try:
-                    v = np.asarray(v).astype(np.dtype(dt.name)).item()
-                except TypeError:
-                    pass  # a dtype NumPy lacks (bfloat16): the constant as given
-            shape = tuple(width if j == k else d for j, d in enumerate(out.shape))
-            pieces.append(creation.full(shape, v, dtype=dt.name) if width else None)
-        joined = [p for p in (pieces[0], out, pieces[1]) if p is not None]
-        out = creation.concatenate(joined, axis=k)
-    return out if out is not x else lowering.copy(x)
-
-
 def _source(b: Block, mode: str, t: str, n: str) -> str:
     """The source index along one axis of padded index ``t`` (relative to the array's start,
     so negative before it) for an axis of size ``n`` (at least 1 where it is read)."""
@@ -135,48 +109,108 @@ def _source(b: Block, mode: str, t: str, n: str) -> str:
     return b.op("src", f"arith.select {inside}, {m}, {mirrored} : index")
 
 
-def _gather(x: TracedArray, widths: list[tuple[int, int]], mode: str) -> TracedArray:
-    """``x`` padded in ``mode`` (edge, wrap, reflect, symmetric): one generic reading ``x``."""
+def _fill_value(v: Any, dt: Any) -> Any:
+    """A constant to pad with, converted to the array's dtype as NumPy does (unsafe casting)."""
+    if isinstance(v, SymbolicDim):
+        v = v.as_array()
+    if isinstance(v, TracedArray):
+        if v.ndim:
+            raise trace_error("numpy.pad: constant_values must be scalars", ValueError)
+        return lowering.scalar_ssa(elementwise.astype(v, dt.name))
+    try:
+        v = np.asarray(v).astype(np.dtype(dt.name)).item()
+    except TypeError:
+        pass  # a dtype NumPy lacks (bfloat16): the constant as given
+    return v
+
+
+def _padded(x: TracedArray, widths: list[tuple[int, int]], mode: str,
+            values: list[tuple[Any, Any]]) -> TracedArray:
+    """``x`` padded in ``mode``: the array copied into the middle of the result, then for each
+    axis ``k`` in turn the slabs before and after it (spanning the padded extent of the axes
+    before ``k`` and the array's extent of those after, as NumPy fills them), each a fill of
+    its constant or one generic reading ``x`` at the source index of every axis."""
     ctx = x.context
     ctx.begin_op()
     top = ctx.top
+    dt = x.element_type
+    R = x.ndim
     dims: list[int | None] = []
     sizes: list[str | None] = []
     n_values: list[str] = []
     for k, (before, after) in enumerate(widths):
         d = x.dims[k]
-        if d is not None:
-            if d == 0 and (before or after):
+        if mode not in ("constant", "empty") and (before or after):
+            if d == 0:
                 raise trace_error(f"can't extend empty axis {k} using modes other than 'constant' or 'empty'",
                                   ValueError)
+            if d is None:
+                ok = top.op("nonempty", f"arith.cmpi sgt, {ctx.dim(x, k)}, {top.const(0, 'index')} : index")
+                message = lowering.message_literal(
+                    f"can't extend empty axis {k} using modes other than 'constant' or 'empty'")
+                top.raw(f'dlpack.assert {ok}, invalid_argument, "{message}"')
+        if d is not None:
             dims.append(d + before + after)
             sizes.append(None)
             n_values.append(top.const(d, "index"))
-            continue
-        n = ctx.dim(x, k)
-        if before or after:
-            ok = top.op("nonempty", f"arith.cmpi sgt, {n}, {top.const(0, 'index')} : index")
-            message = lowering.message_literal(
-                f"can't extend empty axis {k} using modes other than 'constant' or 'empty'")
-            top.raw(f'dlpack.assert {ok}, invalid_argument, "{message}"')
-        dims.append(None)
-        sizes.append(top.op("padded", f"arith.addi {n}, {top.const(before + after, 'index')} : index"))
-        n_values.append(n)
-    dt = x.element_type
-    init = lowering.empty(ctx, dims, dt, sizes)
-    R = x.ndim
+        else:
+            n_values.append(ctx.dim(x, k))
+            dims.append(None)
+            sizes.append(top.op("padded", f"arith.addi {n_values[k]}, {top.const(before + after, 'index')} : index"))
+    out_ty = tensor_type(dims, dt)
 
-    def body(b: Block, _ins: list[str], _out: str) -> str:
-        at = []
-        for k, ((before, _after), n) in enumerate(zip(widths, n_values)):
-            i = b.op("i", f"linalg.index {k} : index")
-            t = b.op("t", f"arith.subi {i}, {b.const(before, 'index')} : index") if before else i
-            at.append(_source(b, mode, t, n))
-        return b.op("v", f"tensor.extract {x.value}[{', '.join(at)}] : {x.mlir_type}")
+    def place(into: str, part: str, part_ty: str, offsets: list[Any], part_dims: list[Any]) -> str:
+        """``part`` inserted into ``into`` at ``offsets``; a static offset at or past the end of
+        a static dim (an empty part) as an SSA value, which the verifier would refuse."""
+        offs = [top.const(o, "index") if isinstance(o, int) and d is not None and o >= d else o
+                for o, d in zip(offsets, dims)]
+        return top.op("padded", f"tensor.insert_slice {part} into {into}[{', '.join(map(str, offs))}]"
+                                f"[{', '.join(map(str, part_dims))}][{', '.join(['1'] * R)}] : {part_ty} into {out_ty}")
 
-    value = lowering.emit_generic(ctx, "padded", [], [], init, tensor_type(dims, dt), dt,
-                                  affine_map(R, [f"d{k}" for k in range(R)]), ["parallel"] * R, body)
-    return TracedArray(ctx, value, dt, dims, sizes=sizes)
+    out = lowering.empty(ctx, dims, dt, sizes)
+    x_sizes = [d if d is not None else n for d, n in zip(x.dims, n_values)]
+    out = place(out, x.value, x.mlir_type, [b for b, _ in widths], x_sizes)
+    for k, (before, after) in enumerate(widths):
+        for side, width in ((0, before), (1, after)):
+            if not width:
+                continue
+            slab_dims = [dims[j] if j < k else width if j == k else x.dims[j] for j in range(R)]
+            slab_sizes = [sizes[j] if j < k else None if j == k else (None if x.dims[j] is not None else n_values[j])
+                          for j in range(R)]
+            slab_ty = tensor_type(slab_dims, dt)
+            init = lowering.empty(ctx, slab_dims, dt, slab_sizes)
+            if side:
+                at_k: Any = before + x.dims[k] if x.dims[k] is not None else top.op(
+                    "after", f"arith.addi {n_values[k]}, {top.const(before, 'index')} : index")
+            else:
+                at_k = 0
+            if mode in ("constant", "empty"):
+                v = values[k][side] if mode == "constant" else 0
+                scalar = v if isinstance(v, str) else lowering.py_const(top, v, dt)
+                slab = top.op("slab", f"linalg.fill ins({scalar} : {dt.mlir}) outs({init} : {slab_ty}) -> {slab_ty}")
+            else:
+                def body(b: Block, _ins: list[str], _out: str, k: int = k, side: int = side) -> str:
+                    at = []
+                    for j in range(R):
+                        i = b.op("i", f"linalg.index {j} : index")
+                        if j > k:
+                            at.append(i)
+                            continue
+                        if j == k and side:
+                            t = b.op("t", f"arith.addi {i}, {n_values[j]} : index")
+                        elif widths[j][0]:
+                            t = b.op("t", f"arith.subi {i}, {b.const(widths[j][0], 'index')} : index")
+                        else:
+                            t = i
+                        at.append(_source(b, mode, t, n_values[j]))
+                    return b.op("v", f"tensor.extract {x.value}[{', '.join(at)}] : {x.mlir_type}")
+
+                slab = lowering.emit_generic(ctx, "slab", [], [], init, slab_ty, dt,
+                                             affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body)
+            offsets = [0 if j < k else at_k if j == k else widths[j][0] for j in range(R)]
+            part = [slab_dims[j] if slab_dims[j] is not None else slab_sizes[j] for j in range(R)]
+            out = place(out, slab, slab_ty, offsets, part)
+    return TracedArray(ctx, out, dt, dims, sizes=sizes)
 
 
 @op("pad")
@@ -200,9 +234,8 @@ def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> An
     ctx = lowering.context_of(array)
     x = creation.array_operand(ctx, array, "numpy.pad")
     widths = [(_width(b), _width(a)) for b, a in _pairs(pad_width, x.ndim, "pad_width")]
-    if mode in ("constant", "empty"):
-        values = _pairs(kwargs.get("constant_values", 0), x.ndim, "constant_values")
-        return _constant(x, widths, values)
     if not any(b or a for b, a in widths):
         return lowering.copy(x)
-    return _gather(x, widths, mode)
+    values = [(_fill_value(b, x.element_type), _fill_value(a, x.element_type))
+              for b, a in _pairs(kwargs.get("constant_values", 0), x.ndim, "constant_values")]
+    return _padded(x, widths, mode, values)
