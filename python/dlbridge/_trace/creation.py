@@ -547,7 +547,7 @@ def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Traced
 @op("row_stack")
 def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
     """``vstack`` under its name deprecated in NumPy 2.0 (which warns as NumPy does)."""
-    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.", DeprecationWarning, stacklevel=2)
+    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.", DeprecationWarning, stacklevel=3)
     if not _holds_traced(tup):
         return np.vstack(tup, dtype=dtype, casting=casting)  # type: ignore[no-any-return]
     return vstack(tup, dtype=dtype, casting=casting)
