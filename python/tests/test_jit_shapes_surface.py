@@ -235,6 +235,23 @@ def test_rot90_by_an_int_argument_and_broadcast_arrays_of_equal_shapes() -> None
     _compare(dlbridge.jit(same)(a.copy(), a + 1), same(a.copy(), a + 1), False)
 
 
+def _generic(a: Any) -> Any:
+    return (*np.array_split(a, 3), np.pad(a, 2, mode="reflect"), np.insert(a, -1, 0.0), np.delete(a, [0, 2]),
+            np.moveaxis(a, 0, -1) * 1, np.broadcast_to(a[:, :1], a.shape), *np.broadcast_arrays(a[:1], a[:, :1]))
+
+
+def test_shape_generic_code_stays_one_kernel_for_every_size() -> None:
+    """Splits, pads, inserts, deletes and broadcasts of a dim that may be 1 (``a[:, :1]``, 0 or
+    1 elements) need no size as a number: one kernel serves every size."""
+    fn = dlbridge.jit(_generic)
+    for n in (3, 5, 13):
+        a = np.arange(n * 7.0).reshape(n, 7)
+        _compare(fn(a), _generic(a), False)
+    assert fn.num_specialisations == 1
+    with pytest.raises(ValueError, match="broadcast"):
+        dlbridge.jit(lambda a, b: np.broadcast_to(a[:, :2], b.shape))(np.ones((3, 4)), np.ones((3, 5)))
+
+
 # --------------------------------------------------------------------------------------------------
 # splitting, editing, padding
 

@@ -18,6 +18,7 @@ import numpy as np
 from . import creation, lowering, shapes
 from .errors import trace_error
 from .indexing import flip, getitem, index_value
+from .mlir_text import Block, affine_map, tensor_type
 from .registry import op
 from .traced_array import SymbolicDim, TracedArray
 
@@ -254,56 +255,72 @@ def flatten(a: Any, order: str = "C") -> TracedArray:
 # broadcasting
 
 
-def _broadcast_shape(x: TracedArray, shape: Any) -> tuple[list[int | None], list[str | None]]:
-    """The dims and dynamic SSA sizes of ``shape`` (ints and dynamic sizes), which ``x`` must
-    broadcast to (NumPy's ValueError when it cannot; checked at run time for dynamic sizes)."""
+def _shown(shape: Any) -> str:
+    """A shape as NumPy prints it, ``?`` for a size known only when the kernel runs."""
+    parts = ["?" if isinstance(d, SymbolicDim) else str(d) for d in shape]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def _known_not_one(x: TracedArray, k: int) -> bool:
+    """Whether dim ``k`` of ``x`` is known not to be 1: a static size, or an argument's own
+    dynamic dim (size-1 dims of arguments are part of the specialisation)."""
+    d = x.dims[k]
+    if d is not None:
+        return d != 1
+    return x._arg is not None and x._arg.array is x
+
+
+def _stretch(x: TracedArray, dims: list[int | None], sizes: list[str | None], message: str) -> TracedArray:
+    """``x`` (right-aligned) repeated along its size-1 dims to ``dims`` (``sizes``: the SSA sizes
+    of the dynamic ones), a new array. A dynamic dim of ``x`` may be 1 where it is not an
+    argument's own (``x[:, :1]``): the kernel reads index 0 along it when it is 1 at run time,
+    so no size is specialised; a size that is neither 1 nor the target's fails with NumPy's
+    ValueError ``message`` when the kernel runs."""
     ctx = x.context
-    parts = list(shape) if isinstance(shape, (tuple, list)) else [shape]
-    if len(parts) < x.ndim:
-        raise trace_error("input operand has more dimensions than allowed by the axis remapping", ValueError)
-    dims: list[int | None] = []
-    sizes: list[str | None] = []
-    lead = len(parts) - x.ndim
-    message = (f"operands could not be broadcast together with remapped shapes [original->remapped]: "
-               f"{x.shape} and requested shape {tuple(parts)}")
-    for j, part in enumerate(parts):
-        v = index_value(ctx, part, "numpy.broadcast_to shape", "integer")
-        k = j - lead
-        src = x.dims[k] if k >= 0 else 1
-        if src is None and not (isinstance(part, SymbolicDim) and part.value == ctx.dim(x, k)) and is_one(x, k):
-            src = 1
-        if isinstance(v, int):
-            if v < 0:
-                raise trace_error("all elements of broadcast shape must be non-negative", ValueError)
-            if src is not None and src not in (1, v):
-                raise trace_error(message, ValueError)
-            if src is None:
-                ok = ctx.top.op("same", f"arith.cmpi eq, {ctx.dim(x, k)}, {ctx.top.const(v, 'index')} : index")
-                ctx.top.raw(f'dlpack.assert {ok}, shape_mismatch, "{lowering.message_literal(message)}"')
-            dims.append(v)
-            sizes.append(None)
+    top = ctx.top
+    R = len(dims)
+    lead = R - x.ndim
+    wide = lowering.expand_units(ctx, x, list(range(lead)))
+    stretched: dict[int, str] = {}  # dim -> i1 "is 1 at run time"
+    for j in range(R):
+        d, t = wide.dims[j], dims[j]
+        if d == 1:
             continue
-        zero = ctx.top.const(0, "index")
-        ok = ctx.top.op("size_ok", f"arith.cmpi sge, {v}, {zero} : index")
-        ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "all elements of broadcast shape must be non-negative"')
-        if src == 1:
-            dims.append(None)
-            sizes.append(v)
+        target = sizes[j] if t is None else top.const(t, "index")
+        have = top.const(d, "index") if d is not None else ctx.dim(wide, j)
+        if d is not None and t is not None:
+            continue  # equal: checked while tracing
+        if have == target:
             continue
-        have = ctx.dim(x, k) if src is None else ctx.top.const(src, "index")
-        ok = ctx.top.op("same", f"arith.cmpi eq, {have}, {v} : index")
-        ctx.top.raw(f'dlpack.assert {ok}, shape_mismatch, "{lowering.message_literal(message)}"')
-        dims.append(src)
-        sizes.append(None if src is not None else have)
-    return dims, sizes
+        same = top.op("same", f"arith.cmpi eq, {have}, {target} : index")
+        if d is None and not _known_not_one(x, j - lead):
+            one = top.op("one", f"arith.cmpi eq, {have}, {top.const(1, 'index')} : index")
+            stretched[j] = one
+            same = top.op("ok", f"arith.ori {same}, {one} : i1")
+        top.raw(f'dlpack.assert {same}, shape_mismatch, "{lowering.message_literal(message)}"')
+    if not stretched:
+        if list(wide.dims) == list(dims) and None not in dims:
+            return lowering.copy(wide)
+        return creation.broadcast_to(wide, dims, sizes)
+    ctx.begin_op()
+    dt = wide.element_type
+    init = lowering.empty(ctx, dims, dt, sizes)
 
+    def body(b: Block, _ins: list[str], _out: str) -> str:
+        at = []
+        for j in range(R):
+            if wide.dims[j] == 1:
+                at.append(b.const(0, "index"))
+                continue
+            i = b.op("i", f"linalg.index {j} : index")
+            if j in stretched:
+                i = b.op("i", f"arith.select {stretched[j]}, {b.const(0, 'index')}, {i} : index")
+            at.append(i)
+        return b.op("v", f"tensor.extract {wide.value}[{', '.join(at)}] : {wide.mlir_type}")
 
-def _broadcast(x: TracedArray, dims: list[int | None], sizes: list[str | None]) -> TracedArray:
-    """``x`` broadcast to ``dims`` (known to be compatible): a new array."""
-    x = lowering.expand_units(x.context, x, list(range(len(dims) - x.ndim)))
-    if list(x.dims) == dims and None not in dims:
-        return lowering.copy(x)
-    return creation.broadcast_to(x, dims, sizes)
+    value = lowering.emit_generic(ctx, "bcast", [], [], init, tensor_type(dims, dt), dt,
+                                  affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body)
+    return TracedArray(ctx, value, dt, dims, sizes=sizes)
 
 
 @op("broadcast_to")
@@ -314,26 +331,75 @@ def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
     ctx = lowering.context_of(array, *(shape if isinstance(shape, (tuple, list)) else (shape,)))
     x = _array(array, "numpy.broadcast_to") if _holds_traced(array) else lowering.to_tensor(
         ctx, lowering.lift(ctx, np.asarray(array), "numpy.broadcast_to"))
-    dims, sizes = _broadcast_shape(x, shape)
-    return _broadcast(x, dims, sizes)
+    parts = list(shape) if isinstance(shape, (tuple, list)) else [shape]
+    if len(parts) < x.ndim:
+        raise trace_error("input operand has more dimensions than allowed by the axis remapping", ValueError)
+    message = (f"operands could not be broadcast together with remapped shapes [original->remapped]: "
+               f"{_shown(x.shape)} and requested shape {_shown(parts)}")
+    lead = len(parts) - x.ndim
+    dims: list[int | None] = []
+    sizes: list[str | None] = []
+    for j, part in enumerate(parts):
+        v = index_value(ctx, part, "numpy.broadcast_to shape", "integer")
+        src = x.dims[j - lead] if j >= lead else 1
+        if isinstance(v, int):
+            if v < 0:
+                raise trace_error("all elements of broadcast shape must be non-negative", ValueError)
+            if src is not None and src not in (1, v):
+                raise trace_error(message, ValueError)
+            dims.append(v)
+            sizes.append(None)
+            continue
+        ok = ctx.top.op("size_ok", f"arith.cmpi sge, {v}, {ctx.top.const(0, 'index')} : index")
+        ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "all elements of broadcast shape must be non-negative"')
+        dims.append(None)
+        sizes.append(v)
+    return _stretch(x, dims, sizes, message)
 
 
 @op("broadcast_arrays")
 def broadcast_arrays(*args: Any, subok: bool = False) -> Any:
-    """The arrays broadcast against each other, as a tuple."""
+    """The arrays broadcast against each other, as a tuple (an array that needs no broadcast
+    is itself, as NumPy gives it)."""
     if not _holds_traced(*args):
         return np.broadcast_arrays(*args, subok=subok)
     ctx = lowering.context_of(*args)
     xs = [_array(a, "numpy.broadcast_arrays") if _holds_traced(a) else
           lowering.to_tensor(ctx, lowering.lift(ctx, np.asarray(a), "numpy.broadcast_arrays")) for a in args]
-    rank = max(x.ndim for x in xs)
-    for j in range(rank):
-        at = [(x, j - rank + x.ndim) for x in xs if j - rank + x.ndim >= 0]
-        if len({ctx.dim(x, k) if x.dims[k] is None else x.dims[k] for x, k in at}) > 1:
-            for x, k in at:
-                is_one(x, k)  # a dynamic dim that may be 1 (x[:1]) is fixed by specialisation
-    dims, srcs = lowering.broadcast(xs)
-    sizes = [None if s is None else ctx.dim(s[0], s[1]) for s in srcs]
-    return tuple(x if x.ndim == len(dims) and all(d == e for d, e in zip(x.dims, dims)) else
-                 _broadcast(x, list(dims), sizes) for x in xs)
-
+    shapes_text = ", ".join(f"arg {i} with shape {_shown(x.shape)}" for i, x in enumerate(xs))
+    message = f"shape mismatch: objects cannot be broadcast to a single shape ({shapes_text})"
+    R = max(x.ndim for x in xs)
+    top = ctx.top
+    dims: list[int | None] = []
+    sizes: list[str | None] = []
+    for j in range(R):
+        at = [(x, j - R + x.ndim) for x in xs if j - R + x.ndim >= 0]
+        statics = {x.dims[k] for x, k in at if x.dims[k] is not None and x.dims[k] != 1}
+        if len(statics) > 1:
+            raise trace_error(message, ValueError)
+        if statics:
+            dims.append(statics.pop())
+            sizes.append(None)
+            continue
+        dynamic = [(x, k) for x, k in at if x.dims[k] is None]
+        if not dynamic:
+            dims.append(1)
+            sizes.append(None)
+            continue
+        sure = [ctx.dim(x, k) for x, k in dynamic if _known_not_one(x, k)]
+        if sure:
+            size = sure[0]
+        else:  # the first size that is not 1 at run time
+            size = ctx.dim(*dynamic[0])
+            for x, k in dynamic[1:]:
+                n = ctx.dim(x, k)
+                one = top.op("one", f"arith.cmpi eq, {size}, {top.const(1, 'index')} : index")
+                size = top.op("size", f"arith.select {one}, {n}, {size} : index")
+        dims.append(None)
+        sizes.append(size)
+    out = []
+    for x in xs:
+        same = x.ndim == R and all(d == t if t is not None else d is None and ctx.dim(x, j) == sizes[j]
+                                   for j, (d, t) in enumerate(zip(x.dims, dims)))
+        out.append(x if same else _stretch(x, dims, sizes, message))
+    return tuple(out)
