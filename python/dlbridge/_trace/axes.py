@@ -3,10 +3,13 @@
 ``broadcast_to``, ``broadcast_arrays`` and ``ndarray.flatten``.
 
 Each is a composition of traced operations, as NumPy's own Python implementations are: inserting
-and dropping size-1 axes is basic indexing (``x[:, None]``, ``x[0]``), so the result is a view
-whose writes update the array, as NumPy's; reordering is ``transpose`` (a view too); rotating
-is ``flip`` and ``transpose``. Size-1 dims are part of @jit's specialisation, so ``squeeze``
-knows which dims it drops while tracing. Called on nothing traced, each is NumPy's function.
+and dropping size-1 axes is basic indexing (``x[:, None]``, ``x[0]``), so the result is a view of
+the array, as NumPy's; reordering is ``transpose`` (a view whose writes update the array);
+rotating is ``flip`` and ``transpose``. Size-1 dims of the arguments are part of @jit's
+specialisation, so ``squeeze`` knows which of their dims it drops while tracing; a dynamic dim
+that may be 1 (``x[:1]``) is fixed by specialisation. Broadcasting needs no such number: it
+reads index 0 along a dim that is 1 when the kernel runs. Called on nothing traced, each is
+NumPy's function.
 """
 
 from __future__ import annotations
