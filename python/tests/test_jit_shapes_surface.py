@@ -262,8 +262,13 @@ def test_split_points_follow_a_dynamic_size() -> None:
         a = np.arange(n * 4.0).reshape(n, 4)
         want = (*np.array_split(a, 4), *np.split(a, 2, axis=1), *np.split(a, [2, -1]))
         _compare(fn(a), want, False)
-    with pytest.raises(ValueError, match="equal division"):
-        dlbridge.jit(lambda a: tuple(np.split(a, 3)))(np.ones(4))
+    for bad, error in [(lambda a: tuple(np.split(a, 3)), ValueError), (lambda a: tuple(np.split(a, 0)), ZeroDivisionError),
+                       (lambda a: tuple(np.array_split(a, 0)), ValueError), (lambda a: tuple(np.vsplit(a, 2)), ValueError),
+                       (lambda a: tuple(np.split(a, 2, axis=1)), IndexError)]:
+        with pytest.raises(error):
+            bad(np.ones(4))
+        with pytest.raises(error):
+            dlbridge.jit(bad)(np.ones(4))
 
 
 def test_split_by_an_int_argument() -> None:

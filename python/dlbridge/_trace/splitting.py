@@ -96,6 +96,8 @@ def _split(ary: Any, indices_or_sections: Any, axis: Any, name: str, equal: bool
         points = _points(indices_or_sections, f"numpy.{name}")
         bounds = [0, *points, None]
         return [_piece(x, ax, bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
+    if equal and sections == 0:
+        raise trace_error("integer modulo by zero", ZeroDivisionError)  # NumPy's split takes size % 0
     if sections <= 0:
         raise trace_error("number sections must be larger than 0.", ValueError)
     if equal:
