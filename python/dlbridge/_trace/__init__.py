@@ -21,9 +21,13 @@ The modules, one job each:
   broadcasting, ``linalg.generic``, run-time checks).
 - the op families, each declaring and implementing its operations: ``elementwise``,
   ``reductions`` (and scans, statistics), ``sorting`` (``sort``, ``argsort``, ``searchsorted``),
-  ``contractions`` (``matmul``, ``einsum``...), ``shapes``, ``indexing`` (``x[...]`` reads),
-  ``creation``, ``inplace`` (item assignment, ``copyto``), ``masked`` (``x[mask]`` selections),
-  ``compaction`` (``nonzero``, ``unique``...), ``histograms``, ``linalg``.
+  ``contractions`` (``matmul``, ``einsum``...), ``shapes`` (``reshape``, ``transpose``),
+  ``axes`` (adding, dropping, reordering and broadcasting axes: ``expand_dims``, ``squeeze``,
+  ``moveaxis``, ``broadcast_to``...), ``indexing`` (``x[...]`` reads), ``creation``,
+  ``conversion`` (``asarray``, ``array``, ``item``), ``splitting`` (``split``...),
+  ``editing`` (``insert``, ``delete``), ``padding`` (``pad``), ``inplace`` (item assignment,
+  ``copyto``), ``masked`` (``x[mask]`` selections), ``compaction`` (``nonzero``, ``unique``...),
+  ``histograms``, ``linalg``.
 - ``overlap``: whether an in-place update reads what it writes.
 - ``loops``, ``loop_source``, ``loop_rewrite``, ``loop_state``: Python loops as ``scf.for``
   (the loop operations, the source rewrite, its AST transform, the Python state around it).
@@ -34,15 +38,20 @@ The modules, one job each:
 
 from . import (  # noqa: F401 - importing a module declares its operations
     array_methods,
+    axes,
     compaction,
     contractions,
+    conversion,
     creation,
+    editing,
     elementwise,
     histograms,
     linalg,
+    padding,
     reductions,
     shapes,
     sorting,
+    splitting,
 )
 from .dtypes import DType, result_type, weak_result_type
 from .errors import TraceError, unparsable_trace

@@ -1,7 +1,8 @@
 """Array creation inside a traced function: ``zeros``/``ones``/``empty``/``full`` and their
 ``_like``, ``arange``, ``linspace``, ``eye``/``identity``, ``copy``, joining
-(``concatenate``/``stack``/``hstack``/``vstack``, of arrays and Python lists), repeating and
-rolling (``tile``, ``repeat``, ``roll``) and triangles (``triu``/``tril``).
+(``concatenate``/``stack``/``hstack``/``vstack``/``column_stack``/``dstack``/``append``, of
+arrays and Python lists), repeating and rolling (``tile``, ``repeat``, ``resize``, ``roll``) and
+triangles (``triu``/``tril``).
 
 Sizes may be Python ints, dynamic sizes (:class:`SymbolicDim`, e.g. ``x.shape[0]``) or traced
 integers; a negative size is NumPy's ValueError, while tracing when it is known, else when the
@@ -13,6 +14,7 @@ through ``__array_function__``.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,9 +30,9 @@ from .registry import op
 from .traced_array import SymbolicDim, TraceContext, TracedArray, current_context
 
 __all__ = [
-    "arange", "concatenate", "copy", "empty", "empty_like", "eye", "full", "full_like",
-    "hstack", "identity", "linspace", "ones", "ones_like", "stack", "vstack", "zeros",
-    "zeros_like",
+    "append", "arange", "column_stack", "concatenate", "copy", "dstack", "empty", "empty_like", "eye", "full",
+    "full_like", "hstack", "identity", "linspace", "ones", "ones_like", "resize", "row_stack", "stack", "vstack",
+    "zeros", "zeros_like",
 ]
 
 
@@ -493,6 +495,12 @@ def concatenate(arrays: Any, axis: Any = 0, out: Any = None, dtype: Any = None,
         sizes.append(None if dims[-1] is not None else ctx.dim(xs[0], k))
     if 0 in dims:
         return _filled(ctx, dims, sizes, dt, None)
+    # a piece known to be empty adds nothing (tensor.concat would place it at an offset past the end)
+    xs = [x for x in xs if x._dims[ax] != 0]
+    if len(xs) == 1:
+        return lowering.copy(xs[0]) if xs[0]._dims == tuple(dims) else TracedArray(
+            ctx, ctx.top.op("cast", f"tensor.cast {xs[0]._value} : {xs[0].mlir_type} to {tensor_type(dims, dt)}"),
+            dt, dims, sizes=sizes)
     value = ctx.top.op(
         "concat",
         f"tensor.concat dim({ax}) {', '.join(x._value for x in xs)} : "
@@ -534,6 +542,57 @@ def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Traced
     xs = _arrays(ctx, tup, "vstack")
     xs = [lowering.expand_units(ctx, x, list(range(2 - x.ndim))) if x.ndim < 2 else x for x in xs]
     return concatenate(xs, axis=0, dtype=dtype)
+
+
+@op("row_stack")
+def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
+    """``vstack`` under its name deprecated in NumPy 2.0 (which warns as NumPy does)."""
+    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.", DeprecationWarning, stacklevel=3)
+    if not _holds_traced(tup):
+        return np.vstack(tup, dtype=dtype, casting=casting)  # type: ignore[no-any-return]
+    return vstack(tup, dtype=dtype, casting=casting)
+
+
+@op("column_stack")
+def column_stack(tup: Any) -> TracedArray:
+    """The arrays joined along axis 1, 0-d and 1-D ones as columns."""
+    if not _holds_traced(tup):
+        return np.column_stack(tup)  # type: ignore[no-any-return]
+    ctx = _context(*_flat(tup))
+    xs = _arrays(ctx, tup, "column_stack")
+    cols = []
+    for x in xs:
+        if x.ndim == 0:
+            x = lowering.expand_units(ctx, x, [0, 1])
+        elif x.ndim == 1:
+            x = lowering.expand_units(ctx, x, [1])
+        cols.append(x)
+    return concatenate(cols, axis=1)
+
+
+@op("dstack")
+def dstack(tup: Any) -> TracedArray:
+    """The arrays joined along axis 2 (depth), after ``atleast_3d``: a 1-D ``(N,)`` array as
+    ``(1, N, 1)``, a 2-D ``(M, N)`` one as ``(M, N, 1)``."""
+    if not _holds_traced(tup):
+        return np.dstack(tup)  # type: ignore[no-any-return]
+    ctx = _context(*_flat(tup))
+    xs = _arrays(ctx, tup, "dstack")
+    at = {0: [0, 1, 2], 1: [0, 2], 2: [2]}
+    return concatenate([lowering.expand_units(ctx, x, at[x.ndim]) if x.ndim < 3 else x for x in xs], axis=2)
+
+
+@op("append")
+def append(arr: Any, values: Any, axis: Any = None) -> TracedArray:
+    """``values`` joined to the end of ``arr`` along ``axis`` (None: both flattened)."""
+    if not _holds_traced([arr, values]):
+        return np.append(arr, values, axis)  # type: ignore[no-any-return]
+    ctx = _context(arr, values, *_flat(values))
+    x = array_operand(ctx, arr, "numpy.append")
+    v = array_operand(ctx, values, "numpy.append")
+    if axis is None:
+        return concatenate([shapes.reshape(x, -1), shapes.reshape(v, -1)], axis=0)
+    return concatenate([x, v], axis=axis)
 
 
 @op("meshgrid")
@@ -673,6 +732,36 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> TracedArray:
     if count == 1:
         return lowering.copy(x)
     return _repeated(x, counts, inner=True)
+
+
+@op("resize")
+def resize(a: Any, new_shape: Any) -> TracedArray:
+    """A new array of ``new_shape`` holding the elements of ``a`` in C order, repeated as often
+    as needed (zeros when ``a`` is empty)."""
+    if not _holds_traced([a, new_shape]):
+        return np.resize(a, new_shape)  # type: ignore[no-any-return]
+    ctx = _context(a, *(new_shape if isinstance(new_shape, (tuple, list)) else (new_shape,)))
+    x = array_operand(ctx, a, "numpy.resize")
+    parts = list(new_shape) if isinstance(new_shape, (tuple, list)) else [new_shape]
+    for part in parts:
+        if isinstance(part, int) and part < 0:
+            raise trace_error("all elements of `new_shape` must be non-negative", ValueError)
+    dims, sizes = _shape(ctx, parts, "numpy.resize")
+    flat = shapes.reshape(x, -1)
+    n = flat._dims[0]
+    if n == 0:
+        return _filled(ctx, dims, sizes, x._dtype, 0)
+    top = ctx.top
+    if n is None:
+        # an empty a gives zeros: a zero after its elements is what position 0 reads then
+        count = ctx.dim(flat, 0)
+        flat = concatenate([flat, _filled(ctx, [1], [None], x._dtype, 0)])
+        zero, one = top.const(0, "index"), top.const(1, "index")
+        empty_a = top.op("empty_a", f"arith.cmpi eq, {count}, {zero} : index")
+        period = top.op("period", f"arith.select {empty_a}, {one}, {count} : index")
+    else:
+        period = top.const(n, "index")
+    return _flat_gather(flat, "resize", dims, sizes, lambda b, i: b.op("src", f"arith.remui {i}, {period} : index"))
 
 
 def _shift_mod(ctx: TraceContext, shift: Any, n: Any) -> Any:

@@ -328,6 +328,15 @@ def _lists(ctx: TraceContext, values: Sequence[Idx]) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
 
 
+def _offsets(ctx: TraceContext, x: TracedArray, region: Region) -> str:
+    """The region's offsets, those at or past the end of a static dim (an empty slice: ``x[5:]``
+    of 5 elements, any slice of a dim of 0) as SSA values: the verifier of ``extract_slice`` and
+    ``insert_slice`` refuses such static offsets even for an empty slice."""
+    values = [ctx.top.const(o, "index") if isinstance(o, int) and d is not None and o >= d else o
+              for o, d in zip(region.offsets, x._dims)]
+    return _lists(ctx, values)
+
+
 def _region_dims(region: Region) -> tuple[list[int | None], list[int | None]]:
     """The dims of the extracted slice (array dims kept) and of the view (with new axes)."""
     sliced = [
@@ -352,7 +361,7 @@ def extract(x: TracedArray, region: Region) -> TracedArray:
     else:
         value = ctx.top.op(
             "slice",
-            f"tensor.extract_slice {x._value}{_lists(ctx, region.offsets)}"
+            f"tensor.extract_slice {x._value}{_offsets(ctx, x, region)}"
             f"{_lists(ctx, region.sizes)}{_lists(ctx, region.strides)} : {x.mlir_type} to {ty}",
         )
     kept_sizes = [region.sizes[a] for a in region.kept if a is not None]
@@ -371,7 +380,7 @@ def insert(x: TracedArray, region: Region, contents: TracedArray) -> str:
         return x._value
     return ctx.top.op(
         "inserted",
-        f"tensor.insert_slice {inner._value} into {x._value}{_lists(ctx, region.offsets)}"
+        f"tensor.insert_slice {inner._value} into {x._value}{_offsets(ctx, x, region)}"
         f"{_lists(ctx, region.sizes)}{_lists(ctx, region.strides)} : {inner.mlir_type} into "
         f"{x.mlir_type}",
     )
