@@ -221,7 +221,8 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
 
 def _reduction(kind: str, has_dtype: bool, numpy_names: tuple[str, ...]) -> None:
     def impl(a: Any, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
-        names = (["dtype"] if has_dtype else []) + ["out", "keepdims"] + (["initial", "where"] if kind != "mean" else [])
+        names = (["dtype"] if has_dtype else []) + ["out", "keepdims"]
+        names += ["initial", "where"] if kind != "mean" else []
         for k, v in zip(names, args):
             kwargs[k] = v
         lowering.no_out(kwargs.pop("out", None), f"numpy.{kind}")
@@ -229,7 +230,7 @@ def _reduction(kind: str, has_dtype: bool, numpy_names: tuple[str, ...]) -> None
         dtype = kwargs.pop("dtype", None)
         where = kwargs.pop("where", True)
         initial = kwargs.pop("initial", None) if kind != "mean" else None
-        for k, v in kwargs.items():
+        for k in kwargs:
             raise trace_error(f"{kind}() got an unexpected keyword argument '{k}'", TypeError)
         return reduce(kind, a, axis=axis, keepdims=bool(keepdims), dtype=dtype, initial=_given(initial),
                       where=where)
