@@ -21,6 +21,7 @@ The modules, one job each:
   broadcasting, ``linalg.generic``, run-time checks).
 - the op families, each declaring and implementing its operations: ``elementwise``,
   ``reductions`` (and scans, statistics), ``sorting`` (``sort``, ``argsort``, ``searchsorted``),
+  ``statistics`` (``nan`` reductions, ``ptp``, ``median``, ``quantile``, ``percentile``),
   ``contractions`` (``matmul``, ``einsum``...), ``shapes``, ``indexing`` (``x[...]`` reads),
   ``creation``, ``inplace`` (item assignment, ``copyto``), ``masked`` (``x[mask]`` selections),
   ``compaction`` (``nonzero``, ``unique``...), ``histograms``, ``linalg``.
@@ -43,6 +44,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     reductions,
     shapes,
     sorting,
+    statistics,
 )
 from .dtypes import DType, result_type, weak_result_type
 from .errors import TraceError, unparsable_trace
