@@ -28,7 +28,8 @@ __all__ = [
     "MAX_CONSTANT_BYTES", "PyScalar", "arith", "broadcast", "broadcast_map", "collapse_units",
     "compare", "complex_parts", "constant_array", "context_of", "convert", "copy", "emit_elementwise",
     "emit_generic", "empty", "expand_units", "holds_traced", "is_tensor", "kind_of", "lift", "math_call",
-    "message_literal", "no_out", "numpy_unless_traced", "promote", "py_const", "runtime_check", "scalar_add", "scalar_div",
+    "message_literal", "no_out", "numpy_unless_traced", "promote", "py_const", "runtime_check", "scalar_add",
+    "scalar_div",
     "scalar_floordiv", "scalar_max", "scalar_min", "scalar_mod", "scalar_mul", "scalar_pow",
     "scalar_ssa", "scalar_sub", "scalar_value", "select", "to_tensor",
 ]
