@@ -24,7 +24,8 @@ The modules, one job each:
   ``statistics`` (``nan`` reductions, ``ptp``, ``median``, ``quantile``, ``percentile``),
   ``contractions`` (``matmul``, ``einsum``...), ``shapes``, ``indexing`` (``x[...]`` reads),
   ``creation``, ``inplace`` (item assignment, ``copyto``), ``masked`` (``x[mask]`` selections),
-  ``compaction`` (``nonzero``, ``unique``...), ``histograms``, ``linalg``.
+  ``compaction`` (``nonzero``, ``unique``...), ``histograms``, ``linalg``, ``matrices``
+  (``diagonal``, ``diag``, ``trace``, ``tri``, ``vander``, ``kron``, ``cross``, ``matrix_power``).
 - ``overlap``: whether an in-place update reads what it writes.
 - ``loops``, ``loop_source``, ``loop_rewrite``, ``loop_state``: Python loops as ``scf.for``
   (the loop operations, the source rewrite, its AST transform, the Python state around it).
@@ -41,6 +42,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     elementwise,
     histograms,
     linalg,
+    matrices,
     reductions,
     shapes,
     sorting,
