@@ -25,7 +25,9 @@ The modules, one job each:
   ``contractions`` (``matmul``, ``einsum``...), ``shapes``, ``indexing`` (``x[...]`` reads),
   ``creation``, ``inplace`` (item assignment, ``copyto``), ``masked`` (``x[mask]`` selections),
   ``compaction`` (``nonzero``, ``unique``...), ``histograms``, ``linalg``, ``matrices``
-  (``diagonal``, ``diag``, ``trace``, ``tri``, ``vander``, ``kron``, ``cross``, ``matrix_power``).
+  (``diagonal``, ``diag``, ``trace``, ``tri``, ``vander``, ``kron``, ``cross``, ``matrix_power``),
+  ``numerics`` (``isclose``, ``trapezoid``, ``gradient``, ``convolve``, ``interp``, ``digitize``,
+  ``isin``, ``select``, ``nan_to_num``, ``polyval``, ``unravel_index``...).
 - ``overlap``: whether an in-place update reads what it writes.
 - ``loops``, ``loop_source``, ``loop_rewrite``, ``loop_state``: Python loops as ``scf.for``
   (the loop operations, the source rewrite, its AST transform, the Python state around it).
@@ -43,6 +45,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     histograms,
     linalg,
     matrices,
+    numerics,
     reductions,
     shapes,
     sorting,
