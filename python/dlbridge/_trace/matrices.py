@@ -232,9 +232,10 @@ def matrix_power(a: Any, n: Any) -> TracedArray:
     rows, cols = x.shape[-2], x.shape[-1]
     if isinstance(rows, int) and isinstance(cols, int):
         if rows != cols:
-            raise trace_error("Last 2 dimensions of the array must be square", ValueError)
-    else:
-        lowering.runtime_check(xp.equal(rows, cols), "invalid_argument", "Last 2 dimensions of the array must be square")
+            raise trace_error("Last 2 dimensions of the array must be square", np.linalg.LinAlgError)
+    else:  # LinAlgError's base class, when the kernel runs
+        lowering.runtime_check(xp.equal(rows, cols), "invalid_argument",
+                               "Last 2 dimensions of the array must be square")
     if n < 0:
         raise unsupported("numpy.linalg.matrix_power", "a negative exponent (the inverse)")
     if n == 0:

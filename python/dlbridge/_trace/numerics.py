@@ -49,6 +49,20 @@ def _false() -> TracedArray:
 # comparisons
 
 
+def _isnan(x: Any) -> Any:
+    """Where ``x`` is NaN (a complex number with a NaN part)."""
+    if isinstance(x, TracedArray) and x.element_type.is_complex:
+        return tnp.logical_or(tnp.isnan(tnp.real(x)), tnp.isnan(tnp.imag(x)))
+    return tnp.isnan(x)
+
+
+def _isfinite(x: Any) -> Any:
+    """Where ``x`` is finite (a complex number with both parts finite)."""
+    if isinstance(x, TracedArray) and x.element_type.is_complex:
+        return tnp.logical_and(tnp.isfinite(tnp.real(x)), tnp.isfinite(tnp.imag(x)))
+    return tnp.isfinite(x)
+
+
 @op("isclose")
 @lowering.numpy_unless_traced(np.isclose)
 def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: bool = False) -> TracedArray:
@@ -63,9 +77,9 @@ def isclose(a: Any, b: Any, rtol: Any = 1e-05, atol: Any = 1e-08, equal_nan: boo
     elif isinstance(y, int):
         y = float(y)
     close = tnp.less_equal(tnp.abs(tnp.subtract(x, y)), tnp.add(atol, tnp.multiply(rtol, tnp.abs(y))))
-    result = tnp.logical_or(tnp.logical_and(close, tnp.isfinite(y)), tnp.equal(x, y))
+    result = tnp.logical_or(tnp.logical_and(close, _isfinite(y)), tnp.equal(x, y))
     if equal_nan:
-        result = tnp.logical_or(result, tnp.logical_and(tnp.isnan(x), tnp.isnan(y)))
+        result = tnp.logical_or(result, tnp.logical_and(_isnan(x), _isnan(y)))
     return result
 
 
@@ -100,7 +114,7 @@ def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> TracedArray:
         return _false()
     same = tnp.equal(x, y)
     if equal_nan and (x.element_type.is_inexact or y.element_type.is_inexact):
-        same = tnp.logical_or(same, tnp.logical_and(tnp.isnan(x), tnp.isnan(y)))
+        same = tnp.logical_or(same, tnp.logical_and(_isnan(x), _isnan(y)))
     return reductions.reduce("all", same)
 
 
@@ -206,9 +220,9 @@ def _vectors(a: Any, v: Any, name: str) -> tuple[TracedArray, TracedArray, D.DTy
     return x.astype(dt.name), k.astype(dt.name), dt
 
 
-def _correlate_full(x: TracedArray, k: TracedArray, dt: D.DType) -> TracedArray:
-    """``c[j] = sum_n x[j + n - (len(k) - 1)] * conj(k[n])`` over the ``n`` where ``x`` is
-    defined: the full correlation, of length ``len(x) + len(k) - 1``."""
+def _correlate_full(x: TracedArray, k: TracedArray, dt: D.DType, conj: bool) -> TracedArray:
+    """``c[j] = sum_n x[j + n - (len(k) - 1)] * k[n]`` (``conj(k[n])`` with ``conj``) over the
+    ``n`` where ``x`` is defined: the full correlation, of length ``len(x) + len(k) - 1``."""
     ctx = x.context
     n, m = x.shape[0], k.shape[0]
     rows = lowering.expand_units(ctx, creation.arange(n + m - 1), [1])
@@ -216,7 +230,7 @@ def _correlate_full(x: TracedArray, k: TracedArray, dt: D.DType) -> TracedArray:
     at = tnp.subtract(tnp.add(rows, taps), m - 1)
     inside = tnp.logical_and(tnp.greater_equal(at, 0), tnp.less(at, n))
     windows = indexing.getitem(x, tnp.minimum(tnp.maximum(at, 0), n - 1))
-    weights = tnp.conjugate(k) if dt.is_complex else k
+    weights = tnp.conjugate(k) if dt.is_complex and conj else k
     if dt.is_bool:
         return reductions.reduce("any", tnp.logical_and(inside, tnp.logical_and(windows, weights)), axis=1)
     terms = tnp.where(inside, tnp.multiply(windows, weights), creation.zeros((), dtype=dt.name))
@@ -243,7 +257,7 @@ def correlate(a: Any, v: Any, mode: Any = "valid") -> TracedArray:
     fully)."""
     mode = _mode(mode, "correlate")
     x, k, dt = _vectors(a, v, "correlate")
-    full = _correlate_full(x, k, dt)
+    full = _correlate_full(x, k, dt, True)
     if mode == "full":
         return full
     n, m = x.shape[0], k.shape[0]
@@ -262,7 +276,7 @@ def convolve(a: Any, v: Any, mode: Any = "full") -> TracedArray:
     reversed), of ``mode`` ``full``, ``same`` or ``valid``."""
     mode = _mode(mode, "convolve")
     x, k, dt = _vectors(a, v, "convolve")
-    full = _correlate_full(x, indexing.flip(k), dt)
+    full = _correlate_full(x, indexing.flip(k), dt, False)
     if mode == "full":
         return full
     n, m = x.shape[0], k.shape[0]
@@ -286,6 +300,10 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
     at, pts, vals = _operands(x, xp, fp, name="interp")
     if vals.element_type.is_complex:
         raise unsupported("numpy.interp", "complex fp")
+    for v in (at, pts):
+        if v.element_type.is_complex:
+            raise trace_error("Cannot cast array data from dtype('complex128') to dtype('float64') according to the "
+                              "rule 'safe'", TypeError)
     if pts.ndim != 1 or vals.ndim != 1:
         raise trace_error("object too deep for desired array" if max(pts.ndim, vals.ndim) > 1
                           else "object of too small depth for desired array", ValueError)

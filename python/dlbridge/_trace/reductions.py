@@ -52,8 +52,11 @@ def normalize_reduction_axes(axis: Any, rank: int, opname: str) -> tuple[int, ..
                 a = operator.index(a)
             except TypeError:
                 raise unsupported(opname, f"axis must be an int or a tuple of ints, not {a!r}") from None
-        if not -rank <= a < rank or (rank == 0 and True):
-            raise trace_error(f"{opname}: axis {a} is out of bounds for array of dimension {rank}", ValueError)
+        if rank == 0 and a in (0, -1):
+            continue  # NumPy's reductions take a 0-d array as one element along axis 0
+        if not -rank <= a < rank:
+            raise trace_error(f"{opname}: axis {a} is out of bounds for array of dimension {rank}",
+                              np.exceptions.AxisError)
         a = a % rank
         if a in out:
             raise trace_error(f"{opname}: duplicate value in 'axis'", ValueError)

@@ -20,7 +20,7 @@ from . import dtypes as D
 from .errors import trace_error, unsupported
 from .mlir_text import Block, affine_map, tensor_type
 from .registry import op
-from .traced_array import TracedArray, public_type
+from .traced_array import SymbolicDim, TracedArray, public_type
 
 __all__ = ["argpartition", "argsort", "lexsort", "partition", "searchsorted", "sort"]
 
@@ -477,7 +477,7 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Trac
     return TracedArray(ctx, res, D.INT64, values._dims, sizes=sizes)
 
 
-def _kth(kth: Any, n: Any, name: str) -> None:
+def _kth(kth: Any, n: Any, name: str, x: TracedArray) -> None:
     """NumPy's checks of ``partition``'s ``kth``: integers within the partitioned axis (checked
     where its size is known while tracing)."""
     if isinstance(kth, TracedArray):
@@ -487,6 +487,11 @@ def _kth(kth: Any, n: Any, name: str) -> None:
         raise trace_error("Partition index must be integer" if ks.dtype.kind not in "iu"
                           else "object too deep for desired array", TypeError if ks.dtype.kind not in "iu"
                           else ValueError)
+    total: Any = 1
+    for d in x.shape:
+        total = total * d
+    if isinstance(total, int) and total == 0:
+        return  # NumPy does not check kth of an empty array
     for k in (int(k) for k in ks.ravel()):
         if isinstance(n, int):
             if not -n <= k < n:
@@ -494,7 +499,9 @@ def _kth(kth: Any, n: Any, name: str) -> None:
         else:
             size = n.as_array()
             inside = elementwise.binary("greater", size, k) if k >= 0 else elementwise.binary("greater_equal", size, -k)
-            lowering.runtime_check(inside, "invalid_argument", f"kth(={k}) out of bounds ({{0}})", [n])
+            empty = elementwise.binary("equal", total.as_array() if isinstance(total, SymbolicDim) else total, 0)
+            lowering.runtime_check(elementwise.binary("logical_or", inside, empty), "invalid_argument",
+                                   f"kth(={k}) out of bounds ({{0}})", [n])
 
 
 def _partition_rows(a: Any, kth: Any, axis: Any, kind: Any, order: Any, name: str) -> tuple[TracedArray, Any]:
@@ -508,7 +515,7 @@ def _partition_rows(a: Any, kth: Any, axis: Any, kind: Any, order: Any, name: st
         raise trace_error(f"numpy.{name}: axis {axis} is out of bounds for array of dimension 0",
                           np.exceptions.AxisError)
     (ax,) = indexing.normalize_axes(axis, x.ndim, f"numpy.{name}", allow_none=False)
-    _kth(kth, x.shape[ax], name)
+    _kth(kth, x.shape[ax], name, x)
     return x, ax
 
 

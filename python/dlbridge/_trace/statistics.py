@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as D
-from . import lowering, reductions, shapes, sorting
+from . import indexing, lowering, reductions, shapes, sorting
 from .errors import trace_error, unsupported
 from .numpy_proxy import numpy_proxy as xp
 from .registry import op
@@ -34,9 +34,16 @@ def _has_nans(x: TracedArray) -> bool:
     return x.element_type.is_inexact
 
 
+def _isnan(x: TracedArray) -> TracedArray:
+    """Where ``x`` is NaN (a complex number with a NaN part)."""
+    if x.element_type.is_complex:
+        return xp.logical_or(xp.isnan(xp.real(x)), xp.isnan(xp.imag(x)))
+    return xp.isnan(x)
+
+
 def _filled(x: TracedArray, value: Any) -> TracedArray:
     """``x`` with its NaNs replaced by ``value`` (NumPy's ``_replace_nan``)."""
-    return xp.where(xp.isnan(x), value, x) if _has_nans(x) else x
+    return xp.where(_isnan(x), value, x) if _has_nans(x) else x
 
 
 # --------------------------------------------------------------------------------------------------
@@ -73,7 +80,7 @@ def _nan_extreme(kind: str, a: Any, axis: Any, out: Any, keepdims: bool, initial
         return reductions.reduce(kind, x, axis=axis, keepdims=keepdims, initial=initial, where=where)
     r = reductions.reduce(kind, _filled(x, -np.inf if kind == "max" else np.inf), axis=axis, keepdims=keepdims,
                           initial=initial, where=where)
-    nan = xp.isnan(x) if where is True else xp.logical_and(xp.isnan(x), where)
+    nan = _isnan(x) if where is True else xp.logical_and(_isnan(x), where)
     if initial is None:
         every = reductions.reduce("all", xp.logical_or(nan, xp.logical_not(where)) if where is not True else nan,
                                   axis=axis, keepdims=keepdims)
@@ -100,7 +107,7 @@ def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, in
 
 def _count(x: TracedArray, axis: Any, keepdims: bool, where: Any = True) -> TracedArray:
     """How many non-NaN elements (of those ``where`` selects) each slice over ``axis`` has."""
-    valid = xp.logical_not(xp.isnan(x))
+    valid = xp.logical_not(_isnan(x))
     return reductions.reduce("sum", valid, axis=axis, keepdims=keepdims, dtype="int64", where=where)
 
 
@@ -134,7 +141,7 @@ def _nan_var(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any, keep
         return fn(x, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where)
     if where is not True:
         raise unsupported(f"numpy.{name}", "where= is not supported")
-    nan = xp.isnan(x)
+    nan = _isnan(x)
     filled = xp.where(nan, 0, x) if dtype is None else xp.where(nan, 0, x).astype(dtype)
     cnt = _count(x, axis, True)
     avg = xp.divide(reductions.reduce("sum", filled, axis=axis, keepdims=True), cnt).astype(filled.element_type.name)
@@ -178,7 +185,7 @@ def _nan_arg(largest: bool, a: Any, axis: Any, out: Any, keepdims: bool) -> Trac
         return pick(x, axis=axis, keepdims=keepdims)
     if x.element_type.is_complex:
         raise unsupported(f"numpy.{name}", "complex input")
-    nan = xp.isnan(x)
+    nan = _isnan(x)
     if x.context.target == "cpu":
         lowering.runtime_check(xp.logical_not(xp.any(xp.all(nan, axis=axis))), "invalid_argument",
                                "All-NaN slice encountered")
@@ -231,6 +238,8 @@ def _sorted_rows(x: TracedArray, axis: Any, name: str) -> tuple[TracedArray, tup
     """``x`` sorted along its reduced axes, moved last and merged into one (NaNs last), and
     those axes."""
     if x.ndim == 0:
+        if axis is not None:
+            indexing.normalize_axes(axis, 0, f"numpy.{name}")
         return sorting.sort(shapes.reshape(x, (1,))), ()
     axes = reductions.normalize_reduction_axes(axis, x.ndim, f"numpy.{name}")
     kept = [k for k in range(x.ndim) if k not in axes]
@@ -297,8 +306,8 @@ def _order_statistic(name: str, a: Any, q: Any, axis: Any, out: Any, method: str
         qa = lowering.to_tensor(ctx, lowering.lift(ctx, qn, f"numpy.{name}"))
     s, axes = _sorted_rows(x, axis, name)
     width = s.shape[-1]
-    if isinstance(width, int) and width == 0 and not nans:
-        raise trace_error(f"index -1 is out of bounds for axis 0 with size {width}", IndexError)
+    if not nans:
+        _nonempty(width)
     lead = qa.ndim
     rows = s.ndim - 1
     n = _size(_count(x, axis, False) if nans and _has_nans(x) else width)
@@ -337,8 +346,21 @@ def _order_statistic(name: str, a: Any, q: Any, axis: Any, out: Any, method: str
         if nans:
             r = xp.where(xp.equal(n, 0), np.nan, r)
         else:
-            r = xp.where(xp.isnan(s[..., -1]), np.nan, r)
+            r = xp.where(reductions.reduce("any", _isnan(s), axis=-1), np.nan, r)
     return _keep(r, lead, axes, x.ndim, keepdims)
+
+
+def _nonempty(width: Any) -> None:
+    """NumPy's ``IndexError`` for the quantiles of an empty slice (now, or when the kernel runs)."""
+    message = "index -1 is out of bounds for axis 0 with size 0"
+    if isinstance(width, int):
+        if width == 0:
+            raise trace_error(message, IndexError)
+        return
+    ctx = width.context
+    ctx.begin_op()
+    ok = ctx.top.op("nonempty", f"arith.cmpi ne, {width.value}, {ctx.top.const(0, 'index')} : index")
+    ctx.top.raw(f'dlpack.assert {ok}, index_out_of_range, "{lowering.message_literal(message)}"')
 
 
 def _percent(q: Any) -> Any:
@@ -420,7 +442,7 @@ def _median(name: str, a: Any, axis: Any, out: Any, keepdims: bool, nans: bool) 
         if nans:
             r = xp.where(xp.equal(n, 0), np.nan, r)
         else:
-            r = xp.where(xp.isnan(s[..., -1]), np.nan, r) if not isinstance(width, int) or width else r
+            r = xp.where(reductions.reduce("any", _isnan(s), axis=-1), np.nan, r)
     if not isinstance(n, int) and not nans:
         r = xp.where(xp.equal(n, 0), np.nan, r)
     return _keep(r, 0, axes, x.ndim, keepdims)
