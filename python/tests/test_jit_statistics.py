@@ -120,3 +120,119 @@ def test_construct_compiles_for_cuda(name: str) -> None:
     """Each construct's kernels go through the CUDA pipeline to PTX that ptxas accepts."""
     stages = dlbridge.jit(CONSTRUCTS[name], target="cuda").inspect(make("float64", "C"))
     assert stages["input"]
+
+
+def _all_nan_rows() -> np.ndarray:
+    x = np.arange(12.0).reshape(3, 4)
+    x[1] = np.nan
+    x[2, 1] = np.nan
+    return x
+
+
+ALL_NAN = dlbridge.jit(lambda a: (np.nanmax(a, axis=1), np.nanmin(a, axis=1), np.nanmean(a, axis=1),
+                                  np.nanvar(a, axis=1), np.nanmedian(a, axis=1), np.nanquantile(a, 0.3, axis=1),
+                                  np.nansum(a, axis=1), np.nanprod(a, axis=1)))
+
+
+def test_all_nan_slices_give_numpys_results() -> None:
+    """An all-NaN row: NaN for the extremes, the mean, the variance and the order statistics,
+    0 and 1 for the sum and the product, as NumPy (which also warns)."""
+    x = _all_nan_rows()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = (np.nanmax(x, axis=1), np.nanmin(x, axis=1), np.nanmean(x, axis=1), np.nanvar(x, axis=1),
+                np.nanmedian(x, axis=1), np.nanquantile(x, 0.3, axis=1), np.nansum(x, axis=1), np.nanprod(x, axis=1))
+    _compare(ALL_NAN(x), want, False)
+
+
+NANARGMAX = dlbridge.jit(lambda a: (np.nanargmax(a, axis=1), np.nanargmin(a)))
+
+
+def test_nanargmax_of_an_all_nan_slice_is_a_value_error() -> None:
+    x = _all_nan_rows()
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        NANARGMAX(x)
+    y = x[[0, 2]]
+    _compare(NANARGMAX(y), (np.nanargmax(y, axis=1), np.nanargmin(y)), False)
+
+
+def test_max_with_where_needs_initial_and_an_empty_max_needs_it_too() -> None:
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(ValueError, match="to use a where mask one has to specify 'initial'"):
+        dlbridge.jit(lambda a: np.max(a, where=a > 1))(x)
+    with pytest.raises(ValueError, match="zero-size array to reduction operation maximum"):
+        dlbridge.jit(lambda a: np.max(a, axis=0))(x[:0])
+    f = dlbridge.jit(lambda a: (np.max(a, axis=0, initial=-1.0), np.min(a, where=a > 1, initial=9.0),
+                                a.sum(initial=10, where=a < 4)))
+    for v in (x, x[:0]):
+        _compare(f(v), (np.max(v, axis=0, initial=-1.0), np.min(v, where=v > 1, initial=9.0),
+                        v.sum(initial=10, where=v < 4)), False)
+
+
+def test_quantile_arguments_numpy_refuses() -> None:
+    x = np.arange(6.0)
+    with pytest.raises(ValueError, match=r"Quantiles must be in the range \[0, 1\]"):
+        dlbridge.jit(lambda a: np.quantile(a, 1.5))(x)
+    with pytest.raises(ValueError, match=r"Percentiles must be in the range \[0, 100\]"):
+        dlbridge.jit(lambda a: np.percentile(a, [10, -1]))(x)
+    with pytest.raises(dlbridge.TraceError, match="method='hazen'"):
+        dlbridge.jit(lambda a: np.quantile(a, 0.5, method="hazen"))(x)
+    with pytest.raises(ValueError, match=r"kth\(=6\) out of bounds \(6\)"):
+        dlbridge.jit(lambda a: np.partition(a, 6))(x)
+
+
+QUANTILE_OF = dlbridge.jit(lambda a, q: (np.quantile(a, q, axis=0), np.percentile(a, q * 100, axis=1, method="lower")))
+
+
+def test_traced_quantiles() -> None:
+    """``q`` as an array argument: the quantiles' shape leads the result's."""
+    x = np.random.default_rng(3).standard_normal((5, 4))
+    q = np.array([[0.0, 0.25], [0.5, 1.0]])
+    _compare(QUANTILE_OF(x, q), (np.quantile(x, q, axis=0), np.percentile(x, q * 100, axis=1, method="lower")), False)
+    with pytest.raises(ValueError, match="Quantiles must be in the range"):
+        QUANTILE_OF(x, q + 0.5)
+
+
+ORDER_STATS = dlbridge.jit(lambda a: (np.median(a), np.median(a, axis=-1), np.nanmedian(a, axis=0),
+                                      np.quantile(a, [0.1, 0.5, 0.77], axis=-1), np.nanpercentile(a, 40, axis=0),
+                                      np.convolve(a[0], a[-1], "same"), np.correlate(a[-1], a[0], "same"),
+                                      np.diagonal(a, 1), np.diag(a[0], -2), np.interp(a[0], np.sort(a[-1]), a[-1])))
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 7), (5, 1), (4, 6)])
+def test_sizes_of_every_parity(shape: tuple[int, int]) -> None:
+    """Odd and even slice lengths, a single sample, NaNs among them: the order statistics,
+    convolutions, diagonals and ``interp`` take their indices from the sizes of the call."""
+    x = np.random.default_rng(sum(shape)).integers(-3, 4, shape).astype(np.float64)
+    x[0, 0] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = (np.median(x), np.median(x, axis=-1), np.nanmedian(x, axis=0), np.quantile(x, [0.1, 0.5, 0.77], axis=-1),
+                np.nanpercentile(x, 40, axis=0), np.convolve(x[0], x[-1], "same"), np.correlate(x[-1], x[0], "same"),
+                np.diagonal(x, 1), np.diag(x[0], -2), np.interp(x[0], np.sort(x[-1]), x[-1]))
+        _compare(ORDER_STATS(x), want, False)
+
+
+def test_numpy_values_give_numpy_results() -> None:
+    """Called on no traced value inside a jitted function, the functions are NumPy's own."""
+    f = dlbridge.jit(lambda a: a + np.median([1.0, 5.0, 2.0]) + np.trace(np.eye(3)) + np.interp(0.5, [0, 1], [0, 4]))
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(f(x), x + 2.0 + 3.0 + 2.0)
+
+
+def test_isclose_of_infinities_and_nans() -> None:
+    x = np.array([np.inf, -np.inf, np.nan, 1.0, 1e10])
+    y = np.array([np.inf, np.inf, np.nan, 1.0 + 1e-9, 1.00001e10])
+    f = dlbridge.jit(lambda a, b: (np.isclose(a, b), np.isclose(a, b, equal_nan=True), np.allclose(a, b),
+                                   np.allclose(a[3:], b[3:]), np.array_equal(a, a, equal_nan=True),
+                                   np.array_equal(a, a)))
+    _compare(f(x, y), (np.isclose(x, y), np.isclose(x, y, equal_nan=True), np.asarray(np.allclose(x, y)),
+                       np.asarray(np.allclose(x[3:], y[3:])), np.asarray(np.array_equal(x, x, equal_nan=True)),
+                       np.asarray(np.array_equal(x, x))), False)
+
+
+def test_index_arithmetic_out_of_bounds_is_numpys_error() -> None:
+    with pytest.raises(ValueError, match="out of bounds"):
+        dlbridge.jit(lambda i: np.unravel_index(i, (2, 3)))(np.array([1, 6]))
+    with pytest.raises(ValueError, match="invalid entry in coordinates array"):
+        dlbridge.jit(lambda i: np.ravel_multi_index((i, i), (2, 3)))(np.array([0, 2]))

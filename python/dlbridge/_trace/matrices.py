@@ -61,6 +61,9 @@ def diagonal(a: Any, offset: Any = 0, axis1: Any = 0, axis2: Any = 1) -> TracedA
     r0, c0 = max(0, -off), max(0, off)
     n1, n2 = x.shape[R - 2], x.shape[R - 1]
     length: Any
+    if (isinstance(n1, int) and r0 >= n1) or (isinstance(n2, int) and c0 >= n2):
+        # no diagonal (a slice starting past the end is no tensor.extract_slice)
+        return creation.zeros((*x.shape[:-2], 0), dtype=x.element_type.name)
     if isinstance(n1, int) and isinstance(n2, int):
         length = max(0, min(n1 - r0, n2 - c0))
     else:

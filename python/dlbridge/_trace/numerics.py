@@ -326,7 +326,8 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period
     r = tnp.where(tnp.logical_or(tnp.equal(j, n - 1), tnp.equal(x0, at)), tnp.where(tnp.equal(j, n - 1), last, y0), r)
     r = tnp.where(tnp.less(at, indexing.getitem(pts, 0)), indexing.getitem(vals, 0) if left is None else left, r)
     r = tnp.where(tnp.greater(at, indexing.getitem(pts, -1)), last if right is None else right, r)
-    return tnp.where(tnp.isnan(at), at, r).astype("float64")
+    # NumPy's single sample point: fp[0] wherever x is neither below nor above it, NaN included
+    return tnp.where(tnp.logical_and(tnp.isnan(at), tnp.greater(n, 1)), at, r).astype("float64")
 
 
 @op("digitize")
