@@ -233,8 +233,8 @@ def _reduction(kind: str, has_dtype: bool, numpy_names: tuple[str, ...]) -> None
         dtype = kwargs.pop("dtype", None)
         where = kwargs.pop("where", True)
         initial = kwargs.pop("initial", None) if kind != "mean" else None
-        for k in kwargs:
-            raise trace_error(f"{kind}() got an unexpected keyword argument '{k}'", TypeError)
+        for k, v in kwargs.items():
+            raise unsupported(f"numpy.{kind}", f"argument {k}={v!r}")
         return reduce(kind, a, axis=axis, keepdims=bool(keepdims), dtype=dtype, initial=_given(initial),
                       where=where)
 
