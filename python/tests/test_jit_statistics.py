@@ -233,3 +233,11 @@ def test_index_arithmetic_out_of_bounds_is_numpys_error() -> None:
         dlbridge.jit(lambda i: np.unravel_index(i, (2, 3)))(np.array([1, 6]))
     with pytest.raises(ValueError, match="invalid entry in coordinates array"):
         dlbridge.jit(lambda i: np.ravel_multi_index((i, i), (2, 3)))(np.array([0, 2]))
+
+
+def test_where_as_a_list_or_a_numpy_array_broadcasts() -> None:
+    f = dlbridge.jit(lambda a: (np.sum(a, axis=1, where=[True, False, True]),
+                                np.mean(a, where=np.array([[True], [False]])), np.any(a, where=False)))
+    x = np.arange(6.0).reshape(2, 3)
+    _compare(f(x), (np.sum(x, axis=1, where=[True, False, True]), np.mean(x, where=np.array([[True], [False]])),
+                    np.any(x, where=False)), False)

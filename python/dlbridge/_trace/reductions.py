@@ -89,7 +89,8 @@ def _masked(kind: str, x: TracedArray, where: Any, initial: Any) -> TracedArray:
     """``x`` with the elements ``where`` leaves out replaced by the reduction's identity (by
     ``initial`` for ``max``/``min``, which have none), broadcast to ``where``'s shape."""
     ctx = x.context
-    mask = lowering.lift(ctx, where, f"numpy.{kind} where")
+    mask = creation.array_operand(ctx, where, f"numpy.{kind} where") if isinstance(where, (list, tuple)) \
+        else lowering.lift(ctx, where, f"numpy.{kind} where")
     if isinstance(mask, TracedArray) and not mask.element_type.is_bool:
         mask = elementwise.astype(mask, "bool")
     elif isinstance(mask, (bool, np.bool_)) or not isinstance(mask, TracedArray):
