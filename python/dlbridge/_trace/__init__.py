@@ -21,13 +21,17 @@ The modules, one job each:
   broadcasting, ``linalg.generic``, run-time checks).
 - the op families, each declaring and implementing its operations: ``elementwise``,
   ``reductions`` (and scans, statistics), ``sorting`` (``sort``, ``argsort``, ``searchsorted``),
+  ``statistics`` (``nan`` reductions, ``ptp``, ``median``, ``quantile``, ``percentile``),
   ``contractions`` (``matmul``, ``einsum``...), ``shapes`` (``reshape``, ``transpose``),
   ``axes`` (adding, dropping, reordering and broadcasting axes: ``expand_dims``, ``squeeze``,
   ``moveaxis``, ``broadcast_to``...), ``indexing`` (``x[...]`` reads), ``creation``,
   ``conversion`` (``asarray``, ``array``, ``item``), ``splitting`` (``split``...),
   ``editing`` (``insert``, ``delete``), ``padding`` (``pad``), ``inplace`` (item assignment,
   ``copyto``), ``masked`` (``x[mask]`` selections), ``compaction`` (``nonzero``, ``unique``...),
-  ``histograms``, ``linalg``.
+  ``histograms``, ``linalg``, ``matrices`` (``diagonal``, ``diag``, ``trace``, ``tri``,
+  ``vander``, ``kron``, ``cross``, ``matrix_power``), ``numerics`` (``isclose``, ``trapezoid``,
+  ``gradient``, ``convolve``, ``interp``, ``digitize``, ``isin``, ``select``, ``nan_to_num``,
+  ``polyval``, ``unravel_index``...).
 - ``overlap``: whether an in-place update reads what it writes.
 - ``loops``, ``loop_source``, ``loop_rewrite``, ``loop_state``: Python loops as ``scf.for``
   (the loop operations, the source rewrite, its AST transform, the Python state around it).
@@ -47,11 +51,14 @@ from . import (  # noqa: F401 - importing a module declares its operations
     elementwise,
     histograms,
     linalg,
+    matrices,
+    numerics,
     padding,
     reductions,
     shapes,
     sorting,
     splitting,
+    statistics,
 )
 from .dtypes import DType, result_type, weak_result_type
 from .errors import TraceError, unparsable_trace

@@ -11,6 +11,7 @@ scalars are captured from above).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from functools import reduce as _fold
 from typing import Any, Callable
@@ -26,8 +27,9 @@ from .traced_array import SymbolicDim, TraceContext, TracedArray, current_contex
 __all__ = [
     "MAX_CONSTANT_BYTES", "PyScalar", "arith", "broadcast", "broadcast_map", "collapse_units",
     "compare", "complex_parts", "constant_array", "context_of", "convert", "copy", "emit_elementwise",
-    "emit_generic", "empty", "expand_units", "is_tensor", "kind_of", "lift", "math_call",
-    "message_literal", "no_out", "promote", "py_const", "runtime_check", "scalar_add", "scalar_div",
+    "emit_generic", "empty", "expand_units", "holds_traced", "is_tensor", "kind_of", "lift", "math_call",
+    "message_literal", "no_out", "numpy_unless_traced", "promote", "py_const", "runtime_check", "scalar_add",
+    "scalar_div",
     "scalar_floordiv", "scalar_max", "scalar_min", "scalar_mod", "scalar_mul", "scalar_pow",
     "scalar_ssa", "scalar_sub", "scalar_value", "select", "to_tensor",
 ]
@@ -770,3 +772,32 @@ def runtime_check(condition: TracedArray, kind: str, message: str, sizes: Sequen
     operands = f" ({', '.join(values)} : {', '.join('index' for _ in values)})" if values else ""
     ctx.top.raw(f'dlpack.assert {scalar_ssa(condition)}, {kind}, "{text}"{operands}')
 
+
+
+def holds_traced(*values: Any) -> bool:
+    """Whether a traced array or size is among ``values`` (or in lists, tuples and dicts of
+    them)."""
+    for v in values:
+        if isinstance(v, (TracedArray, SymbolicDim)):
+            return True
+        if isinstance(v, (list, tuple)) and holds_traced(*v):
+            return True
+        if isinstance(v, dict) and holds_traced(*v.values()):
+            return True
+    return False
+
+
+def numpy_unless_traced(numpy_function: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Makes an operation's implementation call ``numpy_function`` itself when none of its
+    arguments is traced (``np.median([1.0, 2.0])`` in a traced function is NumPy's answer)."""
+
+    def decorate(impl: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(impl)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if not holds_traced(args, kwargs):
+                return numpy_function(*args, **kwargs)
+            return impl(*args, **kwargs)
+
+        return call
+
+    return decorate

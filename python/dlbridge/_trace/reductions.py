@@ -52,8 +52,11 @@ def normalize_reduction_axes(axis: Any, rank: int, opname: str) -> tuple[int, ..
                 a = operator.index(a)
             except TypeError:
                 raise unsupported(opname, f"axis must be an int or a tuple of ints, not {a!r}") from None
-        if not -rank <= a < rank or (rank == 0 and True):
-            raise trace_error(f"{opname}: axis {a} is out of bounds for array of dimension {rank}", ValueError)
+        if rank == 0 and a in (0, -1):
+            continue  # NumPy's reductions take a 0-d array as one element along axis 0
+        if not -rank <= a < rank:
+            raise trace_error(f"{opname}: axis {a} is out of bounds for array of dimension {rank}",
+                              np.exceptions.AxisError)
         a = a % rank
         if a in out:
             raise trace_error(f"{opname}: duplicate value in 'axis'", ValueError)
@@ -78,12 +81,55 @@ def check_reduced_extent(x: TracedArray, axes: Sequence[int], ufunc: str, text: 
     ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{message}"')
 
 
-def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> TracedArray:
+_UFUNC_OF = {"sum": "add", "prod": "multiply", "max": "maximum", "min": "minimum", "mean": "add",
+             "any": "logical_or", "all": "logical_and"}
+
+
+def _masked(kind: str, x: TracedArray, where: Any, initial: Any) -> TracedArray:
+    """``x`` with the elements ``where`` leaves out replaced by the reduction's identity (by
+    ``initial`` for ``max``/``min``, which have none), broadcast to ``where``'s shape."""
+    ctx = x.context
+    mask = creation.array_operand(ctx, where, f"numpy.{kind} where") if isinstance(where, (list, tuple)) \
+        else lowering.lift(ctx, where, f"numpy.{kind} where")
+    if isinstance(mask, TracedArray) and not mask.element_type.is_bool:
+        mask = elementwise.astype(mask, "bool")
+    elif isinstance(mask, (bool, np.bool_)) or not isinstance(mask, TracedArray):
+        mask = bool(mask)
+    if kind in ("max", "min"):
+        if initial is None:
+            raise trace_error(f"reduction operation '{_UFUNC_OF[kind]}' does not have an identity, so to use a "
+                              "where mask one has to specify 'initial'", ValueError)
+        fill: Any = initial
+    else:
+        fill = {"sum": 0, "mean": 0, "prod": 1, "any": False, "all": True}[kind]
+    if mask is True:
+        return x
+    filler = creation.full([], fill, dtype=x.element_type.name)
+    return elementwise.where(mask, x, filler)
+
+
+def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype: Any = None,
+           initial: Any = None, where: Any = True) -> TracedArray:
     """``sum``, ``prod``, ``max``, ``min``, ``mean``, ``any`` or ``all`` over ``axis`` (int, tuple
-    or None)."""
-    ctx = lowering.context_of(x)
+    or None), starting from ``initial`` (NumPy's start value; ``max``/``min`` of an empty axis
+    need it) over the elements ``where`` selects (broadcast against ``x``)."""
+    ctx = lowering.context_of(x, where if isinstance(where, TracedArray) else None)
     x = lowering.lift(ctx, x, kind)
     x = lowering.to_tensor(ctx, x)
+    if initial is not None and kind in ("mean", "any", "all"):
+        raise trace_error(f"{kind}() got an unexpected keyword argument 'initial'", TypeError)
+    if isinstance(initial, TracedArray):
+        raise unsupported(f"numpy.{kind}", "an initial= value that is not known while tracing")
+    if where is not True:
+        if kind == "mean":
+            total = reduce("sum", _masked("sum", x, where, None), axis=axis, keepdims=keepdims,
+                           dtype=dtype if dtype is not None else (None if x.element_type.is_inexact else "float64"))
+            flags = _masked("sum", creation.ones(x.shape, dtype="int64"), where, None)
+            count = reduce("sum", flags, axis=axis, keepdims=keepdims)
+            res = elementwise.binary("divide", total, count)
+            want = D.dtype(dtype) if dtype is not None else (x.element_type if x.element_type.is_inexact else D.FLOAT64)
+            return elementwise.astype(res, want.name) if res.element_type != want else res
+        x = lowering.to_tensor(ctx, _masked(kind, x, where, initial))
     in_dt = x.element_type
     R = x.ndim
     axes = normalize_reduction_axes(axis, R, kind)
@@ -117,7 +163,7 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
         raise unsupported(kind)
 
     ctx.begin_op()
-    if kind in ("max", "min"):
+    if kind in ("max", "min") and initial is None:
         check_reduced_extent(x, axes, "maximum" if kind == "max" else "minimum")
     kept = [i for i in range(R) if i not in axes]
     out_dims = [x.dims[i] for i in kept]
@@ -134,7 +180,10 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
         ident = -float("inf") if acc.is_float else (False if acc.is_bool else D.int_range(acc)[0])
     else:
         ident = float("inf") if acc.is_float else (True if acc.is_bool else D.int_range(acc)[1])
-    iv = lowering.py_const(ctx.top, ident, acc)
+    if initial is not None:
+        iv = lowering.py_const(ctx.top, np.asarray(initial).astype(acc.name).item(), acc)
+    else:
+        iv = lowering.py_const(ctx.top, ident, acc)
     init = ctx.top.op("init", f"linalg.fill ins({iv} : {acc.mlir}) outs({init_empty} : {out_type}) -> {out_type}")
     combine = {
         "sum": lowering.scalar_add, "mean": lowering.scalar_add, "prod": lowering.scalar_mul,
@@ -177,20 +226,27 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
 def _reduction(kind: str, has_dtype: bool, numpy_names: tuple[str, ...]) -> None:
     def impl(a: Any, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
         names = (["dtype"] if has_dtype else []) + ["out", "keepdims"]
+        names += ["initial", "where"] if kind != "mean" else []
         for k, v in zip(names, args):
             kwargs[k] = v
         lowering.no_out(kwargs.pop("out", None), f"numpy.{kind}")
         keepdims = kwargs.pop("keepdims", False)
         dtype = kwargs.pop("dtype", None)
+        where = kwargs.pop("where", True)
+        initial = kwargs.pop("initial", None) if kind != "mean" else None
         for k, v in kwargs.items():
-            if k == "where" and v is True:
-                continue
             raise unsupported(f"numpy.{kind}", f"argument {k}={v!r}")
-        return reduce(kind, a, axis=axis, keepdims=bool(keepdims), dtype=dtype)
+        return reduce(kind, a, axis=axis, keepdims=bool(keepdims), dtype=dtype, initial=_given(initial),
+                      where=where)
 
     impl.__name__ = impl.__qualname__ = kind
     impl.__doc__ = f"``{kind}`` over ``axis`` (int, tuple or None = all)."
     op(kind, numpy=numpy_names, method=kind)(impl)
+
+
+def _given(initial: Any) -> Any:
+    """``initial``, None when left out (NumPy's ``np._NoValue``)."""
+    return None if initial is np._NoValue else initial
 
 
 _reduction("sum", True, ("sum",))
@@ -214,25 +270,21 @@ def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims:
          initial: Any = None, where: Any = True) -> TracedArray:
     """The product of the elements over ``axis`` (integers accumulate in int64, as NumPy)."""
     lowering.no_out(out, "numpy.prod")
-    _no_where(where, "prod")
-    r = reduce("prod", a, axis=axis, keepdims=keepdims, dtype=dtype)
-    return r if initial is None else elementwise.binary("multiply", r, initial)
+    return reduce("prod", a, axis=axis, keepdims=keepdims, dtype=dtype, initial=_given(initial), where=where)
 
 
 @op("any", method="any")
 def any_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> TracedArray:
     """Whether any element over ``axis`` is true (nonzero; NaN is true)."""
     lowering.no_out(out, "numpy.any")
-    _no_where(where, "any")
-    return reduce("any", a, axis=axis, keepdims=keepdims)
+    return reduce("any", a, axis=axis, keepdims=keepdims, where=where)
 
 
 @op("all", method="all")
 def all_(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *, where: Any = True) -> TracedArray:
     """Whether every element over ``axis`` is true (nonzero; NaN is true)."""
     lowering.no_out(out, "numpy.all")
-    _no_where(where, "all")
-    return reduce("all", a, axis=axis, keepdims=keepdims)
+    return reduce("all", a, axis=axis, keepdims=keepdims, where=where)
 
 
 @op("count_nonzero")

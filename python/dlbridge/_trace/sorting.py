@@ -1,4 +1,5 @@
-"""Sorting and searching: ``sort``, ``argsort`` (``ndarray.sort`` sorts through ``sort``) and
+"""Sorting and searching: ``sort``, ``argsort`` (``ndarray.sort`` sorts through ``sort``),
+``lexsort``, ``partition``/``argpartition`` (a full stable sort, one valid partition) and
 ``searchsorted``, in NumPy's order (NaNs last; complex numbers by real part, then imaginary
 part), stable as NumPy's ``kind="stable"``.
 
@@ -19,9 +20,9 @@ from . import dtypes as D
 from .errors import trace_error, unsupported
 from .mlir_text import Block, affine_map, tensor_type
 from .registry import op
-from .traced_array import TracedArray, public_type
+from .traced_array import SymbolicDim, TracedArray, public_type
 
-__all__ = ["argsort", "searchsorted", "sort"]
+__all__ = ["argpartition", "argsort", "lexsort", "partition", "searchsorted", "sort"]
 
 
 def _array(a: Any, name: str) -> TracedArray:
@@ -492,3 +493,105 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Trac
         tensor_type(values._dims, D.INT64), D.INT64, affine_map(R, [f"d{k}" for k in range(R)]),
         ["parallel"] * R, body)
     return TracedArray(ctx, res, D.INT64, values._dims, sizes=sizes)
+
+
+def _kth(kth: Any, n: Any, name: str, x: TracedArray) -> None:
+    """NumPy's checks of ``partition``'s ``kth``: integers within the partitioned axis (checked
+    where its size is known while tracing)."""
+    if isinstance(kth, TracedArray):
+        raise unsupported(f"numpy.{name}", "a kth that is not known while tracing")
+    ks = np.asarray(kth)
+    if ks.dtype.kind not in "iu" or ks.ndim > 1:
+        raise trace_error("Partition index must be integer" if ks.dtype.kind not in "iu"
+                          else "object too deep for desired array", TypeError if ks.dtype.kind not in "iu"
+                          else ValueError)
+    total: Any = 1
+    for d in x.shape:
+        total = total * d
+    if isinstance(total, int) and total == 0:
+        return  # NumPy does not check kth of an empty array
+    for k in (int(k) for k in ks.ravel()):
+        if isinstance(n, int):
+            if not -n <= k < n:
+                raise trace_error(f"kth(={k}) out of bounds ({n})", ValueError)
+        else:
+            size = n.as_array()
+            inside = elementwise.binary("greater", size, k) if k >= 0 else elementwise.binary("greater_equal", size, -k)
+            empty = elementwise.binary("equal", total.as_array() if isinstance(total, SymbolicDim) else total, 0)
+            lowering.runtime_check(elementwise.binary("logical_or", inside, empty), "invalid_argument",
+                                   f"kth(={k}) out of bounds ({{0}})", [n])
+
+
+def _partition_rows(a: Any, kth: Any, axis: Any, kind: Any, order: Any, name: str) -> tuple[TracedArray, Any]:
+    """The array ``partition``/``argpartition`` sorts and the axis, checked as NumPy does."""
+    if kind != "introselect" or order is not None:
+        raise unsupported(f"numpy.{name}", "kind= and order=")
+    x = _array(a, name)
+    if axis is None:
+        x, axis = shapes.reshape(x, -1), -1
+    if x.ndim == 0:
+        raise trace_error(f"numpy.{name}: axis {axis} is out of bounds for array of dimension 0",
+                          np.exceptions.AxisError)
+    (ax,) = indexing.normalize_axes(axis, x.ndim, f"numpy.{name}", allow_none=False)
+    _kth(kth, x.shape[ax], name, x)
+    return x, ax
+
+
+@op("partition")
+@lowering.numpy_unless_traced(np.partition)
+def partition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect", order: Any = None) -> TracedArray:
+    """A copy of ``a`` whose elements at the ``kth`` positions along ``axis`` are where a sort
+    puts them, smaller ones before and larger ones after: the tracer gives the full stable sort,
+    which is one such partition (NumPy leaves the order within each side unspecified)."""
+    x, ax = _partition_rows(a, kth, axis, kind, order, "partition")
+    return sort(x, axis=ax)
+
+
+@op("argpartition", method="argpartition")
+@lowering.numpy_unless_traced(np.argpartition)
+def argpartition(a: Any, kth: Any, axis: Any = -1, kind: str = "introselect", order: Any = None) -> TracedArray:
+    """The int64 indices that partition ``a`` at ``kth`` along ``axis``: those of the full stable
+    sort (``argsort(kind="stable")``), which is one valid partition; NumPy's own order within
+    each side differs and is unspecified."""
+    x, ax = _partition_rows(a, kth, axis, kind, order, "argpartition")
+    return argsort(x, axis=ax)
+
+
+def _gather_last(x: TracedArray, index: TracedArray) -> TracedArray:
+    """``np.take_along_axis(x, index, -1)`` for ``index`` of ``x``'s shape."""
+    ctx = x.context
+    grids: list[Any] = []
+    for k in range(x.ndim - 1):
+        g = creation.arange(x.shape[k])
+        grids.append(lowering.expand_units(ctx, g, [j for j in range(x.ndim) if j != k]))
+    return indexing.getitem(x, (*grids, index))
+
+
+@op("lexsort")
+@lowering.numpy_unless_traced(np.lexsort)
+def lexsort(keys: Any, axis: Any = -1) -> TracedArray:
+    """The int64 indices that sort by the last key, ties by the one before and so on (a stable
+    ``argsort`` per key, from the first to the last); ``keys`` is a sequence of arrays of one
+    shape or an array whose first axis holds them."""
+    if isinstance(keys, TracedArray):
+        if keys.ndim == 0:
+            raise trace_error("need sequence of keys with len > 0 in lexsort", TypeError)
+        # the number of keys is a Python loop's: int() specialises a dynamic one
+        ks = [indexing.getitem(keys, i) for i in range(int(keys.shape[0]))]
+    else:
+        if not isinstance(keys, (list, tuple)) or not keys:
+            raise trace_error("need sequence of keys with len > 0 in lexsort", TypeError)
+        ctx = lowering.context_of(*[k for k in keys if isinstance(k, TracedArray)])
+        ks = [creation.array_operand(ctx, k, "numpy.lexsort") for k in keys]
+    if any(k.ndim != ks[0].ndim for k in ks):
+        raise trace_error("all keys need to be the same shape", ValueError)
+    if ks[0].ndim == 0:
+        ks = [shapes.reshape(k, (1,)) for k in ks]
+        axis = -1 if axis in (0, -1) else axis
+    (ax,) = indexing.normalize_axes(axis, ks[0].ndim, "numpy.lexsort", allow_none=False)
+    ks = [_last_axis(k, ax, "lexsort")[0] for k in ks]
+    order = argsort(ks[0], axis=-1)
+    for k in ks[1:]:
+        step = argsort(_gather_last(k, order), axis=-1)
+        order = _gather_last(order, step)
+    return _moved_back(order, ax)
