@@ -364,7 +364,7 @@ _BINARY: dict[str, tuple[tuple[str, ...], DTypeRule]] = {
     "divide": (("true_divide",), TRUE_DIVIDE),
     "floor_divide": ((), NO_BOOL_LOOP),
     "remainder": (("mod",), NO_BOOL_LOOP),
-    "power": ((), NO_BOOL_LOOP),
+    "power": (("pow",), NO_BOOL_LOOP),
     "maximum": ((), PROMOTE),
     "minimum": ((), PROMOTE),
     "less": ((), BOOL),
@@ -434,6 +434,11 @@ _FLOAT_UNARY = {
 }
 
 
+#: NumPy 2's array-API spellings of the inverse trigonometric functions.
+_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
+            "arctanh": "atanh", "arctan2": "atan2"}
+
+
 def float_unary_names() -> list[str]:
     """The NumPy names of the float functions of one argument declared here."""
     return list(_FLOAT_UNARY)
@@ -457,7 +462,8 @@ def _declare_float_unary(name: str, math_op: str) -> None:
 
     lower.__name__ = lower.__qualname__ = name
     lower.__doc__ = f"Elementwise {name} (NumPy's ``numpy.{name}``)."
-    op(name, kind="ufunc", arity=1, dtype_rule=FLOAT)(lower)
+    numpy = (name, _ALIASES[name]) if name in _ALIASES else None
+    op(name, numpy=numpy, kind="ufunc", arity=1, dtype_rule=FLOAT)(lower)
 
 
 for _name, _math_op in _FLOAT_UNARY.items():
@@ -573,7 +579,8 @@ def _float_binary(name: str, body: Callable[[Block, str, str, DType], str]) -> N
 
     lower.__name__ = lower.__qualname__ = name
     lower.__doc__ = f"Elementwise {name} (NumPy's ``numpy.{name}``)."
-    op(name, kind="ufunc", arity=2, dtype_rule=FLOAT)(lower)
+    numpy = (name, _ALIASES[name]) if name in _ALIASES else None
+    op(name, numpy=numpy, kind="ufunc", arity=2, dtype_rule=FLOAT)(lower)
 
 
 def _hypot(b: Block, x: str, y: str, dt: DType) -> str:

@@ -27,10 +27,13 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
     name = getattr(ufunc, "__name__", str(ufunc))
     qual = f"numpy.{name}" if name != "erf" else "erf"
     out = kwargs.pop("out", None)
-    if isinstance(out, tuple):
-        if len(out) != 1:
-            raise unsupported(qual, f"out= with {len(out)} arrays")
-        out = out[0]
+    nout = getattr(ufunc, "nout", 1)
+    outs: tuple[Any, ...] = out if isinstance(out, tuple) else (out,) * nout if out is None else (out,)
+    if len(outs) != nout:
+        if nout == 1:
+            raise unsupported(qual, f"out= with {len(outs)} arrays")
+        raise trace_error(f"{qual}: The 'out' tuple must have exactly one entry per ufunc output", ValueError)
+    out = outs[0] if nout == 1 else (None if all(o is None for o in outs) else outs)
     if out is not None and method != "__call__":
         raise unsupported(f"{qual}.{method}", "out= is not supported")
     if method == "outer":
@@ -63,12 +66,14 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
     declared = registry.lookup_numpy(name)
     if declared is None or declared.kind != "ufunc" or declared.arity != len(inputs):
         raise unsupported(qual)
-    r = declared.impl(*inputs)
+    results = declared.impl(*inputs)
+    if nout == 1:
+        results = (results,)
     if dtype is not None:
-        r = elementwise.astype(r, dtype)
-    if out is not None:
-        return inplace.assign(out, r, op=f"{qual}(out=...)", casting=casting, ufunc_name=name)
-    return r
+        results = tuple(elementwise.astype(r, dtype) for r in results)
+    results = tuple(r if o is None else inplace.assign(o, r, op=f"{qual}(out=...)", casting=casting, ufunc_name=name)
+                    for r, o in zip(results, outs))
+    return results if nout > 1 else results[0]
 
 
 def array_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
