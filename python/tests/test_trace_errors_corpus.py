@@ -262,9 +262,9 @@ def numpy_linalg_eig(a):
     return np.linalg.eig(a)  # <-
 
 
-@case(TraceError)
-def ufunc_at(a):
-    np.add.at(a, [0], 1)  # <-
+@case(ValueError)
+def ufunc_at_values_of_another_shape(a):
+    np.add.at(a, [0], [1.0, 2.0])  # <-
     return a
 
 
@@ -340,9 +340,9 @@ def zeros_of_a_float(a):
     return np.zeros(2.5) + a  # <-
 
 
-@case(TraceError)
-def where_with_one_argument(a):
-    return np.where(a > 0)  # <-
+@case(ValueError)
+def where_with_two_arguments(a):
+    return np.where(a > 0, a)  # <-
 
 
 @case(ValueError)

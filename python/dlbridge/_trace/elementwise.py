@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from . import dtypes as D
 from . import lowering, registry
 from .dtype_rules import (
@@ -327,9 +329,14 @@ _NV = _NoValue()
 
 @op("where")
 def where(condition: Any, x: Any = _NV, y: Any = _NV) -> TracedArray:
-    """``x`` where ``condition`` else ``y``, with broadcasting."""
+    """``x`` where ``condition`` else ``y``, with broadcasting; with ``condition`` alone the
+    indices of its non-zero elements (``nonzero``)."""
+    if x is _NV and y is _NV:  # NumPy's where(condition) is nonzero(condition)
+        if not isinstance(condition, TracedArray):
+            return np.nonzero(condition)  # type: ignore[return-value]
+        return registry.lookup_numpy("nonzero").impl(condition)  # type: ignore[union-attr, no-any-return]
     if x is _NV or y is _NV:
-        raise unsupported("numpy.where", "the one-argument form (nonzero) has a data-dependent shape")
+        raise trace_error("either both or neither of x and y should be given", ValueError)
     ctx = lowering.context_of(condition, x, y)
     cond = lowering.lift(ctx, condition, "where")
     x = lowering.lift(ctx, x, "where")

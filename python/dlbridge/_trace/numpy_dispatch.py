@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import creation, elementwise, inplace, lowering, reductions, registry
+from . import creation, elementwise, indexing, inplace, lowering, reductions, registry, shapes
 from . import dtypes as D
 from .errors import trace_error, unsupported
 from .mlir_text import Block, affine_map, tensor_type
@@ -40,6 +40,8 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
         return _outer(ufunc, qual, inputs, kwargs)
     if method == "accumulate":
         return _accumulate(ufunc, qual, inputs, kwargs)
+    if method == "at":
+        return _at(ufunc, qual, inputs, kwargs)
     if method == "reduce" and name not in _REDUCE:
         return _reduce(ufunc, qual, inputs, kwargs)
     if method == "reduce" and name in _REDUCE:
@@ -243,3 +245,54 @@ def _reduce(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, An
         affine_map(R, [f"d{j}" for j in kept]), ["reduction" if j in axes else "parallel" for j in range(R)], body)
     out = TracedArray(ctx, res, acc, dims, sizes=sizes)
     return lowering.expand_units(ctx, out, list(axes)) if keepdims else out
+
+
+def _at(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """``ufunc.at(a, indices, b=None)``: ``a[indices] = ufunc(a[indices], b)`` in place, each
+    repeated index applied again (unbuffered, as NumPy's): a scatter whose step is the ufunc,
+    computed in the dtype NumPy's loop takes and cast back (``same_kind``)."""
+    name = f"{qual}.at"
+    if kwargs or len(inputs) not in (2, 3):
+        raise trace_error(f"{name}: at() takes the array, the indices and, for a binary ufunc, the values",
+                          TypeError)
+    declared = registry.lookup_numpy(getattr(ufunc, "__name__", ""))
+    if declared is None or declared.kind != "ufunc":
+        raise unsupported(name)
+    a, indices = inputs[0], inputs[1]
+    if declared.arity != len(inputs) - 1:
+        needed = "second operand needed for ufunc" if declared.arity == 2 else \
+            "second operand provided when ufunc is unary"
+        raise trace_error(f"{name}: {needed}", ValueError)
+    if not isinstance(a, TracedArray) or a.is_scalar:
+        raise unsupported(name, "the array to update is not an array of the traced function")
+    ctx = a.context
+    tdt = a.element_type
+    at = indexing.getitem(inplace.positions(a), indices)
+    if declared.arity == 2:
+        values = inplace.broadcast_values(at, inputs[2], name)
+        typed = declared.result(a, values)
+    else:
+        values = at
+        typed = declared.result(a)
+    common, out = typed.common, typed.dtype
+    if not D.can_cast_same_kind(out, tdt):
+        raise trace_error(f"{name}: Cannot cast ufunc '{ufunc.__name__}' output from dtype('{out.name}') to "
+                          f"dtype('{tdt.name}') with casting rule 'same_kind'")
+    vdt = values.element_type
+
+    def combine(block: Block, old: str, v: str) -> str:
+        outer = ctx.top
+        ctx.top = block
+        try:
+            first = TracedArray(ctx, lowering.convert(block, old, tdt, common), common, (), is_scalar=True)
+            if declared.arity == 1:
+                r = declared.impl(first)
+            else:
+                second = TracedArray(ctx, lowering.convert(block, v, vdt, common), common, (), is_scalar=True)
+                r = declared.impl(first, second)
+            return lowering.convert(block, r.value, r.element_type, tdt)
+        finally:
+            ctx.top = outer
+
+    flat_at = shapes.reshape(at, (-1,))
+    inplace.scatter(a, flat_at, shapes.reshape(values, (-1,)), name, combine)
