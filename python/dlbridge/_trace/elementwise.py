@@ -282,8 +282,12 @@ def _lower_unary(name: str, t: Typed) -> TracedArray:
         if dt.is_float:
             return emit_elementwise(ctx, "abs", [(x, dt)], dt,
                                     lambda b, v: lowering.math_call(b, "absf", v, dt, "abs"), weak)
-        return emit_elementwise(ctx, "abs", [(x, dt)], dt,
-                                lambda b, v: b.op("abs", f"math.absi {v[0]} : {dt.mlir}"), weak)
+        def abs_int(b: Block, v: list[str]) -> str:  # no math.absi: CUDA's pipeline lowers none
+            negative = lowering.compare(b, "lt", v[0], b.const(0, dt.mlir), dt)
+            return lowering.select(b, negative, lowering.arith(b, "subi", b.const(0, dt.mlir), v[0], dt, "neg"),
+                                   v[0], dt)
+
+        return emit_elementwise(ctx, "abs", [(x, dt)], dt, abs_int, weak)
     if name == "invert":
         ones = True if dt.is_bool else -1
         return emit_elementwise(
@@ -484,6 +488,13 @@ def _rounding(name: str, math_op: str) -> Callable[[Typed], TracedArray]:
             raise unsupported(f"numpy.{name}", f"not supported for {dt.name}")
         if not dt.is_float:  # NumPy 2: integers and bools round to themselves
             return emit_elementwise(ctx, name, [(x, dt)], dt, lambda b, v: v[0], t.weak)
+        if math_op == "trunc":  # floor or ceil by the sign: CUDA's pipeline lowers no math.trunc
+            def trunc(b: Block, v: list[str]) -> str:
+                negative = lowering.compare(b, "lt", v[0], b.const(0.0, dt.mlir), dt)
+                return lowering.select(b, negative, lowering.math_call(b, "ceil", v, dt),
+                                       lowering.math_call(b, "floor", v, dt), dt)
+
+            return emit_elementwise(ctx, name, [(x, dt)], dt, trunc, t.weak)
         return emit_elementwise(ctx, name, [(x, dt)], dt,
                                 lambda b, v: lowering.math_call(b, math_op, v, dt, name), t.weak)
 

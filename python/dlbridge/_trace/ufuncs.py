@@ -147,7 +147,10 @@ _declare("right_shift", INT_NO_BOOL_LOOP, 2, _shift("right_shift"),
 
 def _magnitude(b: Block, v: str, dt: DType) -> str:
     """``|v|`` as the bits of an unsigned number (``|MIN|`` is ``2**(bits-1)``)."""
-    return b.op("abs", f"math.absi {v} : {dt.mlir}") if dt.is_signed else v
+    if not dt.is_signed:
+        return v
+    negative = lowering.compare(b, "lt", v, b.const(0, dt.mlir), dt)
+    return lowering.select(b, negative, lowering.arith(b, "subi", b.const(0, dt.mlir), v, dt, "neg"), v, dt)
 
 
 def _gcd_of(b: Block, x: str, y: str, dt: DType) -> str:
@@ -198,13 +201,35 @@ _declare("gcd", INTEGER, 2, _gcd, "The greatest common divisor of ``|x1|`` and `
 _declare("lcm", INTEGER, 2, _lcm, "The least common multiple of ``|x1|`` and ``|x2|`` (NumPy's ``lcm``).")
 
 
+def _popcount(b: Block, x: str, bits: int) -> str:
+    """The number of one bits of the ``bits``-wide integer ``x``, by halving sums (SWAR): the
+    CUDA pipeline lowers no ``math.ctpop``."""
+    ty = f"i{bits}"
+
+    def pattern(byte: int) -> int:
+        return int.from_bytes(bytes([byte]) * (bits // 8), "little")
+
+    def c(v: int) -> str:
+        return b.const(v - (1 << bits) if v >= 1 << (bits - 1) else v, ty)
+
+    def op(name: str, u: str, w: str) -> str:
+        return b.op("pop", f"arith.{name} {u}, {w} : {ty}")
+
+    x = op("subi", x, op("andi", op("shrui", x, c(1)), c(pattern(0x55))))
+    x = op("addi", op("andi", x, c(pattern(0x33))), op("andi", op("shrui", x, c(2)), c(pattern(0x33))))
+    x = op("andi", op("addi", x, op("shrui", x, c(4))), c(pattern(0x0F)))
+    if bits == 8:
+        return x
+    return op("shrui", op("muli", x, c(pattern(0x01))), c(bits - 8))
+
+
 def _bitwise_count(t: Typed) -> TracedArray:
     src = t.common
     src = D.DTYPES["int8"] if src.is_bool else src
     out = t.dtype
 
     def body(b: Block, v: list[str]) -> str:
-        n = b.op("popcount", f"math.ctpop {_magnitude(b, v[0], src)} : {src.mlir}")
+        n = _popcount(b, _magnitude(b, v[0], src), src.bits)
         return lowering.convert(b, n, D.dtype(f"uint{src.bits}"), out)
 
     return lowering.emit_elementwise(t.context, "popcount", [(t.operands[0], src)], out, body)
@@ -362,7 +387,10 @@ _declare("signbit", BOOL, 1, _signbit, "Whether the sign bit is set (``-0.0`` an
 
 
 def _modf_parts(b: Block, x: str, dt: DType) -> tuple[str, str]:
-    whole = lowering.math_call(b, "trunc", [x], dt)
+    # trunc as floor or ceil: the CUDA pipeline lowers those, not math.trunc
+    negative = lowering.compare(b, "lt", x, b.const(0.0, dt.mlir), dt)
+    whole = lowering.select(b, negative, lowering.math_call(b, "ceil", [x], dt), lowering.math_call(b, "floor", [x], dt),
+                            dt)
     frac = lowering.arith(b, "subf", x, whole, dt, "frac")
     frac = lowering.select(b, _is_inf(b, x, dt), b.const(0.0, dt.mlir), frac, dt)
     return lowering.math_call(b, "copysign", [frac, x], dt, "frac"), whole
