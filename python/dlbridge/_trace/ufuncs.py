@@ -389,8 +389,8 @@ _declare("signbit", BOOL, 1, _signbit, "Whether the sign bit is set (``-0.0`` an
 def _modf_parts(b: Block, x: str, dt: DType) -> tuple[str, str]:
     # trunc as floor or ceil: the CUDA pipeline lowers those, not math.trunc
     negative = lowering.compare(b, "lt", x, b.const(0.0, dt.mlir), dt)
-    whole = lowering.select(b, negative, lowering.math_call(b, "ceil", [x], dt), lowering.math_call(b, "floor", [x], dt),
-                            dt)
+    up, down = lowering.math_call(b, "ceil", [x], dt), lowering.math_call(b, "floor", [x], dt)
+    whole = lowering.select(b, negative, up, down, dt)
     frac = lowering.arith(b, "subf", x, whole, dt, "frac")
     frac = lowering.select(b, _is_inf(b, x, dt), b.const(0.0, dt.mlir), frac, dt)
     return lowering.math_call(b, "copysign", [frac, x], dt, "frac"), whole
