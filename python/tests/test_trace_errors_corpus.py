@@ -375,9 +375,9 @@ def tile_by_a_dynamic_size(a):
     return np.tile(a, a.shape[0])  # <-
 
 
-@case(TraceError)
-def repeat_per_element(a):
-    return np.repeat(a, [1, 2, 3], axis=0)  # <-
+@case(TypeError)
+def repeat_float_counts(a):
+    return np.repeat(a, [1.0, 2.0, 3.0], axis=0)  # <-
 
 
 @case(TypeError)

@@ -32,7 +32,8 @@ from .mlir_text import Block, affine_map, location, tensor_type
 from .registry import op
 from .traced_array import TraceContext, TracedArray, public_type, sync_view
 
-__all__ = ["assign", "broadcast_values", "copyto", "positions", "scatter", "setitem", "setitem_indexed", "ufunc"]
+__all__ = ["assign", "broadcast_values", "can_store", "copyto", "positions", "scatter", "setitem", "setitem_indexed",
+           "ufunc"]
 
 _AUGMENTED = {
     "add": "+=",
@@ -46,6 +47,8 @@ _AUGMENTED = {
     "bitwise_or": "|=",
     "bitwise_xor": "^=",
     "matmul": "@=",
+    "left_shift": "<<=",
+    "right_shift": ">>=",
 }
 
 
@@ -115,6 +118,18 @@ def _store(ctx: TraceContext, target: TracedArray, value: Any) -> str:
     )
 
 
+#: NEP 50: the dtypes a Python scalar of each kind is stored into under ``same_kind`` casting.
+_WEAK_INTO = {"bool": "biufc", "int": "iufc", "float": "fc", "complex": "c"}
+
+
+def can_store(vdt: D.DType, weak: str | None, tdt: D.DType) -> bool:
+    """Whether a value of ``vdt`` (a Python scalar of kind ``weak``, when not None) may be stored
+    into an array of ``tdt`` under ``same_kind`` casting."""
+    if weak is not None:
+        return tdt.kind in _WEAK_INTO[weak]
+    return D.can_cast_same_kind(vdt, tdt)
+
+
 def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | None = None) -> TracedArray:
     """Store ``value`` into ``target`` (broadcast to its shape, converted to its dtype under NumPy's
     ``casting`` rule: ``"same_kind"`` or ``"unsafe"``) and return ``target``.
@@ -131,8 +146,8 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
     value = lowering.lift(ctx, value, op)
     tdt = target._dtype
     if casting == "same_kind":
-        vdt = lowering.promote([value])[0]
-        if not D.can_cast_same_kind(vdt, tdt):
+        vdt, weak = lowering.promote([value])
+        if not can_store(vdt, weak, tdt):
             what = f"ufunc '{ufunc_name}' output" if ufunc_name else "array data"
             raise trace_error(
                 f"{op}: Cannot cast {what} from dtype('{vdt.name}') to dtype('{tdt.name}') "
@@ -337,8 +352,8 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
     ctx = lowering.context_of(dst, src, where)
     value = _operand(ctx, src, "numpy.copyto")
     if casting == "same_kind":
-        vdt = lowering.promote([value])[0]
-        if not D.can_cast_same_kind(vdt, dst._dtype):
+        vdt, weak = lowering.promote([value])
+        if not can_store(vdt, weak, dst._dtype):
             raise trace_error(f"numpy.copyto: Cannot cast array data from dtype('{vdt.name}') to "
                               f"dtype('{dst._dtype.name}') with casting rule 'same_kind'")
     elif casting != "unsafe":
@@ -439,17 +454,17 @@ def _shape_text(dims: tuple[int | None, ...]) -> str:
 
 def broadcast_values(at: TracedArray, values: Any, op: str) -> TracedArray:
     """``values`` broadcast to the shape of the positions ``at`` (NumPy's ValueError when they do
-    not broadcast to it), in their own dtype."""
+    not broadcast to it), in their own dtype (a Python scalar's stays weak)."""
     ctx = at._ctx
     values = _operand(ctx, values, op)
-    vdt = lowering.promote([values])[0]
+    vdt, weak = lowering.promote([values])
     if lowering.is_tensor(values):
         off = at.ndim - values.ndim
         if off < 0 or any(v not in (1, None) and a is not None and v != a or (a == 1 and v not in (1,))
                           for a, v in zip(at._dims[off:], values._dims)):
             raise trace_error(f"shape mismatch: value array of shape {_shape_text(values._dims)} could not be "
                               f"broadcast to indexing result of shape {_shape_text(at._dims)}", ValueError)
-    return lowering.emit_elementwise(ctx, "values", [(at, D.INT64), (values, vdt)], vdt, lambda b, v: v[1])
+    return lowering.emit_elementwise(ctx, "values", [(at, D.INT64), (values, vdt)], vdt, lambda b, v: v[1], weak)
 
 
 def setitem_indexed(target: TracedArray, key: Any, value: Any, op: str = "item assignment",
@@ -470,6 +485,24 @@ def _cycled(ctx: TraceContext, values: Any, count: TracedArray, op: str) -> Trac
         return None
     n = count._dims[0] if count._dims[0] is not None else ctx.dim(count, 0)
     return indexing.take(v, indexing.axis_iota(ctx, n, 0, 1), mode="wrap")
+
+
+def _safe_values(ctx: TraceContext, target: TracedArray, values: Any, op: str) -> Any:
+    """``values`` for ``place``/``putmask``: an array must cast to ``target``'s dtype by NumPy's
+    ``safe`` rule (TypeError otherwise); Python scalars and lists become ``target``'s dtype."""
+    tdt = target._dtype
+    if isinstance(values, (list, tuple)):
+        return elementwise.astype(lowering.to_tensor(ctx, creation.array_operand(ctx, values, op)), tdt.name)
+    if isinstance(values, (np.ndarray, TracedArray)) and not (isinstance(values, TracedArray) and values.weak):
+        vdt = values._dtype if isinstance(values, TracedArray) else D.dtype(values.dtype)
+        try:
+            safe = np.can_cast(np.dtype(vdt.name), np.dtype(tdt.name), "safe")
+        except TypeError:
+            safe = vdt == tdt
+        if not safe:
+            raise trace_error(f"{op}: Cannot cast array data from dtype('{vdt.name}') to dtype('{tdt.name}') "
+                              "according to the rule 'safe'", TypeError)
+    return values
 
 
 def _put_at(target: TracedArray, at: TracedArray, values: Any, op: str) -> None:
@@ -523,7 +556,7 @@ def place(arr: Any, mask: Any, vals: Any) -> None:
     m = lowering.to_tensor(ctx, _operand(ctx, mask, "numpy.place"))
     _same_size(target, m, "place: mask and data must be the same size")
     at = registry.lookup("flatnonzero").impl(m)  # type: ignore[union-attr]
-    cycled = _cycled(ctx, vals, at, "numpy.place")
+    cycled = _cycled(ctx, _safe_values(ctx, target, vals, "numpy.place"), at, "numpy.place")
     if cycled is None:
         lowering.runtime_check(np.logical_not(np.any(m)), "invalid_argument", "Cannot insert from an empty array!")
         return None
@@ -553,7 +586,7 @@ def putmask(a: Any, mask: Any, values: Any) -> None:
     m = lowering.to_tensor(ctx, _operand(ctx, mask, "numpy.putmask"))
     _same_size(target, m, "putmask: mask and data must be the same size")
     at = shapes.reshape(positions(target), (-1,))
-    cycled = _cycled(ctx, values, at, "numpy.putmask")
+    cycled = _cycled(ctx, _safe_values(ctx, target, values, "numpy.putmask"), at, "numpy.putmask")
     if cycled is None:
         return None
     chosen = elementwise.where(shapes.reshape(elementwise.astype(m, "bool"), target.shape),

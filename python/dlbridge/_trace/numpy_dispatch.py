@@ -250,7 +250,7 @@ def _reduce(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, An
 def _at(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """``ufunc.at(a, indices, b=None)``: ``a[indices] = ufunc(a[indices], b)`` in place, each
     repeated index applied again (unbuffered, as NumPy's): a scatter whose step is the ufunc,
-    computed in the dtype NumPy's loop takes and cast back (``same_kind``)."""
+    computed in the dtype NumPy's loop takes and cast back unsafely, as NumPy's ``at`` does."""
     name = f"{qual}.at"
     if kwargs or len(inputs) not in (2, 3):
         raise trace_error(f"{name}: at() takes the array, the indices and, for a binary ufunc, the values",
@@ -270,14 +270,13 @@ def _at(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) 
     at = indexing.getitem(inplace.positions(a), indices)
     if declared.arity == 2:
         values = inplace.broadcast_values(at, inputs[2], name)
-        typed = declared.result(a, values)
+        given = inputs[2]
+        typed = declared.result(a, creation.array_operand(ctx, given, name) if isinstance(given, (list, tuple))
+                                else given)
     else:
         values = at
         typed = declared.result(a)
-    common, out = typed.common, typed.dtype
-    if not D.can_cast_same_kind(out, tdt):
-        raise trace_error(f"{name}: Cannot cast ufunc '{ufunc.__name__}' output from dtype('{out.name}') to "
-                          f"dtype('{tdt.name}') with casting rule 'same_kind'")
+    common = typed.common
     vdt = values.element_type
 
     def combine(block: Block, old: str, v: str) -> str:
