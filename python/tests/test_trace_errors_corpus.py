@@ -377,7 +377,7 @@ def tile_by_a_dynamic_size(a):
 
 @case(TypeError)
 def repeat_float_counts(a):
-    return np.repeat(a, [1.0, 2.0, 3.0], axis=0)  # <-
+    return np.repeat(a, np.array([1.5, 2.0, 3.0]), axis=0)  # <-
 
 
 @case(TypeError)

@@ -686,9 +686,11 @@ def _repeat_each(ctx: TraceContext, x: TracedArray, repeats: Any, axis: Any) -> 
         x = shapes.reshape(x, -1)
         axis = 0 if axis is None else axis
     (ax,) = normalize_axes(axis, x.ndim, name, allow_none=False)
+    if isinstance(repeats, (list, tuple)) and not any(isinstance(r, (TracedArray, SymbolicDim)) for r in repeats):
+        repeats = np.asarray(repeats).astype(np.int64)  # NumPy converts Python numbers as int()
     reps = array_operand(ctx, repeats.as_array() if isinstance(repeats, SymbolicDim) else repeats, name)
     reps = lowering.to_tensor(ctx, reps)
-    if not (reps.element_type.is_int or reps.element_type.is_bool):
+    if not (reps.element_type.is_int or reps.element_type.is_bool) or reps.element_type == D.UINT64:
         raise trace_error(f"{name}: Cannot cast array data from dtype('{reps.element_type.name}') to "
                           "dtype('int64') according to the rule 'safe'", TypeError)
     if reps.ndim > 1:
