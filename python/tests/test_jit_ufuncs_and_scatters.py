@@ -79,6 +79,11 @@ def _ufunc_at(a: Any) -> Any:
     return b
 
 
+def _tuples(*results: Any) -> Any:
+    """``histogramdd``'s results with their lists of edges as tuples, for the comparison."""
+    return tuple((hist, tuple(edges)) for hist, edges in results)
+
+
 def _out_two(a: Any) -> Any:
     q = np.zeros_like(a)
     r = np.zeros_like(a)
@@ -118,11 +123,15 @@ CONSTRUCTS: dict[str, Callable[[Any], Any]] = {
     "ufunc_at": _ufunc_at,
     "repeat_each": lambda a: (np.repeat(a, [2, 0, 1], axis=0), a.repeat([1, 0, 2, 0, 3], axis=-1),
                               np.repeat(a[0], np.arange(a.shape[1]))),
+    "histogram2d": lambda a: (np.histogram2d(a[0], a[1], bins=3),
+                              np.histogram2d(a[0], a[-1], bins=[2, 4], range=[[-1, 1], [-2, 2]], density=True)),
+    "histogramdd": lambda a: _tuples(np.histogramdd(a.T, bins=(2, 3, 2)), np.histogramdd(a[0], bins=4, weights=a[1])),
 }
 
 #: (construct, dtype) pairs NumPy runs that the tracer refuses with a TraceError: complex
-#: inverse trigonometry.
-REFUSED: set[tuple[str, str]] = {("aliases", "complex128")}
+#: inverse trigonometry, histograms of complex samples.
+REFUSED: set[tuple[str, str]] = {("aliases", "complex128"), ("histogram2d", "complex128"),
+                                  ("histogramdd", "complex128")}
 
 JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}
 
