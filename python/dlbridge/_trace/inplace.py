@@ -12,10 +12,15 @@ A value read from the array being updated at other positions than those it repla
 (``x[:] = x[::-1]``, ``x[1:] += x[:-1]``) is staged through a temporary, as NumPy copies an
 overlapping operand (``overlap``).
 
+Scatters (``x[index arrays] = v``, ``np.put``, ``put_along_axis``, ``place``, ``fill_diagonal``,
+``ufunc.at``) store element by element in NumPy's order, in one loop: the positions a key selects
+are read from an iota of the array indexed as the array would be (:func:`positions`), so every
+key form and NumPy's IndexErrors hold, then :func:`scatter` stores (or, for ``ufunc.at``,
+accumulates) the values there.
+
 Updates the tracer cannot express raise a TraceError naming the operation and the user's line,
 never drop the update: writing through a reshape (whether NumPy's reshape is a view depends on the
-memory layout), indexed assignment other than the whole array (``x[0] = v``, ``x[::2] = v``),
-``out=`` into something that is not a traced array.
+memory layout) or through a view of a view, ``out=`` into something that is not a traced array.
 """
 
 from __future__ import annotations
@@ -448,10 +453,6 @@ def _target(a: Any, op: str) -> TracedArray:
     return a
 
 
-def _shape_text(dims: tuple[int | None, ...]) -> str:
-    return _shape(dims)
-
-
 def broadcast_values(at: TracedArray, values: Any, op: str) -> TracedArray:
     """``values`` broadcast to the shape of the positions ``at`` (NumPy's ValueError when they do
     not broadcast to it), in their own dtype (a Python scalar's stays weak)."""
@@ -462,8 +463,8 @@ def broadcast_values(at: TracedArray, values: Any, op: str) -> TracedArray:
         off = at.ndim - values.ndim
         if off < 0 or any(v not in (1, None) and a is not None and v != a or (a == 1 and v not in (1,))
                           for a, v in zip(at._dims[off:], values._dims)):
-            raise trace_error(f"shape mismatch: value array of shape {_shape_text(values._dims)} could not be "
-                              f"broadcast to indexing result of shape {_shape_text(at._dims)}", ValueError)
+            raise trace_error(f"shape mismatch: value array of shape {_shape(values._dims)} could not be "
+                              f"broadcast to indexing result of shape {_shape(at._dims)}", ValueError)
     return lowering.emit_elementwise(ctx, "values", [(at, D.INT64), (values, vdt)], vdt, lambda b, v: v[1], weak)
 
 
