@@ -139,6 +139,11 @@ REFUSED: set[tuple[str, str]] = {("aliases", "complex128"), ("histogram2d", "com
 
 JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}
 
+#: Gathers and scatters move elements whatever their float width: float64 stands for float32
+#: (one compile less each, to keep the file fast).
+MOVES = {"where_one_argument", "take", "take_along_axis", "ix_", "fancy_set", "put", "put_along_axis",
+         "fill_diagonal", "place_putmask", "copyto_where", "repeat_each"}
+
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -146,6 +151,8 @@ JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}
 def test_construct_matches_numpy(name: str, dtype: str, layout: str) -> None:
     if layout == "0-d" and dtype != "float64":
         pytest.skip("0-d inputs: float64 (each dtype compiles a kernel per rank)")
+    if name in MOVES and dtype == "float32":
+        pytest.skip("gathers and scatters: float64 stands for float32")
     a = make(dtype, layout)
     before = a.copy()
     want = _numpy(CONSTRUCTS[name], a)
