@@ -376,6 +376,18 @@ def test_scatters_in_order() -> None:
     _exact(dlbridge.jit(f)(a, i, v), f(a, i, v))
 
 
+def test_ufunc_at_through_a_traced_mask() -> None:
+    """A boolean mask's selection as the indices of ``ufunc.at``: a size the data gives."""
+
+    def f(a: Any) -> Any:
+        np.add.at(a, a > 0, 10.0)
+        np.multiply.at(a, a[:, 0] < 0, np.array([2.0, 3.0]))
+        return a
+
+    x = np.array([[-1.0, 2.0], [-3.0, 4.0], [5.0, 6.0]])
+    _exact(dlbridge.jit(f)(x.copy()), f(x.copy()))
+
+
 def test_scatter_casting_as_numpy() -> None:
     """ufunc.at computes in the dtype NumPy's loop takes and casts back unsafely, as NumPy's."""
 

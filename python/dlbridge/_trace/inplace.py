@@ -37,8 +37,8 @@ from .mlir_text import Block, affine_map, location, tensor_type
 from .registry import op
 from .traced_array import TraceContext, TracedArray, public_type, sync_view
 
-__all__ = ["assign", "broadcast_values", "can_store", "copyto", "positions", "scatter", "setitem", "setitem_indexed",
-           "ufunc"]
+__all__ = ["assign", "broadcast_values", "can_store", "copyto", "positions", "scatter", "selected_positions",
+           "setitem", "setitem_indexed", "ufunc"]
 
 _AUGMENTED = {
     "add": "+=",
@@ -401,6 +401,13 @@ def positions(x: TracedArray) -> TracedArray:
     return TracedArray(ctx, value, i64, x._dims, sizes=sizes)
 
 
+def selected_positions(target: TracedArray, key: Any) -> TracedArray:
+    """The flat positions of the elements of ``target`` that ``key`` selects, shaped as
+    ``target[key]`` (a traced boolean mask's selection compacted: a size the data gives)."""
+    at = indexing.getitem(positions(target), key)
+    return at.compact() if isinstance(at, MaskedSelection) else at
+
+
 #: ``combine(block, old, value)``: the scalar a scatter stores where it found ``old``.
 Combine = Callable[[Block, str, str], str]
 
@@ -472,7 +479,7 @@ def setitem_indexed(target: TracedArray, key: Any, value: Any, op: str = "item a
                     combine: Combine | None = None) -> None:
     """``target[key] = value`` for a key with index arrays: the positions the key selects (read
     from :func:`positions` as ``target`` would be, with NumPy's checks), then a scatter."""
-    at = indexing.getitem(positions(target), key)
+    at = selected_positions(target, key)
     values = broadcast_values(at, value, op)
     scatter(target, shapes.reshape(at, (-1,)), shapes.reshape(values, (-1,)), op, combine)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import creation, elementwise, indexing, inplace, lowering, reductions, registry, shapes
+from . import creation, elementwise, inplace, lowering, reductions, registry, shapes
 from . import dtypes as D
 from .errors import trace_error, unsupported
 from .mlir_text import Block, affine_map, tensor_type
@@ -267,7 +267,7 @@ def _at(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) 
         raise unsupported(name, "the array to update is not an array of the traced function")
     ctx = a.context
     tdt = a.element_type
-    at = indexing.getitem(inplace.positions(a), indices)
+    at = inplace.selected_positions(a, indices)
     if declared.arity == 2:
         values = inplace.broadcast_values(at, inputs[2], name)
         given = inputs[2]
