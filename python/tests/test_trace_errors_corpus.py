@@ -257,9 +257,9 @@ def numpy_linalg_eig(a):
     return np.linalg.eig(a)  # <-
 
 
-@case(TraceError)
-def ufunc_at(a):
-    np.add.at(a, [0], 1)  # <-
+@case(IndexError)
+def ufunc_at_with_too_many_indices(a):
+    np.add.at(a, ([0], [0], [0]), 1.0)  # <-
     return a
 
 
@@ -335,9 +335,9 @@ def zeros_of_a_float(a):
     return np.zeros(2.5) + a  # <-
 
 
-@case(TraceError)
-def where_with_one_argument(a):
-    return np.where(a > 0)  # <-
+@case(ValueError)
+def where_with_two_arguments(a):
+    return np.where(a > 0, a)  # <-
 
 
 @case(ValueError)
@@ -370,9 +370,9 @@ def tile_by_a_dynamic_size(a):
     return np.tile(a, a.shape[0])  # <-
 
 
-@case(TraceError)
-def repeat_per_element(a):
-    return np.repeat(a, [1, 2, 3], axis=0)  # <-
+@case(TypeError)
+def repeat_float_counts(a):
+    return np.repeat(a, np.array([1.5, 2.0, 3.0]), axis=0)  # <-
 
 
 @case(TypeError)

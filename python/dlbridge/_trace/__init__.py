@@ -19,7 +19,8 @@ The modules, one job each:
 - ``registry``: the op table; ``dtype_rules``: the result dtype rules it runs for ufuncs.
 - ``lowering``: the emission toolkit every operation lowers through (operands, scalar code,
   broadcasting, ``linalg.generic``, run-time checks).
-- the op families, each declaring and implementing its operations: ``elementwise``,
+- the op families, each declaring and implementing its operations: ``elementwise``, ``ufuncs``
+  (shifts, ``gcd``, ``fmod``, ``divmod``, ``frexp``, ``nextafter``... beyond elementwise's),
   ``reductions`` (and scans, statistics), ``sorting`` (``sort``, ``argsort``, ``searchsorted``),
   ``statistics`` (``nan`` reductions, ``ptp``, ``median``, ``quantile``, ``percentile``),
   ``contractions`` (``matmul``, ``einsum``...), ``shapes`` (``reshape``, ``transpose``),
@@ -59,6 +60,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     sorting,
     splitting,
     statistics,
+    ufuncs,
 )
 from .dtypes import DType, result_type, weak_result_type
 from .errors import TraceError, unparsable_trace

@@ -21,6 +21,7 @@ from . import (  # noqa: F401 - declare what is installed
     reductions,
     registry,
     shapes,
+    ufuncs,
 )
 from . import dtypes as D
 from .errors import trace_error, unsupported
@@ -32,7 +33,7 @@ __all__: list[str] = []
 _BINARY = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
     "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
-    "or": "bitwise_or", "xor": "bitwise_xor", "matmul": "matmul",
+    "or": "bitwise_or", "xor": "bitwise_xor", "matmul": "matmul", "lshift": "left_shift", "rshift": "right_shift",
 }
 _COMPARISONS = {
     "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal", "eq": "equal",
@@ -121,10 +122,8 @@ def _install() -> None:
     TracedArray.real = property(lambda self: _impl("real")(self), doc="The real part.")  # type: ignore[attr-defined]
     TracedArray.imag = property(lambda self: _impl("imag")(self), doc="The imaginary part.")  # type: ignore[attr-defined]
     TracedArray.conj = TracedArray.conjugate = elementwise.conjugate_method  # type: ignore[attr-defined]
-    TracedArray.__divmod__ = lambda self, other: (_impl("floor_divide")(self, other),  # type: ignore[attr-defined]
-                                                  _impl("remainder")(self, other))
-    TracedArray.__rdivmod__ = lambda self, other: (_impl("floor_divide")(other, self),  # type: ignore[attr-defined]
-                                                   _impl("remainder")(other, self))
+    TracedArray.__divmod__ = _binary("divmod", False)  # type: ignore[attr-defined]
+    TracedArray.__rdivmod__ = _binary("divmod", True)  # type: ignore[attr-defined]
     TracedArray.sort = _sort  # type: ignore[attr-defined]
     TracedArray.__round__ = _round  # type: ignore[attr-defined]
     TracedArray.__format__ = _format  # type: ignore[method-assign]

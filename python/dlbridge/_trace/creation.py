@@ -715,8 +715,9 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> TracedArray:
     x = array_operand(ctx, a, "numpy.repeat")
     if isinstance(repeats, (list, tuple, np.ndarray)) and np.ndim(repeats) == 1 and len(repeats) == 1:
         repeats = repeats[0]
-    if isinstance(repeats, (list, tuple)) or (isinstance(repeats, (np.ndarray, TracedArray)) and repeats.ndim):
-        raise unsupported("numpy.repeat", "repeats per element (the result's size depends on their values)")
+    if isinstance(repeats, (list, tuple, TracedArray, SymbolicDim)) or (isinstance(repeats, np.ndarray)
+                                                                          and repeats.ndim):
+        return _repeat_each(ctx, x, repeats, axis)
     count = _count(repeats, "numpy.repeat", "repeats")
     if axis is None and x.ndim > 1:
         r = ctx.top.const(count, "index")
@@ -762,6 +763,45 @@ def resize(a: Any, new_shape: Any) -> TracedArray:
     else:
         period = top.const(n, "index")
     return _flat_gather(flat, "resize", dims, sizes, lambda b, i: b.op("src", f"arith.remui {i}, {period} : index"))
+
+
+def _repeat_each(ctx: TraceContext, x: TracedArray, repeats: Any, axis: Any) -> TracedArray:
+    """``np.repeat`` with a count per element (or a count known only when the kernel runs): the
+    result's length along ``axis`` is the counts' sum, a size the data gives; output slot ``j``
+    reads the element whose running count first exceeds ``j`` (a ``searchsorted`` of the
+    cumulative counts), then one gather."""
+    name = "numpy.repeat"
+    if axis is None or x.ndim == 0:
+        x = shapes.reshape(x, -1)
+        axis = 0 if axis is None else axis
+    (ax,) = normalize_axes(axis, x.ndim, name, allow_none=False)
+    if isinstance(repeats, (list, tuple)) and not any(isinstance(r, (TracedArray, SymbolicDim)) for r in repeats):
+        repeats = np.asarray(repeats).astype(np.int64)  # NumPy converts Python numbers as int()
+    reps = array_operand(ctx, repeats.as_array() if isinstance(repeats, SymbolicDim) else repeats, name)
+    reps = lowering.to_tensor(ctx, reps)
+    if not (reps.element_type.is_int or reps.element_type.is_bool) or reps.element_type == D.UINT64:
+        raise trace_error(f"{name}: Cannot cast array data from dtype('{reps.element_type.name}') to "
+                          "dtype('int64') according to the rule 'safe'", TypeError)
+    if reps.ndim > 1:
+        raise trace_error(f"{name}: object too deep for desired array", ValueError)
+    n = x.shape[ax]
+    if reps.ndim == 0 or reps.dims[0] == 1:
+        reps = elementwise.binary("add", zeros((n,), np.int64), shapes.reshape(reps, (-1,)))
+    reps = elementwise.astype(reps, "int64")
+    m = reps.shape[0]
+    message = f"{name}: operands could not be broadcast together with shape ({{0}},) ({{1}},)"
+    if isinstance(n, int) and isinstance(m, int):
+        if n != m:
+            raise trace_error(message.format(n, m), ValueError)
+    else:
+        lowering.runtime_check(np.equal(lowering.lift(ctx, n), lowering.lift(ctx, m)), "invalid_argument",
+                               message, [n, m])
+    lowering.runtime_check(np.all(np.greater_equal(reps, 0)), "invalid_argument",
+                           "repeats may not contain negative values.")
+    ends = np.cumsum(reps)
+    slots = arange(np.sum(reps))
+    source = np.searchsorted(ends, slots, side="right")
+    return getitem(x, (slice(None),) * ax + (source,))
 
 
 def _shift_mod(ctx: TraceContext, shift: Any, n: Any) -> Any:

@@ -20,9 +20,14 @@ from .registry import DTypeRule
 from .traced_array import TraceContext
 
 __all__ = [
+    "BITWISE_COUNT",
     "BOOL",
     "FLOAT",
+    "FLOAT_POWER",
     "INT",
+    "INTEGER",
+    "INT_NO_BOOL_LOOP",
+    "LDEXP",
     "NO_BOOL_LOOP",
     "PROMOTE",
     "REAL",
@@ -135,6 +140,40 @@ def _no_bool_loop(common: DType, weak: str | None, op: str) -> tuple[DType, str 
     return dtype, _weak_of(dtype, weak)
 
 
+def _integer(common: DType, weak: str | None, op: str) -> tuple[DType, str | None]:
+    if not common.is_int:
+        raise unsupported(op_label(op), f"not supported for {common.name}")
+    return common, weak
+
+
+def _int_no_bool_loop(common: DType, weak: str | None, op: str) -> tuple[DType, str | None]:
+    return _no_bool_loop(*_int(common, weak, op), op)
+
+
+def _bitwise_count(common: DType, weak: str | None, op: str) -> tuple[DType, str | None]:
+    _int(common, weak, op)
+    return D.DTYPES["uint8"], None
+
+
+def _float_power(common: DType, weak: str | None, op: str) -> tuple[DType, str | None]:
+    dtype = D.COMPLEX128 if common.is_complex else D.FLOAT64
+    return dtype, _weak_of(dtype, weak)
+
+
+def _ldexp(op: str, operands: tuple[Any, ...]) -> Typed:
+    """``ldexp(x1, x2)``: the float that holds ``x1``'s dtype, scaled by the integer ``x2``
+    (NumPy's loops take ``x2`` as int32 or int64: no uint64, no floats)."""
+    ctx = lowering.context_of(*operands)
+    lifted = tuple(lowering.lift(ctx, x, op) for x in operands)
+    first, first_weak = lowering.promote(lifted[:1])
+    second, _ = lowering.promote(lifted[1:])
+    if second.is_inexact or second == D.UINT64 or first.is_complex:
+        raise unsupported(op_label(op), f"not supported for {first.name} and {second.name}")
+    dtype = D.float_for(first)
+    common, common_weak = lowering.promote(lifted)
+    return Typed(ctx, lifted, common, common_weak, dtype, _weak_of(dtype, first_weak))
+
+
 def _real(common: DType, weak: str | None, op: str) -> tuple[DType, str | None]:
     if common.is_complex:
         return common.component, None if weak is None else "float"
@@ -158,3 +197,14 @@ INT = _rule("int", "the promoted inputs, which must be integers or bools", _int)
 NO_BOOL_LOOP = _rule("no_bool_loop", "the promoted inputs, bools becoming int8", _no_bool_loop)
 #: ``absolute``: the magnitude of a complex number is its component float.
 REAL = _rule("real", "the promoted inputs, complex becoming its component float", _real)
+#: ``gcd``/``lcm``: NumPy defines them for integers only (not bools).
+INTEGER = _rule("integer", "the promoted inputs, which must be integers", _integer)
+#: The shifts: integers, bools running through the ``int8`` loop.
+INT_NO_BOOL_LOOP = _rule("int_no_bool_loop", "the promoted inputs, which must be integers or bools; bools "
+                         "becoming int8", _int_no_bool_loop)
+#: ``bitwise_count``: the number of one bits of an integer, as uint8.
+BITWISE_COUNT = _rule("bitwise_count", "uint8, of integer or bool inputs", _bitwise_count)
+#: ``float_power``: NumPy's only loops are float64 and complex128.
+FLOAT_POWER = _rule("float_power", "complex128 for complex inputs, else float64", _float_power)
+#: ``ldexp``: the float that holds the first input; the second must be an integer.
+LDEXP = DTypeRule("ldexp", "the float that holds the first input; the second must be an integer or bool", _ldexp)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from . import dtypes as D
 from . import lowering, registry
 from .dtype_rules import (
@@ -280,8 +282,12 @@ def _lower_unary(name: str, t: Typed) -> TracedArray:
         if dt.is_float:
             return emit_elementwise(ctx, "abs", [(x, dt)], dt,
                                     lambda b, v: lowering.math_call(b, "absf", v, dt, "abs"), weak)
-        return emit_elementwise(ctx, "abs", [(x, dt)], dt,
-                                lambda b, v: b.op("abs", f"math.absi {v[0]} : {dt.mlir}"), weak)
+        def abs_int(b: Block, v: list[str]) -> str:  # no math.absi: CUDA's pipeline lowers none
+            negative = lowering.compare(b, "lt", v[0], b.const(0, dt.mlir), dt)
+            return lowering.select(b, negative, lowering.arith(b, "subi", b.const(0, dt.mlir), v[0], dt, "neg"),
+                                   v[0], dt)
+
+        return emit_elementwise(ctx, "abs", [(x, dt)], dt, abs_int, weak)
     if name == "invert":
         ones = True if dt.is_bool else -1
         return emit_elementwise(
@@ -327,9 +333,14 @@ _NV = _NoValue()
 
 @op("where")
 def where(condition: Any, x: Any = _NV, y: Any = _NV) -> TracedArray:
-    """``x`` where ``condition`` else ``y``, with broadcasting."""
+    """``x`` where ``condition`` else ``y``, with broadcasting; with ``condition`` alone the
+    indices of its non-zero elements (``nonzero``)."""
+    if x is _NV and y is _NV:  # NumPy's where(condition) is nonzero(condition)
+        if not isinstance(condition, TracedArray):
+            return np.nonzero(condition)  # type: ignore[return-value]
+        return registry.lookup_numpy("nonzero").impl(condition)  # type: ignore[union-attr, no-any-return]
     if x is _NV or y is _NV:
-        raise unsupported("numpy.where", "the one-argument form (nonzero) has a data-dependent shape")
+        raise trace_error("either both or neither of x and y should be given", ValueError)
     ctx = lowering.context_of(condition, x, y)
     cond = lowering.lift(ctx, condition, "where")
     x = lowering.lift(ctx, x, "where")
@@ -364,7 +375,7 @@ _BINARY: dict[str, tuple[tuple[str, ...], DTypeRule]] = {
     "divide": (("true_divide",), TRUE_DIVIDE),
     "floor_divide": ((), NO_BOOL_LOOP),
     "remainder": (("mod",), NO_BOOL_LOOP),
-    "power": ((), NO_BOOL_LOOP),
+    "power": (("pow",), NO_BOOL_LOOP),
     "maximum": ((), PROMOTE),
     "minimum": ((), PROMOTE),
     "less": ((), BOOL),
@@ -434,6 +445,11 @@ _FLOAT_UNARY = {
 }
 
 
+#: NumPy 2's array-API spellings of the inverse trigonometric functions.
+_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh", "arccosh": "acosh",
+            "arctanh": "atanh", "arctan2": "atan2"}
+
+
 def float_unary_names() -> list[str]:
     """The NumPy names of the float functions of one argument declared here."""
     return list(_FLOAT_UNARY)
@@ -457,7 +473,8 @@ def _declare_float_unary(name: str, math_op: str) -> None:
 
     lower.__name__ = lower.__qualname__ = name
     lower.__doc__ = f"Elementwise {name} (NumPy's ``numpy.{name}``)."
-    op(name, kind="ufunc", arity=1, dtype_rule=FLOAT)(lower)
+    numpy = (name, _ALIASES[name]) if name in _ALIASES else None
+    op(name, numpy=numpy, kind="ufunc", arity=1, dtype_rule=FLOAT)(lower)
 
 
 for _name, _math_op in _FLOAT_UNARY.items():
@@ -471,6 +488,13 @@ def _rounding(name: str, math_op: str) -> Callable[[Typed], TracedArray]:
             raise unsupported(f"numpy.{name}", f"not supported for {dt.name}")
         if not dt.is_float:  # NumPy 2: integers and bools round to themselves
             return emit_elementwise(ctx, name, [(x, dt)], dt, lambda b, v: v[0], t.weak)
+        if math_op == "trunc":  # floor or ceil by the sign: CUDA's pipeline lowers no math.trunc
+            def trunc(b: Block, v: list[str]) -> str:
+                negative = lowering.compare(b, "lt", v[0], b.const(0.0, dt.mlir), dt)
+                return lowering.select(b, negative, lowering.math_call(b, "ceil", v, dt),
+                                       lowering.math_call(b, "floor", v, dt), dt)
+
+            return emit_elementwise(ctx, name, [(x, dt)], dt, trunc, t.weak)
         return emit_elementwise(ctx, name, [(x, dt)], dt,
                                 lambda b, v: lowering.math_call(b, math_op, v, dt, name), t.weak)
 
@@ -573,7 +597,8 @@ def _float_binary(name: str, body: Callable[[Block, str, str, DType], str]) -> N
 
     lower.__name__ = lower.__qualname__ = name
     lower.__doc__ = f"Elementwise {name} (NumPy's ``numpy.{name}``)."
-    op(name, kind="ufunc", arity=2, dtype_rule=FLOAT)(lower)
+    numpy = (name, _ALIASES[name]) if name in _ALIASES else None
+    op(name, numpy=numpy, kind="ufunc", arity=2, dtype_rule=FLOAT)(lower)
 
 
 def _hypot(b: Block, x: str, y: str, dt: DType) -> str:

@@ -1,4 +1,5 @@
-"""Counting into bins: ``np.bincount`` and ``np.histogram`` (integer ``bins``).
+"""Counting into bins: ``np.bincount``, ``np.histogram``, ``np.histogram2d`` and
+``np.histogramdd`` (numbers of equal bins).
 
 Both add each element's weight into the bin its value picks: one pass in order, as NumPy's own
 loop, carrying the counts (an ``scf.for`` over the elements). ``bincount``'s number of bins is
@@ -7,6 +8,7 @@ the largest value plus one, a size the data gives; ``histogram``'s is ``bins``.
 
 from __future__ import annotations
 
+import builtins
 import operator
 from typing import Any
 
@@ -135,3 +137,125 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,  #
     if density:
         counts = counts / (edges[1:] - edges[:-1]) / counts.sum()
     return counts, edges
+
+
+def _columns(ctx: Any, sample: Any, what: str) -> list[TracedArray]:
+    """The coordinates of ``histogramdd``'s sample, one float64 array per dim: the columns of an
+    ``(N, D)`` array (``D`` known while tracing), or the arrays of a sequence."""
+    if isinstance(sample, (list, tuple)):
+        cols = [lowering.to_tensor(ctx, lowering.lift(ctx, s if not isinstance(s, list) else np.asarray(s), what))
+                for s in sample]
+        if any(c.ndim != 1 for c in cols):
+            raise unsupported(what, "a sequence of arrays that are not 1-D")
+    else:
+        x = lowering.to_tensor(ctx, lowering.lift(ctx, sample, what))
+        if x.ndim == 1:
+            cols = [x]
+        elif x.ndim == 2:
+            d = x.dims[1]
+            if d is None:
+                d = operator.index(x.shape[1])  # the number of dims shapes the result: fixed at the call's
+            cols = [x[:, i] for i in range(d)]
+        else:
+            raise unsupported(what, f"a sample of {x.ndim} dims; pass an (N, D) array")
+    if not cols:
+        raise unsupported(what, "a sample of no dims")
+    common = lowering.promote(cols)[0]
+    if common.is_complex:
+        raise unsupported(what, "complex samples")
+    # NumPy's edges are in the sample's float dtype (float64 for integers and bools)
+    return [elementwise.astype(c, common.name if common.is_float else "float64") for c in cols]
+
+
+def _outer_edges(col: TracedArray, bounds: Any, what: str) -> tuple[Any, Any]:
+    """NumPy's ``_get_outer_edges``: the given range, else the data's extent (0 to 1 for no
+    data), widened by a half on each side when it is one point."""
+    if bounds is not None:
+        first, last = bounds
+        if first > last:
+            raise trace_error(f"{what}: max must be larger than min in range parameter.", ValueError)
+        first, last = float(first), float(last)
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        return first, last
+    empty = np.equal(col.shape[0], 0)
+    dt = col.element_type.name
+    lo = np.min(np.concatenate([col, np.full(1, np.inf, dtype=dt)]))
+    hi = np.max(np.concatenate([col, np.full(1, -np.inf, dtype=dt)]))
+    lo, hi = np.where(empty, 0.0, lo), np.where(empty, 1.0, hi)
+    lowering.runtime_check(np.logical_and(np.isfinite(lo), np.isfinite(hi)), "invalid_argument",
+                           "autodetected range is not finite")
+    same = np.equal(lo, hi)
+    return np.where(same, lo - 0.5, lo), np.where(same, hi + 0.5, hi)
+
+
+@op("histogramdd")
+def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = None,  # noqa: A002
+                weights: Any = None) -> tuple[TracedArray, list[TracedArray]]:
+    """The counts of ``sample``'s points in a grid of equal bins (a number per dim) over
+    ``range`` (else each dim's extent), as float64, and the edges of each dim, as NumPy's:
+    each coordinate's bin by ``searchsorted`` of its edges, points on a last edge in the last
+    bin, the others outside dropped, one ``bincount`` of the flat bin numbers."""
+    what = "numpy.histogramdd"
+    ctx = lowering.context_of(sample, weights)
+    cols = _columns(ctx, sample, what)
+    D = len(cols)
+    if isinstance(bins, (int, np.integer)) and not isinstance(bins, bool):
+        counts = [int(bins)] * D
+    elif isinstance(bins, (list, tuple)) and all(isinstance(b, (int, np.integer)) and not isinstance(b, bool)
+                                                 for b in bins):
+        counts = [int(b) for b in bins]
+    else:
+        raise unsupported(what, "bins other than numbers of equal bins")
+    if len(counts) != D:
+        raise trace_error("The dimension of bins must be equal to the dimension of the sample x.", ValueError)
+    if any(b < 1 for b in counts):
+        raise trace_error(f"`bins[{min(i for i, b in enumerate(counts) if b < 1)}]` must be positive, when an "
+                          "integer", ValueError)
+    ranges = [None] * D if range is None else list(range)
+    if len(ranges) != D:
+        raise trace_error("range argument must have one entry per dimension", ValueError)
+    n = cols[0].shape[0]
+    message = "all the input array dimensions for the concatenation axis must match exactly"
+    for c in cols[1:]:
+        m = c.shape[0]
+        if isinstance(m, int) and isinstance(n, int):
+            if m != n:
+                raise trace_error(f"{what}: {message}", ValueError)
+        else:
+            lowering.runtime_check(np.equal(lowering.lift(ctx, m), lowering.lift(ctx, n)), "invalid_argument",
+                                   f"{what}: {message}")
+    edges: list[TracedArray] = []
+    flat: Any = None
+    for col, b, bounds in zip(cols, counts, ranges):
+        lo, hi = _outer_edges(col, bounds, what)
+        e = registry.lookup_numpy("linspace").impl(lo, hi, b + 1)  # type: ignore[union-attr]
+        if bounds is None:  # NumPy's edges have the sample's float dtype (its extent's)
+            e = elementwise.astype(e, col.element_type.name)
+        edges.append(e)
+        index = np.searchsorted(e, col, side="right")
+        index = np.where(np.equal(col, e[b]), index - 1, index)  # the last edge closes the last bin
+        flat = index if flat is None else flat * (b + 2) + index
+    total = int(np.prod([b + 2 for b in counts]))
+    w = None if weights is None else _flat(ctx, weights, what)
+    hist = bincount(flat, weights=w, minlength=total)
+    hist = shapes.reshape(hist, tuple(b + 2 for b in counts))
+    hist = hist[tuple(slice(1, -1) for _ in counts)]
+    hist = elementwise.astype(hist, "float64")
+    if density:
+        whole = np.sum(hist)
+        for i, e in enumerate(edges):
+            hist = hist / np.reshape(e[1:] - e[:-1], tuple(-1 if j == i else 1 for j in builtins.range(D)))
+        hist = hist / whole
+    return hist, edges
+
+
+@op("histogram2d")
+def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, density: Any = None,  # noqa: A002
+                weights: Any = None) -> tuple[TracedArray, TracedArray, TracedArray]:
+    """The counts of the points ``(x, y)`` in a grid of equal bins, and the edges of each axis
+    (``histogramdd`` of the two coordinates)."""
+    if isinstance(bins, (list, tuple)) and len(bins) == 1:
+        bins = bins[0]
+    hist, (xedges, yedges) = histogramdd([x, y], bins, range, density, weights)
+    return hist, xedges, yedges

@@ -25,7 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import dtypes as D
-from . import lowering
+from . import lowering, registry, shapes
 from .errors import trace_error, unsupported
 from .masked import MaskedSelection
 from .mlir_text import affine_map, tensor_type
@@ -696,3 +696,147 @@ def flipud(m: Any) -> TracedArray:
     if x.ndim < 1:
         raise trace_error("flipud: Input must be >= 1-d.", ValueError)
     return flip(x, 0)
+
+
+# --------------------------------------------------------------------------------------------------
+# gathers along an axis: take, take_along_axis; open meshes: ix_
+
+
+def axis_iota(ctx: TraceContext, size: Idx, axis: int, ndim: int) -> TracedArray:
+    """``0, 1, ..., size - 1`` (int64) along dim ``axis`` of an array of ``ndim`` dims whose other
+    dims are 1: the index array that selects every position of that axis in a fancy key."""
+    dims: list[int | None] = [1] * ndim
+    dims[axis] = size if isinstance(size, int) else None
+    sizes: list[str | None] = [None] * ndim
+    if not isinstance(size, int):
+        sizes[axis] = size
+    i64 = D.INT64
+
+    def body(b: Any, _args: list[str], _out: str) -> str:
+        i = b.op("i", f"linalg.index {axis} : index")
+        return b.op("i", f"arith.index_cast {i} : index to i64")
+
+    value = lowering.emit_generic(
+        ctx, "iota", [], [], lowering.empty(ctx, dims, i64, sizes), tensor_type(dims, i64), i64,
+        affine_map(ndim, [f"d{j}" for j in range(ndim)]), ["parallel"] * ndim, body,
+    )
+    return TracedArray(ctx, value, i64, dims, sizes=sizes)
+
+
+def _extent(x: TracedArray, k: int) -> Idx:
+    d = x._dims[k]
+    return d if d is not None else x._ctx.dim(x, k)
+
+
+def _index_operand(ctx: TraceContext, indices: Any, what: str) -> Any:
+    """``indices`` as a traced integer array, or a NumPy integer array when known while tracing."""
+    if isinstance(indices, TracedArray):
+        lowering.lift(ctx, indices, what)
+        if not (indices._dtype.is_int or (indices._dtype.is_bool and indices.ndim == 0)):
+            raise trace_error(f"{what}: Cannot cast array data from dtype('{indices._dtype.name}') to "
+                              "dtype('int64') according to the rule 'safe'", TypeError)
+        return indices
+    arr = np.asarray(indices)
+    if arr.size == 0:
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iub":
+        raise trace_error(f"{what}: Cannot cast array data from dtype('{arr.dtype}') to dtype('int64') according "
+                          "to the rule 'safe'", TypeError)
+    return arr.astype(np.int64)
+
+
+def _apply_mode(ctx: TraceContext, indices: Any, n: Idx, mode: str, what: str) -> Any:
+    """``indices`` into an axis of ``n`` by NumPy's ``mode``: as they are (``"raise"``: the
+    gather checks them), modulo ``n`` (``"wrap"``) or clipped to ``[0, n - 1]`` (``"clip"``)."""
+    if mode == "raise":
+        return indices
+    if mode not in ("wrap", "clip"):
+        raise trace_error(f"{what}: clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})", ValueError)
+    if isinstance(n, int) and n == 0 and np.size(indices):
+        raise trace_error(f"{what}: cannot do a non-empty take from an empty axes.", IndexError)
+    if isinstance(indices, np.ndarray) and isinstance(n, int):
+        return indices % n if mode == "wrap" else np.clip(indices, 0, n - 1)
+    size: Any = n if isinstance(n, int) else TracedArray(
+        ctx, ctx.top.op("n", f"arith.index_cast {n} : index to i64"), D.INT64, (), is_scalar=True)
+    if mode == "wrap":
+        return np.remainder(lowering.lift(ctx, indices, what), size)
+    return np.clip(lowering.lift(ctx, indices, what), 0, np.subtract(size, 1))
+
+
+@op("take", method="take")
+def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
+    """The elements of ``a`` at ``indices`` along ``axis`` (None: of ``a`` flattened), out of
+    range ones as ``mode`` says: an IndexError (``"raise"``), wrapped or clipped."""
+    ctx = lowering.context_of(a, indices)
+    x = lowering.to_tensor(ctx, lowering.lift(ctx, a, "numpy.take"))
+    if axis is None:
+        x = shapes.reshape(x, (-1,))
+        axis = 0
+    (k,) = normalize_axes(axis, x.ndim, "numpy.take", allow_none=False) if x.ndim else (None,)
+    if k is None:
+        raise trace_error("numpy.take: axis 0 is out of bounds for array of dimension 0", np.exceptions.AxisError)
+    ind = _index_operand(ctx, indices, "numpy.take")
+    ind = _apply_mode(ctx, ind, _extent(x, k), mode, "numpy.take")
+    if isinstance(ind, np.ndarray) and ind.ndim == 0:
+        ind = int(ind)
+    r = getitem(x, (slice(None),) * k + (ind,))
+    r = lowering.copy(r) if r._base is not None else r  # a new array, not a view
+    if out is None:
+        return r
+    registry.lookup("copyto").impl(out, r, casting="unsafe")  # type: ignore[union-attr]
+    return out
+
+
+def along_axis_key(arr: TracedArray, indices: TracedArray | np.ndarray, axis: int) -> tuple[Any, ...]:
+    """NumPy's ``_make_along_axis_idx``: the fancy key that pairs ``indices`` along ``axis`` with
+    every position of ``arr``'s other axes (broadcast together)."""
+    ctx = arr._ctx
+    if indices.ndim != arr.ndim:
+        raise trace_error("`indices` and `arr` must have the same number of dimensions", ValueError)
+    return tuple(indices if k == axis else axis_iota(ctx, _extent(arr, k), k, arr.ndim) for k in range(arr.ndim))
+
+
+def _along_axis(arr: Any, indices: Any, axis: Any, what: str) -> tuple[TracedArray, Any, int]:
+    ctx = lowering.context_of(arr, indices)
+    x = lowering.to_tensor(ctx, lowering.lift(ctx, arr, what))
+    ind = _index_operand(ctx, indices, what)
+    if isinstance(ind, TracedArray) and ind._dtype.is_bool:
+        raise trace_error(f"{what}: `indices` must be an integer array", IndexError)
+    if axis is None:
+        if ind.ndim != 1:
+            raise trace_error("when axis=None, `indices` must have a single dimension.", ValueError)
+        return shapes.reshape(x, (-1,)), ind, 0
+    (k,) = normalize_axes(axis, x.ndim, what, allow_none=False)
+    return x, ind, k
+
+
+@op("take_along_axis")
+def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> TracedArray:
+    """The elements of ``arr`` that ``indices`` pick along ``axis`` at each position of the
+    other axes (the values ``argsort``/``argmax(keepdims=True)`` point at)."""
+    x, ind, k = _along_axis(arr, indices, axis, "numpy.take_along_axis")
+    return getitem(x, along_axis_key(x, ind, k))
+
+
+@op("ix_")
+def ix_(*args: Any) -> tuple[Any, ...]:
+    """Open-mesh index arrays: the ``k``-th of ``n`` sequences shaped to lie along dim ``k`` of
+    ``n`` (``a[np.ix_(rows, cols)]`` selects a sub-grid); boolean sequences give their indices."""
+    if not any(isinstance(a, TracedArray) for a in args):
+        return tuple(np.ix_(*args))
+    ctx = lowering.context_of(*args)
+    out: list[Any] = []
+    n = len(args)
+    meshes = np.ix_(*[np.zeros(1, np.intp) if isinstance(a, TracedArray) else a for a in args])
+    for k, seq in enumerate(args):
+        if not isinstance(seq, TracedArray):
+            out.append(meshes[k])
+            continue
+        if seq.ndim != 1:
+            raise trace_error("Cross index must be 1 dimensional", ValueError)
+        if seq._dtype.is_bool:
+            (seq,) = registry.lookup("nonzero").impl(seq)  # type: ignore[union-attr]
+        elif not seq._dtype.is_int:
+            raise trace_error("arrays used as indices must be of integer (or boolean) type", IndexError)
+        out.append(lowering.expand_units(ctx, seq, [j for j in range(n) if j != k]))
+    return tuple(out)

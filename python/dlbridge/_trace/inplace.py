@@ -12,25 +12,33 @@ A value read from the array being updated at other positions than those it repla
 (``x[:] = x[::-1]``, ``x[1:] += x[:-1]``) is staged through a temporary, as NumPy copies an
 overlapping operand (``overlap``).
 
+Scatters (``x[index arrays] = v``, ``np.put``, ``put_along_axis``, ``place``, ``fill_diagonal``,
+``ufunc.at``) store element by element in NumPy's order, in one loop: the positions a key selects
+are read from an iota of the array indexed as the array would be (:func:`positions`), so every
+key form and NumPy's IndexErrors hold, then :func:`scatter` stores (or, for ``ufunc.at``,
+accumulates) the values there.
+
 Updates the tracer cannot express raise a TraceError naming the operation and the user's line,
 never drop the update: writing through a reshape (whether NumPy's reshape is a view depends on the
-memory layout), indexed assignment other than the whole array (``x[0] = v``, ``x[::2] = v``),
-``out=`` into something that is not a traced array.
+memory layout) or through a view of a view, ``out=`` into something that is not a traced array.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from . import contractions, elementwise, indexing, lowering, overlap, shapes
+import numpy as np
+
+from . import contractions, creation, elementwise, indexing, lowering, overlap, registry, shapes
 from . import dtypes as D
 from .errors import format_location, trace_error, unsupported, user_location
 from .masked import MaskedSelection
-from .mlir_text import Block, affine_map
+from .mlir_text import Block, affine_map, location, tensor_type
 from .registry import op
 from .traced_array import TraceContext, TracedArray, public_type, sync_view
 
-__all__ = ["assign", "ufunc", "setitem", "copyto"]
+__all__ = ["assign", "broadcast_values", "can_store", "copyto", "positions", "scatter", "selected_positions",
+           "setitem", "setitem_indexed", "ufunc"]
 
 _AUGMENTED = {
     "add": "+=",
@@ -44,6 +52,8 @@ _AUGMENTED = {
     "bitwise_or": "|=",
     "bitwise_xor": "^=",
     "matmul": "@=",
+    "left_shift": "<<=",
+    "right_shift": ">>=",
 }
 
 
@@ -113,6 +123,18 @@ def _store(ctx: TraceContext, target: TracedArray, value: Any) -> str:
     )
 
 
+#: NEP 50: the dtypes a Python scalar of each kind is stored into under ``same_kind`` casting.
+_WEAK_INTO = {"bool": "biufc", "int": "iufc", "float": "fc", "complex": "c"}
+
+
+def can_store(vdt: D.DType, weak: str | None, tdt: D.DType) -> bool:
+    """Whether a value of ``vdt`` (a Python scalar of kind ``weak``, when not None) may be stored
+    into an array of ``tdt`` under ``same_kind`` casting."""
+    if weak is not None:
+        return tdt.kind in _WEAK_INTO[weak]
+    return D.can_cast_same_kind(vdt, tdt)
+
+
 def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | None = None) -> TracedArray:
     """Store ``value`` into ``target`` (broadcast to its shape, converted to its dtype under NumPy's
     ``casting`` rule: ``"same_kind"`` or ``"unsafe"``) and return ``target``.
@@ -129,8 +151,8 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
     value = lowering.lift(ctx, value, op)
     tdt = target._dtype
     if casting == "same_kind":
-        vdt = lowering.promote([value])[0]
-        if not D.can_cast_same_kind(vdt, tdt):
+        vdt, weak = lowering.promote([value])
+        if not can_store(vdt, weak, tdt):
             what = f"ufunc '{ufunc_name}' output" if ufunc_name else "array data"
             raise trace_error(
                 f"{op}: Cannot cast {what} from dtype('{vdt.name}') to dtype('{tdt.name}') "
@@ -326,7 +348,290 @@ def _masked_store(target: TracedArray, mask: TracedArray, value: Any) -> None:
 
 @op("copyto")
 def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
-    """``np.copyto(dst, src)`` into a traced array."""
-    if where is not True:
-        raise unsupported("numpy.copyto", "where= is not supported")
-    assign(dst, src, op="numpy.copyto", casting=casting)
+    """``np.copyto(dst, src)`` into a traced array; with ``where`` only where it is true."""
+    if where is True:
+        assign(dst, src, op="numpy.copyto", casting=casting)
+        return
+    if not isinstance(dst, TracedArray):
+        raise unsupported("numpy.copyto", f"the output is a {public_type(dst)}, not an array of the traced function")
+    ctx = lowering.context_of(dst, src, where)
+    value = _operand(ctx, src, "numpy.copyto")
+    if casting == "same_kind":
+        vdt, weak = lowering.promote([value])
+        if not can_store(vdt, weak, dst._dtype):
+            raise trace_error(f"numpy.copyto: Cannot cast array data from dtype('{vdt.name}') to "
+                              f"dtype('{dst._dtype.name}') with casting rule 'same_kind'")
+    elif casting != "unsafe":
+        raise unsupported("numpy.copyto", f"casting={casting!r}")
+    _check_shape(dst, value, "numpy.copyto", False)
+    mask = elementwise.astype(_operand(ctx, where, "numpy.copyto"), "bool")
+    _check_shape(dst, mask, "numpy.copyto", False)
+    if isinstance(value, TracedArray):
+        value = elementwise.astype(value, dst._dtype.name)
+    assign(dst, elementwise.where(mask, value, dst), op="numpy.copyto", casting="unsafe")
+
+
+# --------------------------------------------------------------------------------------------------
+# scatters: x[index arrays] = v, put, put_along_axis, place, putmask, fill_diagonal, ufunc.at
+
+
+def positions(x: TracedArray) -> TracedArray:
+    """The flat (C order) position of every element of ``x``, int64 in ``x``'s shape: indexing it
+    as ``x`` would be indexed gives the positions the key selects, checked as NumPy checks."""
+    ctx = x._ctx
+    R = x.ndim
+    extents = [ctx.dim(x, k) for k in range(R)]
+    strides: list[str] = [ctx.top.const(1, "index")] * R
+    for k in range(R - 2, -1, -1):
+        strides[k] = ctx.top.op("stride", f"arith.muli {strides[k + 1]}, {extents[k + 1]} : index")
+    i64 = D.INT64
+
+    def body(b: Block, _args: list[str], _out: str) -> str:
+        at = b.const(0, "index")
+        for k in range(R):
+            i = b.op("i", f"linalg.index {k} : index")
+            at = b.op("at", f"arith.addi {at}, {b.op('i', f'arith.muli {i}, {strides[k]} : index')} : index")
+        return b.op("at", f"arith.index_cast {at} : index to i64")
+
+    sizes = [extents[k] if x._dims[k] is None else None for k in range(R)]
+    value = lowering.emit_generic(
+        ctx, "positions", [], [], lowering.empty(ctx, x._dims, i64, sizes), tensor_type(x._dims, i64), i64,
+        affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body,
+    )
+    return TracedArray(ctx, value, i64, x._dims, sizes=sizes)
+
+
+def selected_positions(target: TracedArray, key: Any) -> TracedArray:
+    """The flat positions of the elements of ``target`` that ``key`` selects, shaped as
+    ``target[key]`` (a traced boolean mask's selection compacted: a size the data gives)."""
+    at = indexing.getitem(positions(target), key)
+    return at.compact() if isinstance(at, MaskedSelection) else at
+
+
+#: ``combine(block, old, value)``: the scalar a scatter stores where it found ``old``.
+Combine = Callable[[Block, str, str], str]
+
+
+def scatter(target: TracedArray, at: TracedArray, values: TracedArray, op: str,
+            combine: Combine | None = None) -> None:
+    """Stores ``values`` (1-D, in ``at``'s order, any dtype: converted unsafely) at the flat
+    positions ``at`` (1-D int64, in range) of ``target``, one after the other as NumPy's loop
+    does: the last of repeated positions wins, or ``combine(block, old, value)`` (the value in
+    its own dtype) gives what to store, in ``target``'s dtype.  An ``scf.for`` carrying the
+    flattened contents, then stored into ``target``."""
+    ctx = target._ctx
+    sync_view(target)
+    tdt = target._dtype
+    flat = shapes.reshape(lowering.copy(target), (-1,))
+    top = ctx.top
+    ty = flat.mlir_type
+    c0, c1 = top.const(0, "index"), top.const(1, "index")
+    n = ctx.dim(at, 0)
+    i, acc, done = ("%" + ctx.names.fresh(h) for h in ("i", "acc", "scattered"))
+    step = Block(ctx.names, indent=top.indent + 1)
+    p = step.op("at", f"tensor.extract {at._value}[{i}] : {at.mlir_type}")
+    k = step.op("k", f"arith.index_cast {p} : i64 to index")
+    v = step.op("v", f"tensor.extract {values._value}[{i}] : {values.mlir_type}")
+    if combine is None:
+        v = lowering.convert(step, v, values._dtype, tdt)
+    else:
+        v = combine(step, step.op("old", f"tensor.extract {acc}[{k}] : {ty}"), v)
+    updated = step.op("acc", f"tensor.insert {v} into {acc}[{k}] : {ty}")
+    step.raw(f"scf.yield {updated} : {ty}")
+    top.raw(f"{done} = scf.for {i} = {c0} to {n} step {c1} iter_args({acc} = {flat._value}) -> ({ty}) {{")
+    top.lines.extend(step.lines)
+    top.raw(f"}} {location()}".rstrip())
+    new = TracedArray(ctx, done, tdt, flat._dims)
+    new.copy_sizes_from(flat)
+    assign(target, shapes.reshape(new, target.shape), op=op, casting="unsafe")
+
+
+def _operand(ctx: TraceContext, value: Any, op: str) -> Any:
+    """``value`` lifted into the trace; Python lists and tuples as NumPy makes arrays of them."""
+    if isinstance(value, (list, tuple)):
+        return creation.array_operand(ctx, value, op)
+    return lowering.lift(ctx, value, op)
+
+
+def _target(a: Any, op: str) -> TracedArray:
+    if not isinstance(a, TracedArray) or a._is_scalar:
+        raise unsupported(op, f"the array to update is a {public_type(a)}, not an array of the traced function")
+    _check_target(a, op)
+    return a
+
+
+def broadcast_values(at: TracedArray, values: Any, op: str) -> TracedArray:
+    """``values`` broadcast to the shape of the positions ``at`` (NumPy's ValueError when they do
+    not broadcast to it), in their own dtype (a Python scalar's stays weak)."""
+    ctx = at._ctx
+    values = _operand(ctx, values, op)
+    vdt, weak = lowering.promote([values])
+    if lowering.is_tensor(values):
+        off = at.ndim - values.ndim
+        if off < 0 or any(v not in (1, None) and a is not None and v != a or (a == 1 and v not in (1,))
+                          for a, v in zip(at._dims[off:], values._dims)):
+            raise trace_error(f"shape mismatch: value array of shape {_shape(values._dims)} could not be "
+                              f"broadcast to indexing result of shape {_shape(at._dims)}", ValueError)
+    return lowering.emit_elementwise(ctx, "values", [(at, D.INT64), (values, vdt)], vdt, lambda b, v: v[1], weak)
+
+
+def setitem_indexed(target: TracedArray, key: Any, value: Any, op: str = "item assignment",
+                    combine: Combine | None = None) -> None:
+    """``target[key] = value`` for a key with index arrays: the positions the key selects (read
+    from :func:`positions` as ``target`` would be, with NumPy's checks), then a scatter."""
+    at = selected_positions(target, key)
+    values = broadcast_values(at, value, op)
+    scatter(target, shapes.reshape(at, (-1,)), shapes.reshape(values, (-1,)), op, combine)
+
+
+def _cycled(ctx: TraceContext, values: Any, count: TracedArray, op: str) -> TracedArray | None:
+    """``values`` flattened and repeated to the length of ``count`` (1-D), as NumPy's ``put`` and
+    ``place`` repeat a shorter ``values``; None when ``values`` is empty."""
+    v = lowering.to_tensor(ctx, _operand(ctx, values, op))
+    v = shapes.reshape(v, (-1,))
+    if v._dims[0] == 0:
+        return None
+    n = count._dims[0] if count._dims[0] is not None else ctx.dim(count, 0)
+    return indexing.take(v, indexing.axis_iota(ctx, n, 0, 1), mode="wrap")
+
+
+def _safe_values(ctx: TraceContext, target: TracedArray, values: Any, op: str) -> Any:
+    """``values`` for ``place``/``putmask``: an array must cast to ``target``'s dtype by NumPy's
+    ``safe`` rule (TypeError otherwise); Python scalars and lists become ``target``'s dtype."""
+    tdt = target._dtype
+    if isinstance(values, (list, tuple)):
+        return elementwise.astype(lowering.to_tensor(ctx, creation.array_operand(ctx, values, op)), tdt.name)
+    if isinstance(values, (np.ndarray, TracedArray)) and not (isinstance(values, TracedArray) and values.weak):
+        vdt = values._dtype if isinstance(values, TracedArray) else D.dtype(values.dtype)
+        try:
+            safe = np.can_cast(np.dtype(vdt.name), np.dtype(tdt.name), "safe")
+        except TypeError:
+            safe = vdt == tdt
+        if not safe:
+            raise trace_error(f"{op}: Cannot cast array data from dtype('{vdt.name}') to dtype('{tdt.name}') "
+                              "according to the rule 'safe'", TypeError)
+    return values
+
+
+def _put_at(target: TracedArray, at: TracedArray, values: Any, op: str) -> None:
+    cycled = _cycled(target._ctx, values, at, op)
+    if cycled is not None:
+        scatter(target, at, cycled, op)
+
+
+@op("put", method="put")
+def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
+    """``a.flat[ind] = v``: ``v`` repeated as needed, indices out of range as ``mode`` says."""
+    if not isinstance(a, TracedArray):
+        return np.put(a, ind, v, mode=mode)  # type: ignore[no-any-return]
+    target = _target(a, "numpy.put")
+    at = indexing.take(shapes.reshape(positions(target), (-1,)), ind, mode=mode)
+    _put_at(target, shapes.reshape(lowering.to_tensor(target._ctx, at), (-1,)), v, "numpy.put")
+    return None
+
+
+@op("put_along_axis")
+def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
+    """Stores ``values`` where ``indices`` point along ``axis`` at each position of the other
+    axes (the inverse of ``take_along_axis``)."""
+    if not isinstance(arr, TracedArray):
+        return np.put_along_axis(arr, indices, values, axis)  # type: ignore[no-any-return]
+    target = _target(arr, "numpy.put_along_axis")
+    ctx = target._ctx
+    ind = lowering.to_tensor(ctx, _operand(ctx, indices, "numpy.put_along_axis"))
+    if not ind._dtype.is_int:
+        raise trace_error("`indices` must be an integer array", IndexError)
+    if axis is None:
+        if ind.ndim != 1:
+            raise trace_error("when axis=None, `indices` must have a single dimension.", ValueError)
+        at = indexing.getitem(shapes.reshape(positions(target), (-1,)), ind)
+        scatter(target, at, shapes.reshape(broadcast_values(at, values, "numpy.put_along_axis"), (-1,)),
+                "numpy.put_along_axis")
+        return None
+    (k,) = indexing.normalize_axes(axis, target.ndim, "numpy.put_along_axis", allow_none=False)
+    setitem_indexed(target, indexing.along_axis_key(target, ind, k), values, "numpy.put_along_axis")
+    return None
+
+
+@op("place")
+def place(arr: Any, mask: Any, vals: Any) -> None:
+    """Stores ``vals`` (repeated as needed) at the elements of ``arr`` where ``mask`` is true,
+    in order."""
+    if not isinstance(arr, TracedArray) and not isinstance(mask, TracedArray):
+        return np.place(arr, mask, vals)  # type: ignore[no-any-return]
+    target = _target(arr, "numpy.place")
+    ctx = target._ctx
+    m = lowering.to_tensor(ctx, _operand(ctx, mask, "numpy.place"))
+    _same_size(target, m, "place: mask and data must be the same size")
+    at = registry.lookup("flatnonzero").impl(m)  # type: ignore[union-attr]
+    cycled = _cycled(ctx, _safe_values(ctx, target, vals, "numpy.place"), at, "numpy.place")
+    if cycled is None:
+        lowering.runtime_check(np.logical_not(np.any(m)), "invalid_argument", "Cannot insert from an empty array!")
+        return None
+    scatter(target, at, cycled, "numpy.place")
+    return None
+
+
+def _same_size(target: TracedArray, mask: TracedArray, message: str) -> None:
+    """NumPy's ValueError ``message`` unless ``mask`` has as many elements as ``target``."""
+    n, m = target.size, mask.size
+    if isinstance(n, int) and isinstance(m, int):
+        if n != m:
+            raise trace_error(message, ValueError)
+        return
+    ctx = target._ctx
+    lowering.runtime_check(np.equal(lowering.lift(ctx, n), lowering.lift(ctx, m)), "invalid_argument", message)
+
+
+@op("putmask")
+def putmask(a: Any, mask: Any, values: Any) -> None:
+    """``a.flat[n] = values.flat[n % values.size]`` wherever ``mask.flat[n]``: a select, no
+    scatter."""
+    if not isinstance(a, TracedArray) and not isinstance(mask, TracedArray):
+        return np.putmask(a, mask, values)  # type: ignore[no-any-return]
+    target = _target(a, "numpy.putmask")
+    ctx = target._ctx
+    m = lowering.to_tensor(ctx, _operand(ctx, mask, "numpy.putmask"))
+    _same_size(target, m, "putmask: mask and data must be the same size")
+    at = shapes.reshape(positions(target), (-1,))
+    cycled = _cycled(ctx, _safe_values(ctx, target, values, "numpy.putmask"), at, "numpy.putmask")
+    if cycled is None:
+        return None
+    chosen = elementwise.where(shapes.reshape(elementwise.astype(m, "bool"), target.shape),
+                               shapes.reshape(cycled, target.shape), target)
+    assign(target, chosen, op="numpy.putmask", casting="unsafe")
+    return None
+
+
+@op("fill_diagonal")
+def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
+    """Stores ``val`` (repeated as needed) on the main diagonal of ``a`` (2-D; or of equal dims),
+    with ``wrap`` continuing it below a tall matrix's first square, as NumPy's."""
+    if not isinstance(a, TracedArray):
+        return np.fill_diagonal(a, val, wrap)  # type: ignore[no-any-return]
+    target = _target(a, "numpy.fill_diagonal")
+    ctx = target._ctx
+    if target.ndim < 2:
+        raise trace_error("array must be at least 2-d", ValueError)
+    top = ctx.top
+    if target.ndim == 2:
+        rows, cols = ctx.dim(target, 0), ctx.dim(target, 1)
+        step = top.op("step", f"arith.addi {cols}, {top.const(1, 'index')} : index")
+        if wrap:
+            size = top.op("size", f"arith.muli {rows}, {cols} : index")
+            count = top.op("count", f"arith.ceildivsi {size}, {step} : index")
+        else:
+            count = top.op("count", f"arith.minsi {rows}, {cols} : index")
+    else:
+        dims = target._dims
+        if any(d is None for d in dims):
+            raise unsupported("numpy.fill_diagonal", "an array of more than 2 dims whose sizes are not fixed")
+        if len(set(dims)) != 1:
+            raise trace_error("All dimensions of input must be of equal length", ValueError)
+        n = dims[0]
+        step = top.const(sum(n**j for j in range(target.ndim)), "index")  # type: ignore[operator]
+        count = top.const(n, "index")
+    iota = indexing.axis_iota(ctx, count, 0, 1)
+    stride = TracedArray(ctx, top.op("step", f"arith.index_cast {step} : index to i64"), D.INT64, (), is_scalar=True)
+    _put_at(target, elementwise.binary("multiply", iota, stride), val, "numpy.fill_diagonal")
+    return None

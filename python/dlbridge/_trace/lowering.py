@@ -324,8 +324,11 @@ def scalar_floordiv(b: Block, x: str, y: str, dt: DType) -> str:
     """``x // y`` of scalars of ``dt`` with NumPy's results where hardware traps: 0 for a
     zero integer divisor, wrapping for ``MIN // -1``."""
     if dt.is_float:
-        q = arith(b, "divf", x, y, dt, "div")
-        return math_call(b, "floor", [q], dt, "floordiv")
+        if dt.bits == 16:  # NumPy's half loops divide in float32, rounded once
+            wide = D.FLOAT32
+            q = scalar_floordiv(b, convert(b, x, dt, wide), convert(b, y, dt, wide), wide)
+            return convert(b, q, wide, dt)
+        return _float_floordiv(b, x, y, dt)
     zero = b.const(0, dt.mlir)
     one = b.const(1, dt.mlir)
     bz = compare(b, "eq", y, zero, dt)
@@ -342,6 +345,26 @@ def scalar_floordiv(b: Block, x: str, y: str, dt: DType) -> str:
     neg = arith(b, "subi", zero, x, dt, "neg")
     q = select(b, bm1, neg, q, dt)
     return select(b, bz, zero, q, dt)
+
+
+def _float_floordiv(b: Block, x: str, y: str, dt: DType) -> str:
+    """NumPy's ``npy_floor_divide`` of floats: ``(x - fmod(x, y)) / y``, one less where the
+    remainder's sign is not the divisor's, snapped to the nearest integer (so ``1 // 0.1`` is 9,
+    ``inf // 2`` NaN and ``1.5 // -inf`` -1); ``x / y`` for a zero divisor."""
+    ty = dt.mlir
+    zero = b.const(0.0, ty)
+    mod = arith(b, "remf", x, y, dt, "mod")
+    div = arith(b, "divf", arith(b, "subf", x, mod, dt, "sub"), y, dt, "div")
+    differ = b.op("differ", f"arith.xori {compare(b, 'lt', y, zero, dt)}, {compare(b, 'lt', mod, zero, dt)} : i1")
+    fix = b.op("fix", f"arith.andi {compare(b, 'ne', mod, zero, dt)}, {differ} : i1")
+    div = select(b, fix, arith(b, "subf", div, b.const(1.0, ty), dt, "div"), div, dt)
+    floor = math_call(b, "floor", [div], dt, "floordiv")
+    up = b.op("up", f"arith.cmpf ogt, {arith(b, 'subf', div, floor, dt, 'frac')}, {b.const(0.5, ty)} : {ty}")
+    floor = select(b, up, arith(b, "addf", floor, b.const(1.0, ty), dt, "floordiv"), floor, dt)
+    quotient = arith(b, "divf", x, y, dt, "q")
+    signed_zero = math_call(b, "copysign", [zero, quotient], dt, "floordiv")
+    r = select(b, compare(b, "eq", div, zero, dt), signed_zero, floor, dt)
+    return select(b, compare(b, "eq", y, zero, dt), quotient, r, dt)
 
 
 def scalar_mod(b: Block, x: str, y: str, dt: DType) -> str:

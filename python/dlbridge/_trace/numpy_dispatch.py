@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import creation, elementwise, inplace, lowering, reductions, registry
+from . import creation, elementwise, inplace, lowering, reductions, registry, shapes
 from . import dtypes as D
 from .errors import trace_error, unsupported
 from .mlir_text import Block, affine_map, tensor_type
@@ -27,16 +27,21 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
     name = getattr(ufunc, "__name__", str(ufunc))
     qual = f"numpy.{name}" if name != "erf" else "erf"
     out = kwargs.pop("out", None)
-    if isinstance(out, tuple):
-        if len(out) != 1:
-            raise unsupported(qual, f"out= with {len(out)} arrays")
-        out = out[0]
+    nout = getattr(ufunc, "nout", 1)
+    outs: tuple[Any, ...] = out if isinstance(out, tuple) else (out,) * nout if out is None else (out,)
+    if len(outs) != nout:
+        if nout == 1:
+            raise unsupported(qual, f"out= with {len(outs)} arrays")
+        raise trace_error(f"{qual}: The 'out' tuple must have exactly one entry per ufunc output", ValueError)
+    out = outs[0] if nout == 1 else (None if all(o is None for o in outs) else outs)
     if out is not None and method != "__call__":
         raise unsupported(f"{qual}.{method}", "out= is not supported")
     if method == "outer":
         return _outer(ufunc, qual, inputs, kwargs)
     if method == "accumulate":
         return _accumulate(ufunc, qual, inputs, kwargs)
+    if method == "at":
+        return _at(ufunc, qual, inputs, kwargs)
     if method == "reduce" and name not in _REDUCE:
         return _reduce(ufunc, qual, inputs, kwargs)
     if method == "reduce" and name in _REDUCE:
@@ -63,12 +68,14 @@ def array_ufunc(ufunc: Any, method: str, inputs: tuple[Any, ...], kwargs: dict[s
     declared = registry.lookup_numpy(name)
     if declared is None or declared.kind != "ufunc" or declared.arity != len(inputs):
         raise unsupported(qual)
-    r = declared.impl(*inputs)
+    results = declared.impl(*inputs)
+    if nout == 1:
+        results = (results,)
     if dtype is not None:
-        r = elementwise.astype(r, dtype)
-    if out is not None:
-        return inplace.assign(out, r, op=f"{qual}(out=...)", casting=casting, ufunc_name=name)
-    return r
+        results = tuple(elementwise.astype(r, dtype) for r in results)
+    results = tuple(r if o is None else inplace.assign(o, r, op=f"{qual}(out=...)", casting=casting, ufunc_name=name)
+                    for r, o in zip(results, outs))
+    return results if nout > 1 else results[0]
 
 
 def array_function(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -238,3 +245,53 @@ def _reduce(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, An
         affine_map(R, [f"d{j}" for j in kept]), ["reduction" if j in axes else "parallel" for j in range(R)], body)
     out = TracedArray(ctx, res, acc, dims, sizes=sizes)
     return lowering.expand_units(ctx, out, list(axes)) if keepdims else out
+
+
+def _at(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """``ufunc.at(a, indices, b=None)``: ``a[indices] = ufunc(a[indices], b)`` in place, each
+    repeated index applied again (unbuffered, as NumPy's): a scatter whose step is the ufunc,
+    computed in the dtype NumPy's loop takes and cast back unsafely, as NumPy's ``at`` does."""
+    name = f"{qual}.at"
+    if kwargs or len(inputs) not in (2, 3):
+        raise trace_error(f"{name}: at() takes the array, the indices and, for a binary ufunc, the values",
+                          TypeError)
+    declared = registry.lookup_numpy(getattr(ufunc, "__name__", ""))
+    if declared is None or declared.kind != "ufunc":
+        raise unsupported(name)
+    a, indices = inputs[0], inputs[1]
+    if declared.arity != len(inputs) - 1:
+        needed = "second operand needed for ufunc" if declared.arity == 2 else \
+            "second operand provided when ufunc is unary"
+        raise trace_error(f"{name}: {needed}", ValueError)
+    if not isinstance(a, TracedArray) or a.is_scalar:
+        raise unsupported(name, "the array to update is not an array of the traced function")
+    ctx = a.context
+    tdt = a.element_type
+    at = inplace.selected_positions(a, indices)
+    if declared.arity == 2:
+        values = inplace.broadcast_values(at, inputs[2], name)
+        given = inputs[2]
+        typed = declared.result(a, creation.array_operand(ctx, given, name) if isinstance(given, (list, tuple))
+                                else given)
+    else:
+        values = at
+        typed = declared.result(a)
+    common = typed.common
+    vdt = values.element_type
+
+    def combine(block: Block, old: str, v: str) -> str:
+        outer = ctx.top
+        ctx.top = block
+        try:
+            first = TracedArray(ctx, lowering.convert(block, old, tdt, common), common, (), is_scalar=True)
+            if declared.arity == 1:
+                r = declared.impl(first)
+            else:
+                second = TracedArray(ctx, lowering.convert(block, v, vdt, common), common, (), is_scalar=True)
+                r = declared.impl(first, second)
+            return lowering.convert(block, r.value, r.element_type, tdt)
+        finally:
+            ctx.top = outer
+
+    flat_at = shapes.reshape(at, (-1,))
+    inplace.scatter(a, flat_at, shapes.reshape(values, (-1,)), name, combine)
