@@ -1,8 +1,9 @@
 """Functions whose sizes, checks or branches come from the data compile for CUDA (no GPU needed):
 host code needs a scalar kernels computed (a count that sizes ``x[mask]``, ``np.nonzero`` or
 ``np.unique``, the maximum that sizes ``np.bincount``, the emptiness of a selection ``max``
-checks, weights of ``np.average`` that sum to zero, a singular matrix, an index out of bounds), and the compiled host code copies it back from the device and
-waits for it rather than being refused. python/tests/gpu/test_gpu_host_reads.py runs them."""
+checks, weights of ``np.average`` that sum to zero, an all-NaN slice of ``nanargmax``, bins
+that are not monotonic, a singular matrix, an index out of bounds), and the compiled host code
+copies it back from the device and waits for it rather than being refused. python/tests/gpu/test_gpu_host_reads.py runs them."""
 
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
     "bincount_weights": (lambda i, w: np.bincount(i, weights=w), (np.arange(6), np.ones(6))),
     "histogram": (lambda x: np.histogram(x, 5), (X.ravel(),)),
     "average_weights": (lambda x, w: np.average(x, axis=1, weights=w), (X, np.ones(4))),
+    "nanargmax": (lambda x: np.nanargmax(x, axis=1), (X,)),
+    "digitize_traced_bins": (lambda x, b: np.digitize(x, b), (X.ravel(), np.array([-0.5, 0.0, 0.5]))),
+    "unravel_index": (lambda i: np.unravel_index(i, (3, 4)), (np.arange(6),)),
     "unique": (lambda x: np.unique(x, return_index=True, return_inverse=True, return_counts=True), (X,)),
     "masked_max": (lambda x: (x[x > 0].max(), np.min(x[x > 0])), (X,)),
     "solve": (lambda a, b: np.linalg.solve(a, b), (SPD, np.ones(4))),

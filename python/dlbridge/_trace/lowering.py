@@ -796,7 +796,6 @@ def runtime_check(condition: TracedArray, kind: str, message: str, sizes: Sequen
     ctx.top.raw(f'dlpack.assert {scalar_ssa(condition)}, {kind}, "{text}"{operands}')
 
 
-
 def holds_traced(*values: Any) -> bool:
     """Whether a traced array or size is among ``values`` (or in lists, tuples and dicts of
     them)."""

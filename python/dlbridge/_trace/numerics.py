@@ -354,9 +354,8 @@ def digitize(x: Any, bins: Any, right: bool = False) -> TracedArray:
     steps = tnp.diff(edges)
     increasing = reductions.reduce("all", tnp.greater_equal(steps, 0))
     decreasing = reductions.reduce("all", tnp.less_equal(steps, 0))
-    if edges.context.target == "cpu":
-        lowering.runtime_check(tnp.logical_or(increasing, decreasing), "invalid_argument",
-                               "bins must be monotonically increasing or decreasing")
+    lowering.runtime_check(tnp.logical_or(increasing, decreasing), "invalid_argument",
+                           "bins must be monotonically increasing or decreasing")
     up = sorting.searchsorted(edges, at, side=side)
     down = tnp.subtract(edges.shape[0], sorting.searchsorted(indexing.flip(edges), at, side=side))
     return tnp.where(increasing, up, down)
@@ -482,10 +481,9 @@ def unravel_index(indices: Any, shape: Any, order: str = "C") -> tuple[TracedArr
     size: Any = 1
     for d in dims:
         size = size * d
-    if flat.context.target == "cpu":  # CUDA kernels' checks cannot read the data
-        inside = tnp.logical_and(tnp.greater_equal(flat, 0), tnp.less(flat, size))
-        lowering.runtime_check(reductions.reduce("all", inside), "invalid_argument",
-                               "index out of bounds for array with size {0}", [size])
+    inside = tnp.logical_and(tnp.greater_equal(flat, 0), tnp.less(flat, size))
+    lowering.runtime_check(reductions.reduce("all", inside), "invalid_argument",
+                           "index out of bounds for array with size {0}", [size])
     out: list[TracedArray] = []
     rest = flat
     for d in (dims if fortran else list(reversed(dims))):
@@ -518,7 +516,7 @@ def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = "raise", order: s
             c = tnp.remainder(c, sizes[k])
         elif modes[k] == "clip":
             c = tnp.minimum(tnp.maximum(c, 0), sizes[k] - 1)
-        elif modes[k] == "raise" and c.context.target == "cpu":
+        elif modes[k] == "raise":
             lowering.runtime_check(reductions.reduce("all", tnp.logical_and(tnp.greater_equal(c, 0),
                                                                             tnp.less(c, sizes[k]))),
                                    "invalid_argument", "invalid entry in coordinates array")

@@ -186,9 +186,8 @@ def _nan_arg(largest: bool, a: Any, axis: Any, out: Any, keepdims: bool) -> Trac
     if x.element_type.is_complex:
         raise unsupported(f"numpy.{name}", "complex input")
     nan = _isnan(x)
-    if x.context.target == "cpu":
-        lowering.runtime_check(xp.logical_not(xp.any(xp.all(nan, axis=axis))), "invalid_argument",
-                               "All-NaN slice encountered")
+    lowering.runtime_check(xp.logical_not(xp.any(xp.all(nan, axis=axis))), "invalid_argument",
+                           "All-NaN slice encountered")
     return pick(xp.where(nan, -np.inf if largest else np.inf, x), axis=axis, keepdims=keepdims)
 
 

@@ -188,3 +188,16 @@ def test_a_selection_in_a_loop_reads_its_count_each_time_round() -> None:
     for trips in (0, 1, 4):
         np.testing.assert_allclose(_host(dlbridge.jit(shrink)(torch.from_numpy(x).cuda(), trips)),
                                    shrink(x, trips), rtol=1e-12)
+
+
+def test_checks_of_statistics_read_the_data_back() -> None:
+    """NumPy's errors that depend on the data are raised on the device too."""
+    x = torch.tensor([[1.0, np.nan], [np.nan, np.nan]], dtype=torch.float64, device="cuda")
+    with pytest.raises(ValueError, match="All-NaN slice encountered"):
+        dlbridge.jit(lambda a: np.nanargmax(a, axis=1))(x)
+    np.testing.assert_array_equal(_host(dlbridge.jit(lambda a: np.nanargmax(a, axis=1))(x[:1])), [0])
+    bins = torch.tensor([0.0, 1.0, 0.5], dtype=torch.float64, device="cuda")
+    with pytest.raises(ValueError, match="bins must be monotonically increasing or decreasing"):
+        dlbridge.jit(lambda a, b: np.digitize(a, b))(x[0], bins)
+    with pytest.raises(ValueError, match="index out of bounds"):
+        dlbridge.jit(lambda i: np.unravel_index(i, (3, 4)))(torch.tensor([3, 12], device="cuda"))
