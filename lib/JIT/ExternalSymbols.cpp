@@ -32,15 +32,13 @@ const llvm::StringSet<> &getRuntimeSymbolNames() {
   return *names;
 }
 
-/// Whether the JIT binds `name`: to libdlrt, or as ExecutionEngine does
-/// for the rest, to a symbol of the process's global scope.
-bool isLinkable(StringRef name) {
+} // namespace
+
+bool dlbridge::jit::isLinkable(StringRef name) {
   return getRuntimeSymbolNames().contains(name) ||
          llvm::sys::DynamicLibrary::getPermanentLibrary(nullptr)
              .getAddressOfSymbol(name.str().c_str());
 }
-
-} // namespace
 
 LogicalResult dlbridge::jit::verifyExternalFunctions(ModuleOp module) {
   bool linkable = true;

@@ -11,6 +11,10 @@
 
 namespace dlbridge::jit {
 
+/// Whether the JIT binds `name`: to libdlrt, or as ExecutionEngine does
+/// for the rest, to a symbol of the process's global scope.
+bool isLinkable(llvm::StringRef name);
+
 /// Checks that every function `module` declares without defining it and
 /// uses can be linked: a libdlrt function or a symbol of this process (libc,
 /// libm, a library loaded with RTLD_GLOBAL). Emits an error at each use of

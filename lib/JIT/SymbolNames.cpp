@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SymbolNames.h"
+#include "ExternalSymbols.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -41,7 +42,8 @@ std::string dlbridge::jit::makeSymbolsPortable(ModuleOp module,
   SymbolTable symbols(module);
   SmallVector<func::FuncOp> renamed;
   for (func::FuncOp func : module.getOps<func::FuncOp>())
-    if (!func.isExternal() && !isPortableSymbol(func.getSymName()))
+    if (!func.isExternal() &&
+        (!isPortableSymbol(func.getSymName()) || isLinkable(func.getSymName())))
       renamed.push_back(func);
   for (func::FuncOp func : renamed) {
     std::string base = portableSpelling(func.getSymName());

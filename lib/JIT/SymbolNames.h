@@ -19,8 +19,11 @@ namespace dlbridge::jit {
 /// else (a Python `<lambda>`, spaces, non-ASCII) with a fatal error.
 bool isPortableSymbol(llvm::StringRef name);
 
-/// Renames every function defined in `module` whose name is not portable,
-/// and every use of it, to a portable name: the name's portable characters,
+/// Renames every function defined in `module` whose name is not portable, or
+/// is a symbol the JIT links (a Python `def exp(x)`: libm's `exp`, which the
+/// lowering of `math.exp` calls, would otherwise resolve to the function
+/// itself), and every use of it, to a portable name: the name's portable
+/// characters,
 /// '_' for the others, cut at 48 characters, then a hash of the whole name
 /// (`<lambda>` becomes `_lambda__3f9a1c2e`), unique in the module.
 /// Declarations keep their names: they are resolved by name when linking.

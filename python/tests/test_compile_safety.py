@@ -41,3 +41,20 @@ def test_a_lambda_compiles_under_its_name(target: str) -> None:
     source = TRANSPOSE.replace("@t(", '@"<lambda>"(')
     kernel = dlbridge.compile(source, target=target)
     assert kernel.signature["name"] == "<lambda>"
+
+
+def exp(x: np.ndarray) -> np.ndarray:
+    return np.exp(x) + np.sqrt(x)
+
+
+def free(x: np.ndarray) -> np.ndarray:
+    return x * 2
+
+
+@pytest.mark.parametrize("fn", [exp, free])
+def test_a_function_named_like_a_c_library_symbol_does_not_capture_its_calls(fn: object) -> None:
+    """A Python ``def exp`` compiles under another symbol: under its own name it would be the
+    definition of libm's ``exp``, which the lowering of ``np.exp`` calls (a call that never
+    returned), or of libc's ``free``, which releasing buffers calls."""
+    x = np.arange(1.0, 5.0)
+    np.testing.assert_allclose(dlbridge.jit(fn)(x), fn(x))  # type: ignore[operator]
