@@ -153,3 +153,20 @@ def test_numpy_scalars_are_strongly_typed(dtype, scalar):
     result = dlbridge.jit(add)(x, scalar)
     assert result.dtype == expected.dtype
     np.testing.assert_array_equal(result, expected)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "uint32", "int64"])
+def test_comparisons_with_python_ints_beyond_the_dtype_are_exact(dtype: str) -> None:
+    """NumPy 2 compares an integer array with a Python int its dtype cannot hold exactly
+    (``uint8_array == -1`` is all False) rather than raising as arithmetic does."""
+    info = np.iinfo(dtype)
+    x = np.arange(5).astype(dtype)
+    big, small = int(info.max) + 1, int(info.min) - 1
+    f = dlbridge.jit(lambda a: (a == big, a != big, a < big, a <= big, a > big, a >= big,
+                                a == small, a > small, small < a, big <= a))
+    want = (x == big, x != big, x < big, x <= big, x > big, x >= big, x == small, x > small, small < x, big <= x)
+    for got, w in zip(f(x), want):
+        assert got.dtype == np.bool_
+        np.testing.assert_array_equal(got, w)
+    with pytest.raises(OverflowError, match=f"Python integer {big} out of bounds for {dtype}"):
+        dlbridge.jit(lambda a: a + big)(x)

@@ -135,6 +135,10 @@ def _lower_binary(name: str, t: Typed) -> TracedArray:
     if name in _CMP:
         pred = _CMP[name]
         common = t.common
+        settled = _beyond_range(pred, x, y, common)
+        if settled is not None:
+            array, answer = settled
+            return emit_elementwise(ctx, pred, [(array, common)], dt, lambda b, v: b.const(answer, "i1"), weak)
         compared = [(x, common), (y, common)]
         if common.is_complex:
             compare = _complex_equal if pred in ("eq", "ne") else _complex_order
@@ -153,6 +157,27 @@ def _lower_binary(name: str, t: Typed) -> TracedArray:
         return emit_elementwise(ctx, op[:-1], ops2, dt,
                                 lambda b, v: lowering.arith(b, op, v[0], v[1], dt, op[:-1]), weak)
     raise unsupported(f"numpy.{name}")
+
+
+_MIRRORED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+
+
+def _beyond_range(pred: str, x: Any, y: Any, dt: DType) -> tuple[TracedArray, bool] | None:
+    """The traced operand and the answer of every element when an integer array of ``dt`` is
+    compared (``x <pred> y``) with a Python int outside ``dt``'s range: NumPy 2 compares them
+    exactly (``uint8_array == -1`` is all False, ``< 300`` all True) rather than converting
+    the int. None for other comparisons."""
+    if not dt.is_int:
+        return None
+    info = np.iinfo(dt.name)
+    for array, value, p in ((x, y, pred), (y, x, _MIRRORED[pred])):
+        if not isinstance(array, TracedArray) or type(value) is not int:
+            continue
+        if value > info.max:
+            return array, p in ("lt", "le", "ne")
+        if value < info.min:
+            return array, p in ("gt", "ge", "ne")
+    return None
 
 
 def _complex_equal(b: Block, pred: str, x: str, y: str, dt: DType) -> str:
