@@ -31,16 +31,6 @@ __all__ = [
 ]
 
 
-def _holds_traced(*values: Any) -> bool:
-    for v in values:
-        if isinstance(v, (list, tuple)):
-            if _holds_traced(*v):
-                return True
-        elif isinstance(v, (TracedArray, SymbolicDim)):
-            return True
-    return False
-
-
 def _array(a: Any, name: str) -> TracedArray:
     ctx = lowering.context_of(a)
     if isinstance(a, (list, tuple)):
@@ -91,7 +81,7 @@ def _view(x: TracedArray) -> TracedArray:
 
 
 def _at_least(name: str, arys: tuple[Any, ...], pad: Any) -> Any:
-    if not _holds_traced(*arys):
+    if not lowering.holds_traced(*arys):
         return getattr(np, name)(*arys)
     out = []
     for a in arys:
@@ -125,7 +115,7 @@ def atleast_3d(*arys: Any) -> Any:
 def expand_dims(a: Any, axis: Any) -> Any:
     """A view of ``a`` with size-1 axes inserted at ``axis`` (an int or a tuple, positions in
     the result)."""
-    if not _holds_traced(a):
+    if not lowering.holds_traced(a):
         return np.expand_dims(a, axis)
     x = _array(a, "numpy.expand_dims")
     ndim = x.ndim + (len(axis) if isinstance(axis, (tuple, list)) else 1)
@@ -138,7 +128,7 @@ def expand_dims(a: Any, axis: Any) -> Any:
 @op("squeeze", method="squeeze")
 def squeeze(a: Any, axis: Any = None) -> Any:
     """A view of ``a`` without its size-1 axes (or those of ``axis``, which must have size 1)."""
-    if not _holds_traced(a):
+    if not lowering.holds_traced(a):
         return np.squeeze(a, axis)
     x = _array(a, "numpy.squeeze")
     if axis is None:
@@ -159,7 +149,7 @@ def squeeze(a: Any, axis: Any = None) -> Any:
 @op("swapaxes", method="swapaxes")
 def swapaxes(a: Any, axis1: Any, axis2: Any) -> Any:
     """A view of ``a`` with axes ``axis1`` and ``axis2`` interchanged."""
-    if not _holds_traced(a):
+    if not lowering.holds_traced(a):
         return np.swapaxes(a, axis1, axis2)
     x = _array(a, "numpy.swapaxes")
     i = _axis(axis1, x.ndim, "numpy.swapaxes", "axis1: axis")
@@ -173,7 +163,7 @@ def swapaxes(a: Any, axis1: Any, axis2: Any) -> Any:
 def moveaxis(a: Any, source: Any, destination: Any) -> Any:
     """A view of ``a`` with the axes ``source`` moved to positions ``destination`` (ints or
     sequences of one length); the other axes keep their order."""
-    if not _holds_traced(a):
+    if not lowering.holds_traced(a):
         return np.moveaxis(a, source, destination)
     x = _array(a, "numpy.moveaxis")
     src = _axes_in_order(source, x.ndim, "numpy.moveaxis", "source")
@@ -189,7 +179,7 @@ def moveaxis(a: Any, source: Any, destination: Any) -> Any:
 @op("rollaxis")
 def rollaxis(a: Any, axis: Any, start: Any = 0) -> Any:
     """A view of ``a`` with ``axis`` moved to just before position ``start``."""
-    if not _holds_traced(a):
+    if not lowering.holds_traced(a):
         return np.rollaxis(a, axis, start)
     x = _array(a, "numpy.rollaxis")
     n = x.ndim
@@ -217,7 +207,7 @@ def rollaxis(a: Any, axis: Any, start: Any = 0) -> Any:
 def rot90(m: Any, k: Any = 1, axes: Any = (0, 1)) -> Any:
     """``m`` rotated by 90 degrees ``k`` times in the plane of ``axes``, from the first axis
     towards the second (a view: flips and a transpose)."""
-    if not _holds_traced(m):
+    if not lowering.holds_traced(m):
         return np.rot90(m, k, axes)
     axes = tuple(axes)
     if len(axes) != 2:
@@ -329,10 +319,10 @@ def _stretch(x: TracedArray, dims: list[int | None], sizes: list[str | None], me
 @op("broadcast_to")
 def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
     """``array`` repeated along its size-1 (and new leading) axes to ``shape``."""
-    if not _holds_traced(array, shape):
+    if not lowering.holds_traced(array, shape):
         return np.broadcast_to(array, shape, subok=subok)
     ctx = lowering.context_of(array, *(shape if isinstance(shape, (tuple, list)) else (shape,)))
-    x = _array(array, "numpy.broadcast_to") if _holds_traced(array) else lowering.to_tensor(
+    x = _array(array, "numpy.broadcast_to") if lowering.holds_traced(array) else lowering.to_tensor(
         ctx, lowering.lift(ctx, np.asarray(array), "numpy.broadcast_to"))
     parts = list(shape) if isinstance(shape, (tuple, list)) else [shape]
     if len(parts) < x.ndim:
@@ -364,10 +354,10 @@ def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
 def broadcast_arrays(*args: Any, subok: bool = False) -> Any:
     """The arrays broadcast against each other, as a tuple (an array that needs no broadcast
     is itself, as NumPy gives it)."""
-    if not _holds_traced(*args):
+    if not lowering.holds_traced(*args):
         return np.broadcast_arrays(*args, subok=subok)
     ctx = lowering.context_of(*args)
-    xs = [_array(a, "numpy.broadcast_arrays") if _holds_traced(a) else
+    xs = [_array(a, "numpy.broadcast_arrays") if lowering.holds_traced(a) else
           lowering.to_tensor(ctx, lowering.lift(ctx, np.asarray(a), "numpy.broadcast_arrays")) for a in args]
     shapes_text = ", ".join(f"arg {i} with shape {_shown(x.shape)}" for i, x in enumerate(xs))
     message = f"shape mismatch: objects cannot be broadcast to a single shape ({shapes_text})"

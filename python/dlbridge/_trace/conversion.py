@@ -36,12 +36,6 @@ _NO_COPY = (
 )
 
 
-def _holds_traced(value: Any) -> bool:
-    if isinstance(value, (list, tuple)):
-        return any(_holds_traced(v) for v in value)
-    return isinstance(value, (TracedArray, SymbolicDim))
-
-
 def _is_numpy_array(x: TracedArray) -> bool:
     """Whether NumPy would hold ``x`` as an array, not as a scalar (``a.sum()``, ``a[0, 0]``,
     a Python number argument): converting a scalar always makes a new array."""
@@ -119,7 +113,7 @@ def _numpy_copy_arg(copy: Any) -> dict[str, Any]:
 def asarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None, copy: Any = None,
             like: Any = None) -> Any:
     """``a`` as an array: ``a`` itself when it is one of ``dtype`` already."""
-    if not _holds_traced(a):
+    if not lowering.holds_traced(a):
         return np.asarray(a, dtype=dtype, order=order, **_numpy_copy_arg(copy))
     return _convert("asarray", a, dtype, copy, order, 0)
 
@@ -128,7 +122,7 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
 def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None, copy: Any = None,
                like: Any = None) -> Any:
     """``a`` as an array (traced arrays have no subclasses: ``asarray``)."""
-    if not _holds_traced(a):
+    if not lowering.holds_traced(a):
         return np.asanyarray(a, dtype=dtype, order=order, **_numpy_copy_arg(copy))
     return _convert("asanyarray", a, dtype, copy, order, 0)
 
@@ -136,7 +130,7 @@ def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = No
 @op("ascontiguousarray")
 def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None) -> Any:
     """``a`` as an array of at least one dim in C order (``a`` itself when it is one)."""
-    if not _holds_traced(a):
+    if not lowering.holds_traced(a):
         return np.ascontiguousarray(a, dtype=dtype)
     return _convert("ascontiguousarray", a, dtype, None, "C", 1)
 
@@ -144,7 +138,7 @@ def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None) -> Any:
 @op("asfortranarray")
 def asfortranarray(a: Any, dtype: Any = None, *, like: Any = None) -> Any:
     """``a`` as an array of at least one dim in Fortran order: a copy unless ``a`` is one."""
-    if not _holds_traced(a):
+    if not lowering.holds_traced(a):
         return np.asfortranarray(a, dtype=dtype)
     return _convert("asfortranarray", a, dtype, None, "F", 1)
 
@@ -154,7 +148,7 @@ def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
           ndmin: int = 0, like: Any = None) -> Any:
     """A new array holding ``object`` (with ``copy=None``/``False``, ``object`` itself where no
     conversion is needed)."""
-    if not _holds_traced(object):
+    if not lowering.holds_traced(object):
         return np.array(object, dtype=dtype, copy=copy, order=order, subok=subok, ndmin=ndmin)
     if isinstance(ndmin, bool) or not isinstance(ndmin, (int, np.integer)):
         raise trace_error(f"numpy.array: ndmin must be an integer, not {type(ndmin).__name__}", TypeError)

@@ -396,18 +396,12 @@ def identity(n: Any, dtype: Any = None, *, like: Any = None) -> TracedArray:
 # joining
 
 
-def _holds_traced(value: Any) -> bool:
-    if isinstance(value, (list, tuple)):
-        return any(_holds_traced(v) for v in value)
-    return isinstance(value, (TracedArray, SymbolicDim))
-
-
 def array_operand(ctx: TraceContext, value: Any, name: str) -> TracedArray:
     """``np.asarray(value)`` for an operand of ``name``: a traced array, a NumPy array or scalar,
     or a (nested) Python list or tuple of them, which becomes a constant when it holds no traced
     value and the stack of its items otherwise."""
     if isinstance(value, (list, tuple)):
-        if not _holds_traced(value):
+        if not lowering.holds_traced(value):
             try:
                 constant = np.asarray(value)
             except ValueError as error:
@@ -548,7 +542,7 @@ def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Traced
 def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> TracedArray:
     """``vstack`` under its name deprecated in NumPy 2.0 (which warns as NumPy does)."""
     warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.", DeprecationWarning, stacklevel=3)
-    if not _holds_traced(tup):
+    if not lowering.holds_traced(tup):
         return np.vstack(tup, dtype=dtype, casting=casting)  # type: ignore[no-any-return]
     return vstack(tup, dtype=dtype, casting=casting)
 
@@ -556,7 +550,7 @@ def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Tra
 @op("column_stack")
 def column_stack(tup: Any) -> TracedArray:
     """The arrays joined along axis 1, 0-d and 1-D ones as columns."""
-    if not _holds_traced(tup):
+    if not lowering.holds_traced(tup):
         return np.column_stack(tup)  # type: ignore[no-any-return]
     ctx = _context(*_flat(tup))
     xs = _arrays(ctx, tup, "column_stack")
@@ -574,7 +568,7 @@ def column_stack(tup: Any) -> TracedArray:
 def dstack(tup: Any) -> TracedArray:
     """The arrays joined along axis 2 (depth), after ``atleast_3d``: a 1-D ``(N,)`` array as
     ``(1, N, 1)``, a 2-D ``(M, N)`` one as ``(M, N, 1)``."""
-    if not _holds_traced(tup):
+    if not lowering.holds_traced(tup):
         return np.dstack(tup)  # type: ignore[no-any-return]
     ctx = _context(*_flat(tup))
     xs = _arrays(ctx, tup, "dstack")
@@ -585,7 +579,7 @@ def dstack(tup: Any) -> TracedArray:
 @op("append")
 def append(arr: Any, values: Any, axis: Any = None) -> TracedArray:
     """``values`` joined to the end of ``arr`` along ``axis`` (None: both flattened)."""
-    if not _holds_traced([arr, values]):
+    if not lowering.holds_traced([arr, values]):
         return np.append(arr, values, axis)  # type: ignore[no-any-return]
     ctx = _context(arr, values, *_flat(values))
     x = array_operand(ctx, arr, "numpy.append")
@@ -739,7 +733,7 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> TracedArray:
 def resize(a: Any, new_shape: Any) -> TracedArray:
     """A new array of ``new_shape`` holding the elements of ``a`` in C order, repeated as often
     as needed (zeros when ``a`` is empty)."""
-    if not _holds_traced([a, new_shape]):
+    if not lowering.holds_traced([a, new_shape]):
         return np.resize(a, new_shape)  # type: ignore[no-any-return]
     ctx = _context(a, *(new_shape if isinstance(new_shape, (tuple, list)) else (new_shape,)))
     x = array_operand(ctx, a, "numpy.resize")

@@ -26,16 +26,6 @@ __all__ = ["delete", "insert"]
 Size = Any  # an int or a SymbolicDim
 
 
-def _holds_traced(*values: Any) -> bool:
-    for v in values:
-        if isinstance(v, (list, tuple)):
-            if _holds_traced(*v):
-                return True
-        elif isinstance(v, (TracedArray, SymbolicDim)):
-            return True
-    return False
-
-
 def _along(x: TracedArray, axis: int, start: Any, stop: Any) -> TracedArray:
     return getitem(x, tuple(slice(start, stop) if k == axis else slice(None) for k in range(x.ndim)))
 
@@ -119,7 +109,7 @@ def _shape_with(x: TracedArray, axis: int, size: Size) -> tuple[Any, ...]:
 def insert(arr: Any, obj: Any, values: Any, axis: Any = None) -> Any:
     """``arr`` with ``values`` inserted before the positions ``obj`` (an int, a slice or a list
     of ints) along ``axis`` (None: of the flattened array)."""
-    if not _holds_traced(arr, obj, values):
+    if not lowering.holds_traced(arr, obj, values):
         return np.insert(arr, obj, values, axis=axis)
     ctx = lowering.context_of(arr, obj, values, *(values if isinstance(values, (list, tuple)) else ()))
     x, ax = _operand(ctx, arr, axis, "numpy.insert")
@@ -176,7 +166,7 @@ def _keep_runs(x: TracedArray, ax: int, deleted: list[Any]) -> TracedArray:
 def delete(arr: Any, obj: Any, axis: Any = None) -> Any:
     """``arr`` without the positions ``obj`` (an int, a slice, a list of ints or a boolean mask)
     along ``axis`` (None: of the flattened array)."""
-    if not _holds_traced(arr, obj):
+    if not lowering.holds_traced(arr, obj):
         return np.delete(arr, obj, axis=axis)
     ctx = lowering.context_of(arr, obj)
     x, ax = _operand(ctx, arr, axis, "numpy.delete")

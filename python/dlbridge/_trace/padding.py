@@ -30,19 +30,6 @@ _MODES = {"constant": ("constant_values",), "empty": (), "edge": (), "wrap": (),
 _NUMPY_ONLY = ("linear_ramp", "maximum", "mean", "median", "minimum")
 
 
-def _holds_traced(*values: Any) -> bool:
-    for v in values:
-        if isinstance(v, (list, tuple)):
-            if _holds_traced(*v):
-                return True
-        elif isinstance(v, dict):
-            if _holds_traced(*v.values()):
-                return True
-        elif isinstance(v, (TracedArray, SymbolicDim)):
-            return True
-    return False
-
-
 def _leaf(v: Any) -> bool:
     return not isinstance(v, (list, tuple, np.ndarray)) or (isinstance(v, np.ndarray) and v.ndim == 0)
 
@@ -216,7 +203,7 @@ def _padded(x: TracedArray, widths: list[tuple[int, int]], mode: str,
 @op("pad")
 def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Any:
     """``array`` padded by ``pad_width`` (per axis, before and after) in ``mode``."""
-    if not _holds_traced(array, pad_width, kwargs):
+    if not lowering.holds_traced(array, pad_width, kwargs):
         return np.pad(array, pad_width, mode, **kwargs)
     if callable(mode):
         raise unsupported("numpy.pad", "a function as mode")

@@ -25,16 +25,6 @@ __all__ = ["array_split", "dsplit", "hsplit", "split", "vsplit"]
 Size = Any  # an int or a SymbolicDim
 
 
-def _holds_traced(*values: Any) -> bool:
-    for v in values:
-        if isinstance(v, (list, tuple)):
-            if _holds_traced(*v):
-                return True
-        elif isinstance(v, (TracedArray, SymbolicDim)):
-            return True
-    return False
-
-
 def _min(a: Size, b: Size) -> Size:
     """``min(a, b)`` of sizes, as size arithmetic when one is dynamic."""
     if isinstance(a, int) and isinstance(b, int):
@@ -117,7 +107,7 @@ def _split(ary: Any, indices_or_sections: Any, axis: Any, name: str, equal: bool
 def split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
     """``ary`` split along ``axis`` into equal sections (an int, which must divide the size) or
     at the given indices (a list of views)."""
-    if not _holds_traced(ary, indices_or_sections):
+    if not lowering.holds_traced(ary, indices_or_sections):
         return np.split(ary, indices_or_sections, axis)
     return _split(ary, indices_or_sections, axis, "split", True)
 
@@ -126,13 +116,13 @@ def split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
 def array_split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
     """``ary`` split along ``axis`` into sections (the first ``size % n`` one longer) or at the
     given indices."""
-    if not _holds_traced(ary, indices_or_sections):
+    if not lowering.holds_traced(ary, indices_or_sections):
         return np.array_split(ary, indices_or_sections, axis)
     return _split(ary, indices_or_sections, axis, "array_split", False)
 
 
 def _split_along(name: str, ary: Any, indices_or_sections: Any, min_ndim: int, axis: Any) -> Any:
-    if not _holds_traced(ary, indices_or_sections):
+    if not lowering.holds_traced(ary, indices_or_sections):
         return getattr(np, name)(ary, indices_or_sections)
     ctx = lowering.context_of(ary)
     x = array_operand(ctx, ary, f"numpy.{name}")
