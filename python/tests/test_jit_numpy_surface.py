@@ -17,36 +17,7 @@ import dlbridge
 import numpy as np
 import pytest
 from dlbridge._trace import sorting
-
-DTYPES = ["float64", "float32", "int64", "uint8", "bool", "complex128"]
-LAYOUTS = ["C", "strided", "reversed", "empty", "0-d"]
-
-
-def _values(dtype: str, shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    if dtype == "bool":
-        return rng.random(shape) < 0.5
-    if dtype.startswith("uint"):
-        return rng.integers(0, 6, shape).astype(dtype)
-    if dtype.startswith("int"):
-        return rng.integers(-4, 5, shape).astype(dtype)
-    if dtype.startswith("complex"):
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
-
-
-def make(dtype: str, layout: str) -> np.ndarray:
-    """A 3 x 5 input of ``dtype`` in ``layout`` (or an empty or 0-d one)."""
-    if layout == "C":
-        return _values(dtype, (3, 5))
-    if layout == "strided":
-        return _values(dtype, (6, 10))[::2, ::2]
-    if layout == "reversed":
-        return _values(dtype, (3, 5))[::-1, ::-1]
-    if layout == "empty":
-        return _values(dtype, (0, 5))
-    return _values(dtype, ())
-
+from numpy_constructs import DTYPES, LAYOUTS, check_construct, compare, make
 
 #: name → the NumPy user's function of one array
 CONSTRUCTS: dict[str, Callable[[Any], Any]] = {
@@ -101,64 +72,12 @@ def _filled(r: Any, a: Any) -> Any:
 JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}
 
 
-def _compare(got: Any, want: Any, single: bool) -> None:
-    """``got`` has NumPy's dtype, shape and values (to the precision of single-precision inputs
-    when ``single``)."""
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            _compare(g, w, single)
-        return
-    want = np.asarray(want)
-    got = np.asarray(got)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    if want.dtype.kind in "fc":
-        rtol = 1e-5 if single or want.dtype in (np.float32, np.complex64) else 1e-11
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(got, want)
-
-
-def _numpy(fn: Callable[[Any], Any], a: np.ndarray) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return fn(a.copy())
-        except Exception as error:  # NumPy refuses: dlbridge must refuse too
-            return error
-
-
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", list(CONSTRUCTS))
 def test_construct_matches_numpy(name: str, dtype: str, layout: str) -> None:
-    _check(JITTED[name], name, dtype, layout)
-
-
-def _check(jitted: Any, name: str, dtype: str, layout: str) -> None:
-    """``jitted``, construct ``name`` under ``@jit``, gives NumPy's answer or error on an input
-    of ``dtype`` in ``layout`` and leaves it untouched."""
-    if layout == "0-d" and dtype != "float64":
-        pytest.skip("0-d inputs: float64 (each dtype compiles a kernel per rank)")
-    a = make(dtype, layout)
-    before = a.copy()
-    want = _numpy(CONSTRUCTS[name], a)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if (name, dtype) in REFUSED and not isinstance(want, Exception):
-            with pytest.raises(dlbridge.TraceError):
-                jitted(a)
-            return
-        if isinstance(want, Exception):
-            with pytest.raises((type(want), dlbridge.TraceError)):
-                jitted(a)
-            return
-        got = jitted(a)
-    if (name, dtype, layout) in EMPTY_DTYPE:
-        want = tuple(w.astype(g.dtype) for g, w in zip(got, want))
-    _compare(got, want, dtype == "float32")
-    np.testing.assert_array_equal(a, before)
+    check_construct(JITTED[name], CONSTRUCTS[name], dtype, layout, refused=(name, dtype) in REFUSED,
+                    dtype_from_kernel=(name, dtype, layout) in EMPTY_DTYPE)
 
 
 #: Reshapes that only drop and add size-1 dims, or flatten: no ``tensor.reshape`` (whose shape
@@ -176,7 +95,7 @@ def test_reshapes_that_regroup_dims_need_no_shape_operand(layout: str) -> None:
         return
     want = (a.reshape(-1), np.ravel(a), a.reshape(1, -1, 1), a.sum().reshape(1), np.reshape(a[0], (1, a.shape[1])),
             a[:, :1].reshape(-1))
-    _compare(REGROUPING(a), want, False)
+    compare(REGROUPING(a), want, False)
     assert "tensor.reshape" not in REGROUPING.inspect(a)["input"]
 
 
@@ -249,7 +168,7 @@ def test_the_gpu_sort_matches_numpy(name: str, dtype: str, layout: str, gpu_sort
     jitted = dlbridge.jit(CONSTRUCTS[name])
     # not the CPU's merge sort of each row
     assert not re.search(r"^\s*%\S+ = scf\.forall", jitted.inspect(make(dtype, "C"))["input"], re.M)
-    _check(jitted, name, dtype, layout)
+    check_construct(jitted, CONSTRUCTS[name], dtype, layout)
 
 
 @pytest.mark.parametrize("fn", [lambda a: np.sort(a), lambda a: np.argsort(a, axis=0), lambda a: a.sort(),

@@ -18,7 +18,7 @@ from typing import Any, Callable
 import dlbridge
 import numpy as np
 import pytest
-from test_jit_numpy_surface import DTYPES, LAYOUTS, _compare, _numpy, make
+from numpy_constructs import DTYPES, LAYOUTS, check_construct, compare, make
 
 
 def _holes(a: Any) -> Any:
@@ -88,28 +88,9 @@ JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", list(CONSTRUCTS))
 def test_construct_matches_numpy(name: str, dtype: str, layout: str) -> None:
-    if layout == "0-d" and dtype != "float64":
-        pytest.skip("0-d inputs: float64 (each dtype compiles a kernel per rank)")
     if layout == "empty" and name in EMPTY_SHAPE:
         pytest.skip("NumPy's result for an empty input has a shape that depends on the data's size")
-    a = make(dtype, layout)
-    before = a.copy()
-    want = _numpy(CONSTRUCTS[name], a)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if (name, dtype) in REFUSED and not isinstance(want, Exception):
-            with pytest.raises(dlbridge.TraceError):
-                JITTED[name](a)
-            return
-        if isinstance(want, Exception):
-            # a size NumPy's LinAlgError is about is checked when the kernel runs: its base class
-            linalg = (ValueError,) if isinstance(want, np.linalg.LinAlgError) else ()
-            with pytest.raises((type(want), dlbridge.TraceError, *linalg)):
-                JITTED[name](a)
-            return
-        got = JITTED[name](a)
-    _compare(got, want, dtype == "float32")
-    np.testing.assert_array_equal(a, before)
+    check_construct(JITTED[name], CONSTRUCTS[name], dtype, layout, refused=(name, dtype) in REFUSED)
 
 
 @pytest.mark.parametrize("name", list(CONSTRUCTS))
@@ -139,7 +120,7 @@ def test_all_nan_slices_give_numpys_results() -> None:
         warnings.simplefilter("ignore")
         want = (np.nanmax(x, axis=1), np.nanmin(x, axis=1), np.nanmean(x, axis=1), np.nanvar(x, axis=1),
                 np.nanmedian(x, axis=1), np.nanquantile(x, 0.3, axis=1), np.nansum(x, axis=1), np.nanprod(x, axis=1))
-    _compare(ALL_NAN(x), want, False)
+    compare(ALL_NAN(x), want, False)
 
 
 NANARGMAX = dlbridge.jit(lambda a: (np.nanargmax(a, axis=1), np.nanargmin(a)))
@@ -150,7 +131,7 @@ def test_nanargmax_of_an_all_nan_slice_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="All-NaN slice encountered"):
         NANARGMAX(x)
     y = x[[0, 2]]
-    _compare(NANARGMAX(y), (np.nanargmax(y, axis=1), np.nanargmin(y)), False)
+    compare(NANARGMAX(y), (np.nanargmax(y, axis=1), np.nanargmin(y)), False)
 
 
 def test_max_with_where_needs_initial_and_an_empty_max_needs_it_too() -> None:
@@ -162,7 +143,7 @@ def test_max_with_where_needs_initial_and_an_empty_max_needs_it_too() -> None:
     f = dlbridge.jit(lambda a: (np.max(a, axis=0, initial=-1.0), np.min(a, where=a > 1, initial=9.0),
                                 a.sum(initial=10, where=a < 4)))
     for v in (x, x[:0]):
-        _compare(f(v), (np.max(v, axis=0, initial=-1.0), np.min(v, where=v > 1, initial=9.0),
+        compare(f(v), (np.max(v, axis=0, initial=-1.0), np.min(v, where=v > 1, initial=9.0),
                         v.sum(initial=10, where=v < 4)), False)
 
 
@@ -185,7 +166,7 @@ def test_traced_quantiles() -> None:
     """``q`` as an array argument: the quantiles' shape leads the result's."""
     x = np.random.default_rng(3).standard_normal((5, 4))
     q = np.array([[0.0, 0.25], [0.5, 1.0]])
-    _compare(QUANTILE_OF(x, q), (np.quantile(x, q, axis=0), np.percentile(x, q * 100, axis=1, method="lower")), False)
+    compare(QUANTILE_OF(x, q), (np.quantile(x, q, axis=0), np.percentile(x, q * 100, axis=1, method="lower")), False)
     with pytest.raises(ValueError, match="Quantiles must be in the range"):
         QUANTILE_OF(x, q + 0.5)
 
@@ -207,7 +188,7 @@ def test_sizes_of_every_parity(shape: tuple[int, int]) -> None:
         want = (np.median(x), np.median(x, axis=-1), np.nanmedian(x, axis=0), np.quantile(x, [0.1, 0.5, 0.77], axis=-1),
                 np.nanpercentile(x, 40, axis=0), np.convolve(x[0], x[-1], "same"), np.correlate(x[-1], x[0], "same"),
                 np.diagonal(x, 1), np.diag(x[0], -2), np.interp(x[0], np.sort(x[-1]), x[-1]))
-        _compare(ORDER_STATS(x), want, False)
+        compare(ORDER_STATS(x), want, False)
 
 
 def test_numpy_values_give_numpy_results() -> None:
@@ -223,7 +204,7 @@ def test_isclose_of_infinities_and_nans() -> None:
     f = dlbridge.jit(lambda a, b: (np.isclose(a, b), np.isclose(a, b, equal_nan=True), np.allclose(a, b),
                                    np.allclose(a[3:], b[3:]), np.array_equal(a, a, equal_nan=True),
                                    np.array_equal(a, a)))
-    _compare(f(x, y), (np.isclose(x, y), np.isclose(x, y, equal_nan=True), np.asarray(np.allclose(x, y)),
+    compare(f(x, y), (np.isclose(x, y), np.isclose(x, y, equal_nan=True), np.asarray(np.allclose(x, y)),
                        np.asarray(np.allclose(x[3:], y[3:])), np.asarray(np.array_equal(x, x, equal_nan=True)),
                        np.asarray(np.array_equal(x, x))), False)
 
@@ -239,5 +220,5 @@ def test_where_as_a_list_or_a_numpy_array_broadcasts() -> None:
     f = dlbridge.jit(lambda a: (np.sum(a, axis=1, where=[True, False, True]),
                                 np.mean(a, where=np.array([[True], [False]])), np.any(a, where=False)))
     x = np.arange(6.0).reshape(2, 3)
-    _compare(f(x), (np.sum(x, axis=1, where=[True, False, True]), np.mean(x, where=np.array([[True], [False]])),
+    compare(f(x), (np.sum(x, axis=1, where=[True, False, True]), np.mean(x, where=np.array([[True], [False]])),
                     np.any(x, where=False)), False)

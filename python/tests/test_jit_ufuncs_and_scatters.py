@@ -19,7 +19,7 @@ from typing import Any, Callable
 import dlbridge
 import numpy as np
 import pytest
-from test_jit_numpy_surface import DTYPES, LAYOUTS, _compare, _numpy, make
+from numpy_constructs import DTYPES, LAYOUTS, check_construct, make
 
 
 def _small_indices(a: Any) -> Any:
@@ -149,26 +149,9 @@ MOVES = {"where_one_argument", "take", "take_along_axis", "ix_", "fancy_set", "p
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", list(CONSTRUCTS))
 def test_construct_matches_numpy(name: str, dtype: str, layout: str) -> None:
-    if layout == "0-d" and dtype != "float64":
-        pytest.skip("0-d inputs: float64 (each dtype compiles a kernel per rank)")
     if name in MOVES and dtype == "float32":
         pytest.skip("gathers and scatters: float64 stands for float32")
-    a = make(dtype, layout)
-    before = a.copy()
-    want = _numpy(CONSTRUCTS[name], a)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if (name, dtype) in REFUSED and not isinstance(want, Exception):
-            with pytest.raises(dlbridge.TraceError):
-                JITTED[name](a)
-            return
-        if isinstance(want, Exception):
-            with pytest.raises((type(want), dlbridge.TraceError)):
-                JITTED[name](a)
-            return
-        got = JITTED[name](a)
-    _compare(got, want, dtype == "float32")
-    np.testing.assert_array_equal(a, before)
+    check_construct(JITTED[name], CONSTRUCTS[name], dtype, layout, refused=(name, dtype) in REFUSED)
 
 
 #: a dtype each construct runs on, for the CUDA compile check (float64 for the others)

@@ -6,77 +6,22 @@ without PyTorch or a CUDA device."""
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
 import dlbridge
 import numpy as np
 import pytest
-from test_jit_numpy_surface import CONSTRUCTS, DTYPES, EMPTY_DTYPE, REFUSED, make
+from device_constructs import LAYOUTS, check_construct_on_cuda, host, torch
+from numpy_constructs import DTYPES
+from test_jit_numpy_surface import CONSTRUCTS, EMPTY_DTYPE, REFUSED
 
-torch = pytest.importorskip("torch")
-if not torch.cuda.is_available():
-    pytest.skip("needs a CUDA device", allow_module_level=True)
-
-LAYOUTS = ["C", "strided", "empty", "0-d"]
 JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}
-
-
-def _on_device(a: np.ndarray, layout: str) -> Any:
-    if layout == "strided":
-        base = torch.from_numpy(np.repeat(np.repeat(a, 2, axis=0), 2, axis=1)).cuda()
-        return base[::2, ::2]
-    return torch.from_numpy(np.array(a, order="C")).cuda()  # 0-d stays 0-d
-
-
-def _host(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return tuple(_host(v) for v in value)
-    assert isinstance(value, torch.Tensor) and value.device.type == "cuda", type(value)
-    return value.cpu().numpy()
-
-
-def _compare(got: Any, want: Any, single: bool) -> None:
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            _compare(g, w, single)
-        return
-    want = np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
-    if want.dtype.kind in "fc":
-        rtol = 1e-5 if single or want.dtype in (np.float32, np.complex64) else 1e-10
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", list(CONSTRUCTS))
 def test_construct_on_cuda_matches_numpy(name: str, dtype: str, layout: str) -> None:
-    if layout == "0-d" and dtype != "float64":
-        pytest.skip("0-d inputs: float64 (each dtype compiles a kernel per rank)")
-    a = make(dtype, "C" if layout == "strided" else layout)
-    x = _on_device(a, layout)
-    before = x.clone()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            want = CONSTRUCTS[name](a.copy())
-        except Exception as error:
-            with pytest.raises((type(error), dlbridge.TraceError)):
-                JITTED[name](x)
-            return
-        if (name, dtype) in REFUSED:
-            with pytest.raises(dlbridge.TraceError):
-                JITTED[name](x)
-            return
-        got = _host(JITTED[name](x))
-    if (name, dtype, layout) in EMPTY_DTYPE:
-        want = tuple(w.astype(g.dtype) for g, w in zip(got, want))
-    _compare(got, want, dtype == "float32")
-    assert torch.equal(x, before)
+    check_construct_on_cuda(JITTED[name], CONSTRUCTS[name], dtype, layout, refused=(name, dtype) in REFUSED,
+                            dtype_from_kernel=(name, dtype, layout) in EMPTY_DTYPE)
 
 
 def test_results_of_scalars_only_stay_numpy_on_the_host() -> None:
@@ -93,7 +38,7 @@ def test_a_long_row_sorts_on_the_device(n: int) -> None:
     rng = np.random.default_rng(n)
     a = rng.integers(-1000, 1000, n).astype(np.float32)
     a[rng.random(n) < 0.01] = np.nan
-    got = _host(SORTS(torch.from_numpy(a).cuda()))
+    got = host(SORTS(torch.from_numpy(a).cuda()))
     np.testing.assert_array_equal(got[0], np.sort(a))
     np.testing.assert_array_equal(got[1], np.argsort(a, kind="stable"))
 
