@@ -44,20 +44,20 @@ def make(dtype: str, layout: str) -> np.ndarray:
     return values(dtype, ())
 
 
-def compare(got: Any, want: Any, single: bool) -> None:
-    """``got`` has NumPy's dtype, shape and values (to the precision of single-precision inputs
-    when ``single``)."""
+def compare(got: Any, want: Any, single: bool, double_rtol: float = 1e-11) -> None:
+    """``got`` has NumPy's dtype, shape and values (to ``double_rtol`` for double precision, 1e-5
+    for single-precision results or inputs, ``single``)."""
     if isinstance(want, tuple):
         assert isinstance(got, tuple) and len(got) == len(want)
         for g, w in zip(got, want):
-            compare(g, w, single)
+            compare(g, w, single, double_rtol)
         return
     want = np.asarray(want)
     got = np.asarray(got)
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
     assert got.shape == want.shape, (got.shape, want.shape)
     if want.dtype.kind in "fc":
-        rtol = 1e-5 if single or want.dtype in (np.float32, np.complex64) else 1e-11
+        rtol = 1e-5 if single or want.dtype in (np.float32, np.complex64) else double_rtol
         np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol, equal_nan=True)
     else:
         np.testing.assert_array_equal(got, want)

@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import dlbridge
 import numpy as np
+import numpy_constructs
 import pytest
 from numpy_constructs import make, refusals
 
@@ -37,20 +38,8 @@ def host(value: Any) -> Any:
 
 
 def compare(got: Any, want: Any, single: bool) -> None:
-    """``got`` has NumPy's dtype, shape and values (the GPU's math to 1e-10, or 1e-5 for single
-    precision)."""
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            compare(g, w, single)
-        return
-    want = np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype, got.shape, want.shape)
-    if want.dtype.kind in "fc":
-        rtol = 1e-5 if single or want.dtype in (np.float32, np.complex64) else 1e-10
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(got, want)
+    """numpy_constructs.compare, to the GPU's math: 1e-10 for double precision."""
+    numpy_constructs.compare(got, want, single, double_rtol=1e-10)
 
 
 def check_construct_on_cuda(jitted: Any, fn: Callable[[Any], Any], dtype: str, layout: str, *,
