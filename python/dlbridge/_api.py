@@ -7,6 +7,7 @@ import functools
 import inspect as pyinspect
 import os
 import re
+import threading
 import time
 import weakref
 from collections.abc import Iterable, Sequence
@@ -323,6 +324,9 @@ class JitFunction(_dlbridge.Dispatcher):
         # (compile_reason's comparisons); the kernels live in the extension's caches
         self._traces: collections.OrderedDict[tuple[Any, ...], TraceResult] = collections.OrderedDict()
         self._compiled: collections.deque[tuple[Any, ...]] = collections.deque(maxlen=_RECENT_SPECS)
+        # Threads compile new specialisations at the same time: the two records above change
+        # under this lock (tracing and compiling themselves run outside it).
+        self._records = threading.Lock()
         _note_new_function(self)
 
     def _trace(self, specs: tuple[Any, ...], hints: tuple[Any, ...] | None = None) -> TraceResult:
@@ -331,10 +335,11 @@ class JitFunction(_dlbridge.Dispatcher):
         if traced is None or failed_guard(traced.guards, hints, self._names) is not None:
             traced = trace(self.__wrapped__, _to_arg_specs(specs), name=self.__name__, hints=hints,
                            target=_target_of(specs, self._target))
+        with self._records:
             self._traces[key] = traced
+            self._traces.move_to_end(key)
             while len(self._traces) > _RECENT_TRACES:
                 self._traces.popitem(last=False)
-        self._traces.move_to_end(key)
         return traced
 
     def _compile_specs(self, specs: tuple[Any, ...], hints: tuple[Any, ...] | None = None) -> Any:
@@ -351,9 +356,10 @@ class JitFunction(_dlbridge.Dispatcher):
                 raise
             raise internal from None
         guard = failed_guard(earlier.guards, hints, self._names) if earlier is not None else None
-        reason = guard or compile_reason(self._names, specs, self._compiled)
+        with self._records:
+            reason = guard or compile_reason(self._names, specs, self._compiled)
+            self._compiled.append(specs)
         log_compile(self.__name__, reason, time.perf_counter() - start, kernel)
-        self._compiled.append(specs)
         builder = _result_builder(traced.result_tree, traced.num_outputs)
         if traced.guards:
             return kernel, builder, _dispatcher_guards(specs, traced.guards)
