@@ -911,3 +911,34 @@ def test_zip_of_an_enumerate_is_one_loop() -> None:
     x, y = rng.normal(size=(30, 4)), rng.normal(size=(17, 4))
     _same(zipped_enumerate, x, y)
     _zip_loop_text(zipped_enumerate, x, y)
+
+
+def welford(x: Any) -> Any:
+    mean = 0.0
+    m2 = 0.0
+    for k in range(x.shape[0]):
+        d = x[k] - mean
+        mean += d / (k + 1)
+        m2 += d * (x[k] - mean)
+    return mean, m2 / x.shape[0]
+
+
+def int_total_of_floats(x: Any) -> Any:
+    total = 0
+    count = 0
+    for k in range(x.shape[0]):
+        total += x[k] * 0.5
+        count += 1
+    return total / count
+
+
+@pytest.mark.parametrize("fn", [welford, int_total_of_floats])
+def test_python_numbers_augmented_with_elements_are_carried_values(fn: Callable[..., Any]) -> None:
+    """``mean += d`` of a Python number rebinds it (numbers are immutable): the loop carries the
+    value and leaves the name holding it, whatever the 0-d values it is augmented with."""
+    x = np.random.default_rng(3).random(11)
+    jitted = dlbridge.jit(fn)
+    for n in (11, 4):
+        got, want = jitted(x[:n]), fn(x[:n])
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-12)
+    assert "scf.for" in jitted.lower(x)

@@ -741,8 +741,10 @@ class _Loop:
             new_roots = list(roots)
             for j, standin in standins.items():
                 if result[j] is standin and isinstance(standin, TracedArray) and standin._base is None \
+                        and isinstance(self.initial[j], TracedArray) \
                         and any(r is standin for r, _ in log.values()):
-                    # updated in place, never rebound: the array object itself is carried
+                    # updated in place, never rebound: the array object itself is carried (a Python
+                    # number before the loop is immutable, so its stand-in's update is a new value)
                     new_types[j] = None
                     if all(r is not self.initial[j] for r in new_roots):
                         new_roots.append(self.initial[j])
