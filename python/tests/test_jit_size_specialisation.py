@@ -88,6 +88,30 @@ def test_array_code_stays_shape_generic() -> None:
     assert jitted.num_specialisations == 1
 
 
+def _bit_sizes(x: Any) -> Any:
+    n = x.shape[0]
+    half, low, flipped, mask, power = n >> 1, n & 3, n ^ 5, n | 8, 1 << n % 4
+    return np.zeros(half + low + flipped + mask + power + ~n + 20) + divmod(n, 3)[1]
+
+
+def test_bitwise_arithmetic_on_sizes_stays_shape_generic() -> None:
+    """``n >> 1``, ``n & 3``, ``~n`` of a dynamic size are sizes, as Python's int operators."""
+    jitted = dlbridge.jit(_bit_sizes)
+    for n in (2, 5, 12, 33, 0, 1):
+        x = np.ones(n)
+        got, want = jitted(x), _bit_sizes(x)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        if n == 33:
+            assert jitted.num_specialisations == 1
+
+
+def test_a_negative_shift_count_is_pythons_value_error() -> None:
+    jitted = dlbridge.jit(lambda x: x[: x.shape[0] >> -1])
+    with pytest.raises(ValueError, match="negative shift count"):
+        jitted(np.ones(3))
+
+
 def test_int_arguments_used_as_trip_counts_stay_dynamic() -> None:
     @dlbridge.jit
     def repeat_double(x: Any, nit: Any) -> Any:

@@ -251,7 +251,8 @@ class UseGuard:
 # symbolic arrays
 
 
-_PY_OPERATOR = {"addi": "add", "subi": "sub", "muli": "mul", "floordivsi": "floordiv", "remsi": "mod"}
+_PY_OPERATOR = {"addi": "add", "subi": "sub", "muli": "mul", "floordivsi": "floordiv", "remsi": "mod",
+                "andi": "and_", "ori": "or_", "xori": "xor", "shli": "lshift", "shrsi": "rshift"}
 
 
 class GuardedSSA:
@@ -371,13 +372,35 @@ class SymbolicDim:
                     f'zero ({db})"'
                 )
         top = self._ctx.top
-        if op == "remsi":  # Python's modulo takes the divisor's sign
+        if op in ("shli", "shrsi"):
+            value = self._shift(op, a, b, db, other if not reflected else None)
+        elif op == "remsi":  # Python's modulo takes the divisor's sign
             q = top.op("q", f"arith.floordivsi {a}, {b} : index")
             qb = top.op("qb", f"arith.muli {q}, {b} : index")
             value = top.op("mod", f"arith.subi {a}, {qb} : index")
         else:
             value = top.op("size", f"arith.{op} {a}, {b} : index")
         return SymbolicDim(self._ctx, value, f"({da} {symbol} {db})", sources)
+
+    def _shift(self, op: str, a: str, b: str, db: str, count: object) -> str:
+        """``a << b`` or ``a >> b`` as Python shifts an int: a negative count is Python's
+        ValueError; ``>>`` by 64 or more gives the sign, ``<<`` by 64 or more overflows to 0 as
+        every size beyond ``index`` does."""
+        top = self._ctx.top
+        if isinstance(count, int):
+            if count < 0:
+                raise trace_error("negative shift count", ValueError)
+        else:
+            zero = top.const(0, "index")
+            ok = top.op("count_ok", f"arith.cmpi sge, {b}, {zero} : index")
+            top.raw(f'dlpack.assert {ok}, invalid_argument, "negative shift count ({db})"')
+        last = top.const(63, "index")
+        clamped = top.op("count", f"arith.minsi {b}, {last} : index")
+        shifted = top.op("shifted", f"arith.{op} {a}, {clamped} : index")
+        if op == "shrsi":
+            return shifted
+        within = top.op("within", f"arith.cmpi sle, {b}, {last} : index")
+        return top.op("shifted", f"arith.select {within}, {shifted}, {top.const(0, 'index')} : index")
 
     def __add__(self, o: object) -> Any:
         return self._binary("addi", "+", o, False)
@@ -408,6 +431,45 @@ class SymbolicDim:
 
     def __rmod__(self, o: object) -> Any:
         return self._binary("remsi", "%", o, True)
+
+    def __and__(self, o: object) -> Any:
+        return self._binary("andi", "&", o, False)
+
+    def __rand__(self, o: object) -> Any:
+        return self._binary("andi", "&", o, True)
+
+    def __or__(self, o: object) -> Any:
+        return self._binary("ori", "|", o, False)
+
+    def __ror__(self, o: object) -> Any:
+        return self._binary("ori", "|", o, True)
+
+    def __xor__(self, o: object) -> Any:
+        return self._binary("xori", "^", o, False)
+
+    def __rxor__(self, o: object) -> Any:
+        return self._binary("xori", "^", o, True)
+
+    def __lshift__(self, o: object) -> Any:
+        return self._binary("shli", "<<", o, False)
+
+    def __rlshift__(self, o: object) -> Any:
+        return self._binary("shli", "<<", o, True)
+
+    def __rshift__(self, o: object) -> Any:
+        return self._binary("shrsi", ">>", o, False)
+
+    def __rrshift__(self, o: object) -> Any:
+        return self._binary("shrsi", ">>", o, True)
+
+    def __invert__(self) -> SymbolicDim:
+        return self ^ -1  # type: ignore[no-any-return]
+
+    def __divmod__(self, o: object) -> Any:
+        return self // o, self % o
+
+    def __rdivmod__(self, o: object) -> Any:
+        return o // self, o % self  # type: ignore[operator]
 
     def __neg__(self) -> SymbolicDim:
         return 0 - self  # type: ignore[no-any-return]
@@ -662,11 +724,6 @@ class TracedArray:
 
     def __hash__(self) -> int:
         return id(self)
-
-    def __lshift__(self, o: Any) -> Any:
-        raise unsupported("<<")
-
-    __rshift__ = __rlshift__ = __rrshift__ = __ilshift__ = __irshift__ = __lshift__
 
     # Operators, NumPy's protocols, indexing and methods: installed from the op table by
     # array_methods.py.
