@@ -159,6 +159,20 @@ def test_quantile_arguments_numpy_refuses() -> None:
         dlbridge.jit(lambda a: np.partition(a, 6))(x)
 
 
+def test_partition_by_an_int_argument_is_specialised_on_it() -> None:
+    """``np.argpartition(x, -k)[-k:]`` (a top-k with ``k`` a Python int argument): NumPy needs
+    ``kth`` as a number, so each ``k`` is its own guarded kernel."""
+    top_k = dlbridge.jit(lambda a, k: np.sort(a[np.argpartition(a, -k)[-k:]]))
+    x = np.random.default_rng(5).random(20)
+    for k in (4, 1, 4, 20):
+        np.testing.assert_array_equal(top_k(x, k), np.sort(x[np.argpartition(x, -k)[-k:]]))
+    assert top_k.num_specialisations == 3
+    with pytest.raises(ValueError, match=r"kth\(=-21\) out of bounds \(20\)"):
+        top_k(x, 21)
+    with pytest.raises(dlbridge.TraceError, match="kth that is not known while tracing"):
+        dlbridge.jit(lambda a, k: np.partition(a, k))(x, np.array([1, 2]))
+
+
 QUANTILE_OF = dlbridge.jit(lambda a, q: (np.quantile(a, q, axis=0), np.percentile(a, q * 100, axis=1, method="lower")))
 
 

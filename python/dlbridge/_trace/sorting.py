@@ -499,7 +499,9 @@ def _kth(kth: Any, n: Any, name: str, x: TracedArray) -> None:
     """NumPy's checks of ``partition``'s ``kth``: integers within the partitioned axis (checked
     where its size is known while tracing)."""
     if isinstance(kth, TracedArray):
-        raise unsupported(f"numpy.{name}", "a kth that is not known while tracing")
+        if kth.ndim or np.dtype(kth.dtype).kind not in "iu":
+            raise unsupported(f"numpy.{name}", "a kth that is not known while tracing")
+        kth = int(kth)  # a Python int argument: the kernel is specialised on its value
     ks = np.asarray(kth)
     if ks.dtype.kind not in "iu" or ks.ndim > 1:
         raise trace_error("Partition index must be integer" if ks.dtype.kind not in "iu"
