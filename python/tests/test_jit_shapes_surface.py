@@ -18,6 +18,7 @@ from typing import Any, Callable
 import dlbridge
 import numpy as np
 import pytest
+from numpy.lib.stride_tricks import sliding_window_view
 from numpy_constructs import DTYPES, LAYOUTS, check_construct, compare, make
 
 
@@ -76,6 +77,10 @@ CONSTRUCTS: dict[str, Callable[[Any], Any]] = {
     "pad_modes": lambda a: (np.pad(a, ((1, 0), (0, 2)), mode="edge"), np.pad(a, (2, 3), mode="reflect"),
                             np.pad(a, 4, mode="symmetric"), np.pad(a, ((0, 1), (6, 2)), mode="wrap"),
                             np.pad(a, 7, mode="reflect"), np.pad(a, 11, mode="wrap")),
+    "sliding_windows": lambda a: (sliding_window_view(a, 2, axis=-1) * 1, sliding_window_view(a, 3, axis=0).sum(-1),
+                                  sliding_window_view(a, (2, 2), axis=(1, 1)) * 1,
+                                  sliding_window_view(a, (1, 4), axis=(-2, -1)).sum(axis=(-2, -1))),
+    "sliding_windows_all_axes": lambda a: sliding_window_view(a, (2,) * a.ndim) * 1,
 }
 
 JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}
@@ -331,3 +336,34 @@ def test_resize_of_an_empty_dynamic_array_is_zeros() -> None:
     for n in (0, 1, 4):
         a = np.arange(n * 1.0) + 1
         compare(fn(a), np.resize(a, (2, 3)), False)
+
+
+# --------------------------------------------------------------------------------------------------
+# sliding windows
+
+
+def test_sliding_windows_of_a_dynamic_size_are_one_kernel() -> None:
+    """A moving average over windows of ``w`` (an int argument: the window is a static size, so
+    each ``w`` is its own kernel) serves every length; a window longer than the array is
+    NumPy's ValueError when the kernel runs."""
+    moving = dlbridge.jit(lambda x, w: sliding_window_view(x, w).mean(axis=-1))
+    rng = np.random.default_rng(2)
+    for n in (3, 10, 40):
+        x = rng.random(n)
+        np.testing.assert_allclose(moving(x, 3), sliding_window_view(x, 3).mean(axis=-1), rtol=1e-13)
+    assert moving.num_specialisations == 1
+    with pytest.raises(ValueError, match="window shape cannot be larger than input array shape"):
+        moving(np.ones(2), 3)
+    np.testing.assert_allclose(moving(np.ones(5), 5), [1.0])
+    assert "linalg.generic" in moving.lower(np.ones(5), 2)
+
+
+def test_sliding_window_arguments_numpy_refuses() -> None:
+    x = np.arange(10.0)
+    for bad, error in [((-1,), "cannot contain negative values"), ((2, 2), "must provide window_shape for all")]:
+        with pytest.raises(ValueError, match=error):
+            dlbridge.jit(lambda a, w=bad: sliding_window_view(a, w))(x)
+    with pytest.raises(ValueError, match="matching length window_shape and axis"):
+        dlbridge.jit(lambda a: sliding_window_view(a, 2, axis=(0, 0)))(x)
+    with pytest.raises(dlbridge.TraceError, match="writeable=True"):
+        dlbridge.jit(lambda a: sliding_window_view(a, 2, writeable=True))(x)
