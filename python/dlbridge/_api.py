@@ -17,7 +17,7 @@ import numpy as np
 
 from . import _dlbridge, _torch_hook
 from ._compile_log import compile_reason, failed_guard, log_compile
-from ._trace import ArraySpec, ScalarSpec, StaticSpec, TraceResult, trace, unparsable_trace
+from ._trace import ArraySpec, ScalarSpec, StaticSpec, TraceResult, build_results, trace, unparsable_trace
 
 _DEVICE_TARGETS = {1: "cpu", 2: "cuda", 3: "cpu", 13: "cuda"}
 #: how many traces and compiled specs a jitted function remembers (its kernels: the extension's
@@ -275,16 +275,9 @@ def _result_builder(tree: Any, count: int) -> Callable[[Any], Any] | None:
     if type(tree) is tuple and count >= 2 and tree == tuple(range(count)):
         return None
 
-    def build(node: Any, flat: Sequence[Any]) -> Any:
-        if node is None:
-            return None
-        if isinstance(node, (tuple, list)):
-            return type(node)(build(n, flat) for n in node)
-        return flat[node]
-
     def rebuild(result: Any) -> Any:
         flat = () if count == 0 else (result,) if count == 1 else result
-        return build(tree, flat)
+        return build_results(tree, flat)
 
     return rebuild
 

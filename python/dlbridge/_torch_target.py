@@ -17,6 +17,7 @@ import torch
 from ._api import JitFunction
 from ._dlbridge import Kernel
 from ._torch_schema import Param
+from ._trace import place_results
 
 #: PyTorch's dtypes dlbridge takes, by their NumPy names (what traces and signatures use).
 DTYPES: dict[torch.dtype, str] = {
@@ -109,17 +110,6 @@ def hints_of(args: Sequence[Any]) -> tuple[Any, ...]:
 def name_of(fn: Function) -> str:
     """A jitted function's name, or a kernel's entry's."""
     return fn.__name__ if isinstance(fn, JitFunction) else str(fn.signature["name"])
-
-
-def leaves(tree: Any, value: Any, flat: list[Any]) -> None:
-    """Puts the results in ``value``, structured as ``tree`` says, at their indices in ``flat``."""
-    if tree is None:
-        return
-    if isinstance(tree, (tuple, list)):
-        for node, item in zip(tree, value):
-            leaves(node, item, flat)
-        return
-    flat[tree] = value
 
 
 class Target:
@@ -237,5 +227,5 @@ class Target:
         # another structure (lists, nesting, a result returned twice): the trace's tree says
         flat: list[Any] = [None] * count
         full = self.full_args(args)
-        leaves(self.jit._trace(self.jit.specs(*full), self.jit.hints(*full)).result_tree, out, flat)
+        place_results(self.jit._trace(self.jit.specs(*full), self.jit.hints(*full)).result_tree, out, flat)
         return flat[0] if count == 1 else tuple(flat)

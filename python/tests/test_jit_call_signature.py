@@ -3,7 +3,7 @@ and results come back in the structure the function returns."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import dlbridge
 import numpy as np
@@ -97,6 +97,11 @@ def test_bad_static_declarations_fail_at_decoration() -> None:
         dlbridge.jit(lambda x, axis: x, static_argnums=5)
 
 
+class Moments(NamedTuple):
+    mean: Any
+    spread: Any
+
+
 @pytest.mark.parametrize(
     "fn",
     [
@@ -107,15 +112,23 @@ def test_bad_static_declarations_fail_at_decoration() -> None:
         lambda x: None,
         lambda x: x,
         lambda x: (x, x * 2),
+        lambda x: {"sum": x.sum(), "max": x.max(), "rows": [x[0], None]},
+        lambda x: Moments(x.mean(), {"var": x.var()}),
+        lambda x: ({}, x),
     ],
 )
 def test_results_keep_the_structure_returned(fn: Any) -> None:
+    """Tuples, lists, named tuples and dicts (their keys in order) come back as returned."""
     want = fn(X)
     got = dlbridge.jit(fn)(X)
 
     def same(g: Any, w: Any) -> None:
         if w is None:
             assert g is None
+        elif isinstance(w, dict):
+            assert type(g) is dict and list(g) == list(w)
+            for k in w:
+                same(g[k], w[k])
         elif isinstance(w, (tuple, list)):
             assert type(g) is type(w) and len(g) == len(w)
             for a, b in zip(g, w):

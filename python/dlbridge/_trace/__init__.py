@@ -65,7 +65,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
 )
 from .dtypes import DType, result_type, weak_result_type
 from .errors import TraceError, unparsable_trace
-from .specs import ArraySpec, ResultSpec, ScalarSpec, StaticSpec, TraceResult
+from .specs import ArraySpec, ResultSpec, ScalarSpec, StaticSpec, TraceResult, build_results, place_results
 from .trace_function import trace
 from .traced_array import SymbolicDim, TracedArray
 
@@ -79,6 +79,8 @@ __all__ = [
     "TraceError",
     "TraceResult",
     "TracedArray",
+    "build_results",
+    "place_results",
     "result_type",
     "trace",
     "unparsable_trace",

@@ -15,8 +15,53 @@ __all__ = [
     "ScalarSpec",
     "StaticSpec",
     "TraceResult",
+    "build_results",
+    "flatten_results",
+    "place_results",
 ]
 
+
+
+def flatten_results(out: Any, leaves: list[Any]) -> Any:
+    """The result tree of ``out`` as the Python function returned it: tuples, lists, named tuples
+    and dicts (by key, in order) kept, None kept, anything else a leaf numbered in the order it
+    is appended to ``leaves``."""
+    if out is None:
+        return None
+    if isinstance(out, dict):
+        return {key: flatten_results(value, leaves) for key, value in out.items()}
+    if isinstance(out, (tuple, list)):
+        items = [flatten_results(o, leaves) for o in out]
+        return type(out)(*items) if hasattr(out, "_fields") else type(out)(items)
+    leaves.append(out)
+    return len(leaves) - 1
+
+
+def build_results(tree: Any, flat: Any) -> Any:
+    """The function's results from the kernel's ``flat`` ones, structured as ``tree`` says."""
+    if tree is None:
+        return None
+    if isinstance(tree, dict):
+        return {key: build_results(node, flat) for key, node in tree.items()}
+    if isinstance(tree, (tuple, list)):
+        items = [build_results(node, flat) for node in tree]
+        return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+    return flat[tree]
+
+
+def place_results(tree: Any, value: Any, flat: list[Any]) -> None:
+    """Puts the results in ``value``, structured as ``tree`` says, at their indices in ``flat``."""
+    if tree is None:
+        return
+    if isinstance(tree, dict):
+        for key, node in tree.items():
+            place_results(node, value[key], flat)
+        return
+    if isinstance(tree, (tuple, list)):
+        for node, item in zip(tree, value):
+            place_results(node, item, flat)
+        return
+    flat[tree] = value
 
 
 def guard_key(value: Any) -> int | bytes:
@@ -105,7 +150,8 @@ class TraceResult:
         results: one :class:`ResultSpec` per result.
         num_outputs: ``len(results)``.
         result_tree: how the Python function returned its results: an int (the index of a
-            result), None, or a tuple/list of such trees.
+            result), None, or a tuple, list, named tuple or dict of such trees
+            (:func:`flatten_results`).
         arg_names: the parameter names, in order.
         written_args: the names of the arguments the function updates in place (memref
             parameters of the entry).

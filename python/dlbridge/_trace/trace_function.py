@@ -23,7 +23,7 @@ from .loop_source import rewrite_loops
 from .mlir_text import Block, clear_location, dims_str, tensor_type
 from .numpy_proxy import with_numpy_proxy
 from .overlap import stage
-from .specs import ArraySpec, ResultSpec, ScalarSpec, StaticSpec, TraceResult
+from .specs import ArraySpec, ResultSpec, ScalarSpec, StaticSpec, TraceResult, flatten_results
 from .traced_array import ArgSlot, IntSlot, TraceContext, TracedArray, begin_trace, end_trace
 
 __all__ = ["trace"]
@@ -138,17 +138,6 @@ def _store_written_args(ctx: TraceContext) -> Block:
             f"{buf} : ({ten}, {mem}) -> ()"
         )
     return prologue
-
-
-def _flatten_results(out: Any, leaves: list[Any]) -> Any:
-    """The tree of ``out`` (tuples, lists and None kept, anything else a leaf numbered in the
-    order it is appended to ``leaves``)."""
-    if out is None:
-        return None
-    if isinstance(out, (tuple, list)):
-        return type(out)(_flatten_results(o, leaves) for o in out)
-    leaves.append(out)
-    return len(leaves) - 1
 
 
 def _definition(fn: Callable[..., Any]) -> str:
@@ -318,7 +307,7 @@ def _trace_once(fn: Callable[..., Any], arg_specs: Sequence[Spec], name: str, ta
                 raise
             raise user_error from None
         outs: list[Any] = []
-        tree = _flatten_results(out, outs)
+        tree = flatten_results(out, outs)
         try:
             finals = finalize_outputs(ctx, outs)
         except TraceError as error:
@@ -392,7 +381,8 @@ def finalize_outputs(ctx: TraceContext, outs: Sequence[Any]) -> list[TracedArray
             if isinstance(o, TracedArray) or hasattr(o, "__dlbridge_trace_error__"):
                 raise
             raise TraceError(
-                f"dlbridge.jit: return value {i} is a {type(o).__name__}; return arrays or a tuple of arrays"
+                f"dlbridge.jit: return value {i} is a {type(o).__name__}; "
+                "return arrays, or tuples, lists or dicts of them"
             ) from None
         ctx.begin_op()
         arr = lowering.to_tensor(ctx, o)
