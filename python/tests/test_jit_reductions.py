@@ -116,3 +116,19 @@ def test_linalg_norm(fn: Callable[[Any], Any], kind: str) -> None:
 def test_matrix_norms_other_than_frobenius_are_refused() -> None:
     with pytest.raises(dlbridge.TraceError, match="matrix norm"):
         dlbridge.jit(lambda v: np.linalg.norm(v, ord=2))(np.eye(3))
+
+
+def test_complex_max_and_min_follow_numpys_lexicographic_order_and_nans() -> None:
+    """``max``/``min`` of complex arrays compare real parts, then imaginary ones; the first
+    element with a NaN part wins, as NumPy's ``maximum.reduce``."""
+    nan = np.nan
+    cases = [np.array([1 + 1j, 3 - 2j, 3 + 1j, -5j]), np.array([[1 + 1j, nan + 2j], [3 + nan * 1j, 2]]),
+             np.array([2 + 0j, complex(2, nan), 1]), np.array([[1j, -1j], [1 - 1j, 1 + 0j]], dtype=np.complex64)]
+    fns = [lambda a: a.max(), lambda a: a.min(), lambda a: np.max(a, axis=0),
+           lambda a: np.min(a, axis=-1, keepdims=True), lambda a: np.amax(a, initial=0), lambda a: np.ptp(a, 0)]
+    for fn in fns:
+        jitted = dlbridge.jit(fn)
+        for x in cases:
+            got, want = np.asarray(jitted(x)), np.asarray(fn(x))
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)

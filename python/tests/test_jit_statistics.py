@@ -75,7 +75,7 @@ CONSTRUCTS: dict[str, Callable[[Any], Any]] = {
 
 #: (construct, dtype) pairs NumPy runs that the tracer refuses with a TraceError: the order of
 #: complex numbers in max/min, and matmul of bools.
-REFUSED: set[tuple[str, str]] = {("nan_extremes", "complex128"), ("ptp", "complex128"), ("matrix_power", "bool")}
+REFUSED: set[tuple[str, str]] = {("nan_extremes", "complex128"), ("matrix_power", "bool")}
 
 #: NumPy's ``nanquantile`` of an empty array is ``nanmean``'s result, without the quantiles'
 #: axis: a shape that depends on the data's size, which the kernel only knows when it runs.

@@ -36,7 +36,7 @@ from .mlir_text import Block, affine_map, tensor_type
 from .registry import DTypeRule, op
 from .traced_array import TraceContext, TracedArray
 
-__all__ = ["astype", "binary", "clip", "float_unary_names", "unary", "where"]
+__all__ = ["astype", "binary", "clip", "complex_extreme", "float_unary_names", "unary", "where"]
 
 
 def _check_no_negative_exponent(ctx: TraceContext, y: Any, dt: DType) -> None:
@@ -129,7 +129,7 @@ def _lower_binary(name: str, t: Typed) -> TracedArray:
     if name in ("maximum", "minimum"):
         if dt.is_complex:
             return emit_elementwise(ctx, name[:3], ops2, dt,
-                                    lambda b, v: _complex_extreme(b, name, v[0], v[1], dt), weak)
+                                    lambda b, v: complex_extreme(b, name, v[0], v[1], dt), weak)
         f = lowering.scalar_max if name == "maximum" else lowering.scalar_min
         return emit_elementwise(ctx, name[:3], ops2, dt, lambda b, v: f(b, v[0], v[1], dt), weak)
     if name in _CMP:
@@ -204,7 +204,7 @@ def _complex_order(b: Block, pred: str, x: str, y: str, dt: DType) -> str:
     return b.op(pred, f"arith.ori {by_real}, {by_imag} : i1")
 
 
-def _complex_extreme(b: Block, name: str, x: str, y: str, dt: DType) -> str:
+def complex_extreme(b: Block, name: str, x: str, y: str, dt: DType) -> str:
     """NumPy's ``maximum``/``minimum`` of complex scalars: ``x`` when it has a NaN part or wins
     (``>=``/``<=`` in the lexicographic order), else ``y``, so NaNs propagate."""
     comp = dt.component

@@ -154,8 +154,6 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
             raise unsupported("mean", f"dtype {res_dt.name}")
         acc = D.FLOAT32 if res_dt.bits == 16 else res_dt
     elif kind in ("max", "min"):
-        if in_dt.is_complex:
-            raise unsupported(kind, "not supported for complex")
         acc = res_dt = in_dt
     elif kind in ("any", "all"):
         acc = res_dt = D.BOOL
@@ -176,6 +174,8 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
         ident = 1
     elif kind == "any":
         ident = 0
+    elif acc.is_complex:  # the least or greatest in NumPy's lexicographic order
+        ident = complex(-float("inf"), -float("inf")) if kind == "max" else complex(float("inf"), float("inf"))
     elif kind == "max":
         ident = -float("inf") if acc.is_float else (False if acc.is_bool else D.int_range(acc)[0])
     else:
@@ -191,6 +191,9 @@ def reduce(kind: str, x: Any, *, axis: Any = None, keepdims: bool = False, dtype
         "any": lambda b, x, y, dt: lowering.arith(b, "ori", x, y, dt, "any"),
         "all": lambda b, x, y, dt: lowering.arith(b, "andi", x, y, dt, "all"),
     }[kind]
+    if kind in ("max", "min") and acc.is_complex:
+        extreme = "maximum" if kind == "max" else "minimum"
+        combine = lambda b, x, y, dt: elementwise.complex_extreme(b, extreme, x, y, dt)  # noqa: E731
 
     def body(blk: Block, in_args: list[str], out: str) -> str:
         v = lowering.convert(blk, in_args[0], in_dt, acc)
