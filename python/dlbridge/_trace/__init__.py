@@ -32,7 +32,8 @@ The modules, one job each:
   ``histograms``, ``linalg``, ``matrices`` (``diagonal``, ``diag``, ``trace``, ``tri``,
   ``vander``, ``kron``, ``cross``, ``matrix_power``), ``numerics`` (``isclose``, ``trapezoid``,
   ``gradient``, ``convolve``, ``interp``, ``digitize``, ``isin``, ``select``, ``nan_to_num``,
-  ``polyval``, ``unravel_index``...), ``windows`` (``sliding_window_view``).
+  ``polyval``, ``unravel_index``...), ``windows`` (``sliding_window_view``),
+  ``functional`` (``apply_along_axis``, ``apply_over_axes``).
 - ``overlap``: whether an in-place update reads what it writes.
 - ``loops``, ``loop_source``, ``loop_rewrite``, ``loop_state``: Python loops as ``scf.for``
   (the loop operations, the source rewrite, its AST transform, the Python state around it).
@@ -50,6 +51,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     creation,
     editing,
     elementwise,
+    functional,
     histograms,
     linalg,
     matrices,

@@ -1,0 +1,75 @@
+"""``np.apply_along_axis`` and ``np.apply_over_axes`` under ``@dlbridge.jit``, against NumPy.
+
+Each construct runs on every dtype class in C order, strided, reversed, empty and 0-d (NumPy's
+error where NumPy raises: an empty iteration, an axis out of range) and compiles for CUDA; the
+targeted tests check that the slices are one loop whatever their number and that the first
+slice's result fixes the dtype as NumPy's does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import dlbridge
+import numpy as np
+import pytest
+from numpy_constructs import DTYPES, LAYOUTS, check_construct, make
+
+#: name → the NumPy user's function of one array
+CONSTRUCTS: dict[str, Callable[[Any], Any]] = {
+    "centre_rows": lambda a: np.apply_along_axis(lambda r: r - r.mean(), 1, a),
+    "sum_columns": lambda a: np.apply_along_axis(np.sum, 0, a),
+    "top_two": lambda a: np.apply_along_axis(lambda r: np.sort(r)[::-1][:2], -1, a),
+    "outer_per_row": lambda a: np.apply_along_axis(lambda r: np.outer(r, r[:2]), 1, a),
+    "extra_arguments": lambda a: np.apply_along_axis(lambda r, k, scale=1: r[:k] * scale, 1, a, 2, scale=3),
+    "count_per_row": lambda a: np.apply_along_axis(lambda r: (r > 0).sum(), 1, a),
+    "over_axes": lambda a: np.apply_over_axes(np.sum, a, [0, 1]),
+    "over_one_axis": lambda a: np.apply_over_axes(lambda v, ax: np.max(v, axis=ax), a, -1),
+}
+
+JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", list(CONSTRUCTS))
+def test_construct_matches_numpy(name: str, dtype: str, layout: str) -> None:
+    check_construct(JITTED[name], CONSTRUCTS[name], dtype, layout)
+
+
+@pytest.mark.parametrize("name", list(CONSTRUCTS))
+def test_construct_compiles_for_cuda(name: str) -> None:
+    info = dlbridge.jit(CONSTRUCTS[name], target="cuda").inspect(make("float32", "C"))
+    assert ".entry" in info["ptx"] or ".visible" in info["ptx"]
+
+
+def test_slices_are_one_loop_for_any_number_of_them() -> None:
+    """The function is traced once whatever the number of slices (a dynamic size)."""
+    centre = dlbridge.jit(CONSTRUCTS["centre_rows"])
+    rng = np.random.default_rng(1)
+    for rows in (2, 9, 300):
+        x = rng.random((rows, 5))
+        np.testing.assert_allclose(centre(x), CONSTRUCTS["centre_rows"](x), rtol=1e-13)
+    assert centre.num_specialisations == 1
+    assert centre.lower(rng.random((4, 5))).count("linalg.generic") < 12
+
+
+def test_the_first_slice_fixes_the_result_dtype() -> None:
+    """NumPy stores every slice's result in the dtype of the first one's."""
+    def first_int(a: Any) -> Any:
+        return np.apply_along_axis(lambda r: r.sum().astype(np.int64) if False else r.sum() // 1, 1, a)
+
+    x = np.arange(12.0).reshape(3, 4) / 3
+    np.testing.assert_array_equal(dlbridge.jit(first_int)(x), first_int(x))
+    as_int = dlbridge.jit(lambda a: np.apply_along_axis(lambda r: np.int32(r[0]), 1, a))
+    got = as_int(x)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, np.apply_along_axis(lambda r: np.int32(r[0]), 1, x))
+
+
+def test_an_empty_iteration_is_numpys_value_error() -> None:
+    centre = JITTED["centre_rows"]
+    with pytest.raises(ValueError, match="Cannot apply_along_axis when any iteration dimensions are 0"):
+        centre(np.ones((0, 4)))
+    with pytest.raises(np.exceptions.AxisError):
+        dlbridge.jit(lambda a: np.apply_along_axis(np.sum, 2, a))(np.ones((2, 3)))
