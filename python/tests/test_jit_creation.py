@@ -128,6 +128,17 @@ def test_helper_functions_see_the_numpy_proxy() -> None:
     _same(lambda x: pad(x) * 2, np.arange(4.0))
 
 
+def _rotate_twice(y: Any) -> Any:
+    def rotate(v: Any) -> Any:  # the only user of np: the enclosing function names none
+        return np.array([v[1], -v[0]])
+
+    return rotate(y) + rotate(rotate(y))
+
+
+def test_functions_defined_in_the_traced_function_see_the_numpy_proxy() -> None:
+    _same(_rotate_twice, np.array([1.0, 2.0]))
+
+
 def test_numpy_names_still_numpy_inside_the_trace() -> None:
     def f(x: Any) -> Any:
         # np.float32 is a stand-in that casts traced values (np.float32(x)); as a dtype, in

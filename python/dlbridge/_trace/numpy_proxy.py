@@ -232,6 +232,15 @@ def _is_library(fn: types.FunctionType) -> bool:
     return root in ("numpy", "dlbridge", "builtins") or fn.__code__.co_filename.startswith("<frozen")
 
 
+def _global_names(code: types.CodeType) -> set[str]:
+    """The global names ``code`` and the functions defined in it (which share its globals) read."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
+
+
 def with_numpy_proxy(fn: Callable[..., Any], seen: dict[int, Any] | None = None) -> Callable[..., Any]:
     """``fn`` with the proxy in place of NumPy in its globals and closure (see the module)."""
     if not isinstance(fn, types.FunctionType):
@@ -239,7 +248,7 @@ def with_numpy_proxy(fn: Callable[..., Any], seen: dict[int, Any] | None = None)
     seen = {} if seen is None else seen
     if id(fn) in seen:
         return seen[id(fn)]  # type: ignore[no-any-return]
-    names = fn.__code__.co_names
+    names = _global_names(fn.__code__)
     glb = dict(fn.__globals__)
     clone = types.FunctionType(fn.__code__, glb, fn.__name__, fn.__defaults__, fn.__closure__)
     seen[id(fn)] = clone
