@@ -129,3 +129,21 @@ def test_unique_matches_numpy(name: str, dtype: Any) -> None:
         for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
             np.testing.assert_array_equal(g, w)
             assert np.asarray(g).dtype == np.asarray(w).dtype
+
+
+def test_bincount_minlength_from_a_size_or_an_int_argument_stays_dynamic() -> None:
+    """A CSR matrix-vector product's ``np.bincount(rows, weights, minlength=n_rows)`` with
+    ``n_rows`` a size or an int argument: one kernel for every value, a negative one NumPy's
+    ValueError when the kernel runs."""
+    by_arg = dlbridge.jit(lambda x, m: np.bincount(x, minlength=m))
+    by_size = dlbridge.jit(lambda x, ptr: np.bincount(x, minlength=ptr.shape[0] - 1))
+    x = np.array([0, 3, 3, 1])
+    for m in (0, 2, 7):
+        np.testing.assert_array_equal(by_arg(x, m), np.bincount(x, minlength=m))
+        np.testing.assert_array_equal(by_size(x, np.ones(m + 1)), np.bincount(x, minlength=m))
+    np.testing.assert_array_equal(by_size(x[:0], np.ones(3)), np.bincount(x[:0], minlength=2))
+    assert by_arg.num_specialisations == 1
+    with pytest.raises(ValueError, match="minlength must be a non-negative integer"):
+        by_arg(x, -1)
+    with pytest.raises(ValueError, match="minlength must be a non-negative integer"):
+        by_size(x, np.ones(0))

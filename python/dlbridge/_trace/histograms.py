@@ -18,7 +18,7 @@ from . import elementwise, lowering, registry, shapes
 from .errors import trace_error, unsupported
 from .mlir_text import Block, location
 from .registry import op
-from .traced_array import TracedArray
+from .traced_array import SymbolicDim, TracedArray
 
 
 def _scatter_add(bins: TracedArray, weights: TracedArray, size: str) -> TracedArray:
@@ -78,14 +78,19 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0) -> TracedArray:
     if not values.element_type.is_int:
         raise trace_error("Cannot cast array data from dtype('float64') to dtype('int64') according to "
                           "the rule 'safe'", TypeError)
-    if isinstance(minlength, bool) or not isinstance(minlength, int) or minlength < 0:
+    if isinstance(minlength, (SymbolicDim, TracedArray)):  # a size or an int argument
+        if isinstance(minlength, TracedArray) and (minlength.ndim or not minlength.element_type.is_int):
+            raise trace_error("minlength must be a non-negative integer", ValueError)
+        lowering.runtime_check(np.greater_equal(lowering.lift(ctx, minlength), 0), "invalid_argument",
+                               "minlength must be a non-negative integer")
+    elif isinstance(minlength, bool) or not isinstance(minlength, int) or minlength < 0:
         raise trace_error("minlength must be a non-negative integer", ValueError)
     values = elementwise.astype(values, "int64")
     if values.ndim != 1:
         raise trace_error("object too deep for desired array", ValueError)
     lowering.runtime_check(np.all(np.greater_equal(values, 0)), "invalid_argument",
                       "'list' argument must have no negative elements")
-    largest = np.max(np.concatenate([values, np.full(1, minlength - 1, dtype=np.int64)]))
+    largest = np.maximum(np.max(values, initial=-1), lowering.lift(ctx, minlength - 1))
     size = ctx.top.op("nbins", f"arith.index_cast {lowering.scalar_ssa(lowering.lift(ctx, largest))} : i64 to index")
     size = ctx.top.op("nbins", f"arith.addi {size}, {ctx.top.const(1, 'index')} : index")
     return _scatter_add(values, _weights_for(ctx, values, weights, "numpy.bincount"), size)
