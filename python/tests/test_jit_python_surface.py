@@ -125,3 +125,22 @@ def test_loops_in_called_helpers_compile_as_loops() -> None:
     # 300 trips and a dynamic count: two scf.for, not 300 unrolled bodies
     mlir = jitted.lower(u, 7)
     assert mlir.count("scf.for") == 2 and len(mlir.splitlines()) < 120
+
+
+def _smoothed(u: Any, k: Any) -> Any:
+    def smooth(v: Any, times: Any) -> Any:  # a helper defined in the function
+        for _ in range(times):
+            v = 0.5 * (v + np.roll(v, 1))
+        return v
+
+    squares = [t * t for t in range(3)]  # a comprehension is not a loop to rewrite
+    return smooth(u, k) + smooth(u, 300) * squares[-1]
+
+
+def test_loops_in_helpers_defined_in_the_function_compile_as_loops() -> None:
+    jitted = dlbridge.jit(_smoothed)
+    u = np.arange(5.0)
+    for k in (0, 3, 40):
+        np.testing.assert_allclose(jitted(u, k), _smoothed(u, k))
+    assert jitted.num_specialisations == 1
+    assert jitted.lower(u, 3).count("scf.for") == 2

@@ -148,8 +148,8 @@ def string_result(a):
 
 
 @case(TraceError)
-def dict_result(a):
-    return {"a": a}  # <-
+def dict_result_holding_a_string(a):
+    return {"a": a, "name": "text"}  # <-
 
 
 @case(TraceError)

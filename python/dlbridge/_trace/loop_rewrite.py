@@ -324,7 +324,11 @@ class _Rewriter:
         return out
 
     def statement(self, stmt: ast.stmt) -> list[ast.stmt]:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # a helper defined in the function: its loops compile as the function's own
+            self.changed |= rewrite_function(stmt)
+            return [stmt]
+        if isinstance(stmt, ast.ClassDef):
             return [stmt]
         facts: _LoopFacts | None = getattr(stmt, "dl_facts", None)
         if facts is None:

@@ -79,8 +79,10 @@ def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | Non
 
 
 def _has_loop(code: types.CodeType) -> bool:
-    """Whether ``code`` has a ``for`` loop (``FOR_ITER``): over a range, or over an array's rows."""
-    return any(ins.opname == "FOR_ITER" for ins in dis.get_instructions(code))
+    """Whether ``code`` or a function defined in it (not a lambda or comprehension) has a ``for``
+    loop (``FOR_ITER``): over a range, or over an array's rows."""
+    return any(ins.opname == "FOR_ITER" for ins in dis.get_instructions(code)) or any(
+        isinstance(c, types.CodeType) and not c.co_name.startswith("<") and _has_loop(c) for c in code.co_consts)
 
 
 def _rewrite(fn: types.FunctionType) -> tuple[types.CodeType | None, str | None]:
