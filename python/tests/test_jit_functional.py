@@ -1,4 +1,5 @@
-"""``np.apply_along_axis`` and ``np.apply_over_axes`` under ``@dlbridge.jit``, against NumPy.
+"""``np.apply_along_axis``, ``np.apply_over_axes`` and ``np.piecewise`` under ``@dlbridge.jit``,
+against NumPy.
 
 Each construct runs on every dtype class in C order, strided, reversed, empty and 0-d (NumPy's
 error where NumPy raises: an empty iteration, an axis out of range) and compiles for CUDA; the
@@ -25,6 +26,10 @@ CONSTRUCTS: dict[str, Callable[[Any], Any]] = {
     "count_per_row": lambda a: np.apply_along_axis(lambda r: (r > 0).sum(), 1, a),
     "over_axes": lambda a: np.apply_over_axes(np.sum, a, [0, 1]),
     "over_one_axis": lambda a: np.apply_over_axes(lambda v, ax: np.max(v, axis=ax), a, -1),
+    "piecewise": lambda a: np.piecewise(a, [a < 0, a > 1], [lambda v: v * 3, lambda v: v * 2]),
+    "piecewise_otherwise": lambda a: np.piecewise(a, [a < 0, a > 1], [7, lambda v: v * 2, lambda v: v - 1]),
+    "piecewise_one_condition": lambda a: np.piecewise(a, [a > 0], [lambda v, k: v + k, 3], 5),
+    "piecewise_of_rows": lambda a: np.piecewise(a[0], a[0] > 0, [lambda v: v / 2, 3]),
 }
 
 JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}

@@ -81,6 +81,8 @@ CONSTRUCTS: dict[str, Callable[[Any], Any]] = {
                                   sliding_window_view(a, (2, 2), axis=(1, 1)) * 1,
                                   sliding_window_view(a, (1, 4), axis=(-2, -1)).sum(axis=(-2, -1))),
     "sliding_windows_all_axes": lambda a: sliding_window_view(a, (2,) * a.ndim) * 1,
+    "block": lambda a: (np.block([[a, np.zeros_like(a)], [a[:, :1] * np.ones_like(a), a]]), np.block([a, a]),
+                        np.block([[a], [a]]), np.block([[[a]]])),
 }
 
 JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}

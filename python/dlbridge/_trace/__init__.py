@@ -33,7 +33,8 @@ The modules, one job each:
   ``vander``, ``kron``, ``cross``, ``matrix_power``), ``numerics`` (``isclose``, ``trapezoid``,
   ``gradient``, ``convolve``, ``interp``, ``digitize``, ``isin``, ``select``, ``nan_to_num``,
   ``polyval``, ``unravel_index``...), ``windows`` (``sliding_window_view``),
-  ``functional`` (``apply_along_axis``, ``apply_over_axes``).
+  ``functional`` (``apply_along_axis``, ``apply_over_axes``, ``piecewise``), ``signals``
+  (``angle``, ``unwrap``, ``sinc``, window functions).
 - ``overlap``: whether an in-place update reads what it writes.
 - ``loops``, ``loop_source``, ``loop_rewrite``, ``loop_state``: Python loops as ``scf.for``
   (the loop operations, the source rewrite, its AST transform, the Python state around it).
@@ -59,6 +60,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     padding,
     reductions,
     shapes,
+    signals,
     sorting,
     splitting,
     statistics,

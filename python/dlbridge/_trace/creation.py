@@ -576,6 +576,43 @@ def dstack(tup: Any) -> TracedArray:
     return concatenate([lowering.expand_units(ctx, x, at[x.ndim]) if x.ndim < 3 else x for x in xs], axis=2)
 
 
+def _block_depths(arrays: Any, index: tuple[int, ...]) -> tuple[int, int]:
+    """The list depth of ``arrays`` (one for every leaf, NumPy's error otherwise) and the largest
+    rank among its leaves."""
+    if type(arrays) is tuple:
+        raise trace_error(f"arrays{''.join(f'[{i}]' for i in index)} is a tuple. Only lists can be used to "
+                          "arrange blocks, and np.block does not allow implicit conversion from tuple to "
+                          "ndarray.", TypeError)
+    if type(arrays) is not list:
+        return 0, getattr(arrays, "ndim", np.ndim(arrays))
+    if not arrays:
+        raise trace_error(f"List at arrays{''.join(f'[{i}]' for i in index)} cannot be empty", ValueError)
+    found = [_block_depths(a, (*index, i)) for i, a in enumerate(arrays)]
+    if any(d != found[0][0] for d, _ in found):
+        raise trace_error("List depths are mismatched. All lists in np.block must be nested equally deep",
+                          ValueError)
+    return found[0][0] + 1, max(r for _, r in found)
+
+
+@op("block")
+def block(arrays: Any) -> TracedArray:
+    """An array assembled from nested lists of blocks: the innermost lists joined along the last
+    axis, each enclosing level along the axis before (NumPy's ``block``)."""
+    if not lowering.holds_traced(arrays):
+        return np.block(arrays)  # type: ignore[no-any-return]
+    ctx = _context(*_flat(arrays))
+    depth, rank = _block_depths(arrays, ())
+    ndim = max(depth, rank)
+
+    def assemble(part: Any, level: int) -> TracedArray:
+        if level == depth:
+            x = array_operand(ctx, part, "numpy.block")
+            return lowering.expand_units(ctx, x, list(range(ndim - x.ndim))) if x.ndim < ndim else x
+        return concatenate([assemble(p, level + 1) for p in part], axis=-(depth - level))
+
+    return assemble(arrays, 0)
+
+
 @op("append")
 def append(arr: Any, values: Any, axis: Any = None) -> TracedArray:
     """``values`` joined to the end of ``arr`` along ``axis`` (None: both flattened)."""

@@ -1,4 +1,4 @@
-"""NumPy's functional forms: ``apply_along_axis`` and ``apply_over_axes``.
+"""NumPy's functional forms: ``apply_along_axis``, ``apply_over_axes`` and ``piecewise``.
 
 ``apply_along_axis`` is NumPy's own algorithm as a traced program: the function's result on the
 first 1-d slice fixes the result's shape and dtype, and the other slices are one ``scf.for`` (the
@@ -20,7 +20,7 @@ from .loop_source import rewrite_loops
 from .numpy_proxy import numpy_proxy as xp
 from .registry import op
 
-__all__ = ["apply_along_axis", "apply_over_axes"]
+__all__ = ["apply_along_axis", "apply_over_axes", "piecewise"]
 
 
 def _axis(axis: Any, ndim: int, name: str) -> int:
@@ -87,3 +87,34 @@ def apply_over_axes(func: Callable[..., Any], a: Any, axes: Any) -> Any:
                 raise trace_error("function is not returning an array of the correct shape", ValueError)
         val = res
     return val
+
+
+@op("piecewise")
+@lowering.numpy_unless_traced(np.piecewise)
+def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> Any:
+    """``funclist[i]`` (a function of the selected elements, or a value) where ``condlist[i]``
+    holds, later conditions winning, 0 elsewhere or the extra function's values where none
+    holds (NumPy's algorithm: ``y[cond] = func(x[cond])``, a select for elementwise functions)."""
+    x = xp.asanyarray(x)
+    n2 = len(funclist)
+    first = condlist[0] if not np.isscalar(condlist) else None
+    if np.isscalar(condlist) or (not (isinstance(first, (list, np.ndarray)) or getattr(first, "ndim", 0) > 0)
+                                 and x.ndim != 0):
+        condlist = [condlist]
+    conds = [xp.asarray(c, dtype=bool) for c in condlist]
+    n = len(conds)
+    if n == n2 - 1:  # the "otherwise" condition
+        conds.append(xp.logical_not(xp.any(xp.stack(conds), axis=0)))
+        n += 1
+    elif n != n2:
+        raise trace_error(f"with {n} condition(s), either {n} or {n + 1} functions are expected", ValueError)
+    y = xp.zeros_like(x)
+    for cond, func in zip(conds, funclist):
+        if x.ndim == 0:  # a 0-d selection is the element or nothing
+            value = func(x, *args, **kw) if callable(func) else func
+            y = xp.where(cond, xp.asarray(value).astype(y.dtype), y)
+        elif not callable(func):
+            y[cond] = func
+        else:
+            y[cond] = func(x[cond], *args, **kw)
+    return y
