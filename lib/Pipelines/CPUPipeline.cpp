@@ -80,13 +80,15 @@ void buildLoopsAndVectors(OpPassManager &pm) {
 
 /// Element arithmetic LLVM has no instruction for: complex to real; 8-bit
 /// floats, which LLVM has no type for, through f32 and integers; f32 tanh,
-/// erf, exp, log to vectorisable polynomials; integer powers to loops; then
-/// what LLVM has intrinsics for; the rest (f64 tanh, erf, ...) calls libm.
+/// erf, exp, log to vectorisable polynomials; integer powers to loops; expm1
+/// and log1p, which math-to-llvm would cancel away, to libm; then what LLVM
+/// has intrinsics for; the rest (f64 tanh, erf, ...) calls libm.
 void buildElementMath(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertComplexToStandardPass());
   pm.addPass(dlbridge::createExpandSmallFloats());
   pm.addNestedPass<func::FuncOp>(dlbridge::createApproximateMath());
   pm.addPass(createConvertMathToFuncs());
+  pm.addPass(dlbridge::createExactMathToLibm());
   pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
 }

@@ -89,6 +89,24 @@ def ApproximateMath : Pass<"dlbridge-approximate-math"> {
   ];
 }
 
+def ExactMathToLibm : Pass<"dlbridge-exact-math-to-libm", "::mlir::ModuleOp"> {
+  let summary = "math.expm1 and math.log1p to libm calls, not exp(x) - 1 and log(1 + x)";
+  let description = [{
+    `convert-math-to-llvm` lowers `math.expm1` to `exp(x) - 1` and
+    `math.log1p` to `log(1 + x)`, which lose all the digits these functions
+    exist for: `expm1(1e-12)` comes out 1e-4 off relatively. Run before it,
+    this pass turns the two (scalars, and vectors element by element) into
+    calls of libm's `expm1`/`log1p` (`expm1f`/`log1pf`), as
+    `convert-math-to-libm` does for the functions LLVM has no intrinsic for.
+    f32 ones that `dlbridge-approximate-math` already expanded are gone by
+    then; other operations are left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::func::FuncDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
 def SimplifyMath : Pass<"dlbridge-simplify-math"> {
   let summary = "Powers with small constant exponents to multiplications";
   let description = [{
