@@ -14,6 +14,7 @@ INPUTS = {
     "f64": FLOATS,
     "f32": FLOATS.astype(np.float32),
     "f64-reversed": FLOATS[::-1],
+    "f64-small": np.array([1e-8, -1e-10, 1e-12, 3e-300, -1e-15, 2.0**-30]),
     "i64": np.array([-3, 0, 2, 7]),
     "u8": np.array([0, 3, 255], dtype=np.uint8),
     "0-d": np.array(0.25),
@@ -45,6 +46,53 @@ def test_unary(name: str, kind: str) -> None:
         want = f(x)
         got = dlbridge.jit(lambda v: f(v))(x)
     _compare(got, want)
+
+
+#: Complex arguments of every quadrant, the axes and their branch cuts (signed zeros), small
+#: and large ones.
+COMPLEX = np.array([1 + 2j, -0.5 + 0.1j, 3 - 1j, -2 - 2j, 0j, 1, -1, 1j, -1j, 2, -2, 2j, -3j, complex(0.0, -3.0),
+                    complex(-0.0, 3.0), complex(-2.0, 0.0), complex(-2.0, -0.0), 1e-8 + 1e-8j, 1e-12 - 3e-12j,
+                    20 + 1j, -30 - 0.5j, 0.5 + 40j])
+COMPLEX_UNARY = ["exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh", "expm1", "log1p", "log2",
+                 "log10", "exp2", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"]
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+@pytest.mark.parametrize("name", COMPLEX_UNARY)
+def test_unary_of_complex_numbers(name: str, dtype: str) -> None:
+    """NumPy's values, on the branch cuts too (the sign of zero picks the side), and accurate
+    for small arguments (relative to each part of the result)."""
+    f = getattr(np, name)
+    z = COMPLEX.astype(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = f(z)
+        got = np.asarray(dlbridge.jit(lambda v: f(v))(z))
+    assert got.dtype == want.dtype
+    rtol = 1e-5 if dtype == "complex64" else 1e-12
+    eps = np.finfo(got.real.dtype).eps
+    for part in (np.real, np.imag):
+        g, w = part(got), part(want)
+        allowed = rtol * np.abs(w) + 4 * eps * np.abs(want)  # each part, or a few ulp of the whole
+        close = (g == w) | (np.abs(g - w) <= allowed) | (np.isnan(g) & np.isnan(w))
+        assert close.all(), (z[~close], g[~close], w[~close])
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "sign"])
+def test_classes_and_sign_of_complex_numbers(name: str) -> None:
+    """A NaN or infinite part makes the number NaN or infinite; ``sign`` is NumPy 2's ``z / |z|``
+    with its rules for infinite parts."""
+    nan, inf = np.nan, np.inf
+    z = np.array([1 + 2j, 0j, complex(nan, 1), complex(1, inf), complex(-inf, nan), complex(inf, inf),
+                  complex(nan, inf), complex(-0.0, -0.0), complex(5e-324, 0), 1e300 + 1e300j, -3j])
+    f = getattr(np, name)
+    for dtype in ("complex128", "complex64"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = f(z.astype(dtype))
+            got = np.asarray(dlbridge.jit(lambda v: f(v))(z.astype(dtype)))
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6, equal_nan=True)
 
 
 @pytest.mark.parametrize("name", BINARY)

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import dtypes as D
 from . import lowering, registry
+from .complex_math import COMPLEX_UNARY, complex_sign, complex_unary
 from .dtype_rules import (
     BOOL,
     FLOAT,
@@ -331,10 +332,9 @@ def _lower_unary(name: str, t: Typed) -> TracedArray:
         return binary("multiply", x, x)
     if name in _BASIC_FLOAT_UNARY:
         if dt.is_complex:
-            if name != "exp":
+            if name not in COMPLEX_UNARY:
                 raise unsupported(name, f"not supported for {dt.name}")
-            return emit_elementwise(ctx, "exp", [(x, dt)], dt,
-                                    lambda b, v: b.op("exp", f"complex.exp {v[0]} : {dt.mlir}"), weak)
+            return emit_elementwise(ctx, name, [(x, dt)], dt, lambda b, v: complex_unary(b, name, v[0], dt), weak)
         if name == "sigmoid":
 
             def sig(b: Block, v: list[str]) -> str:
@@ -492,7 +492,10 @@ def _declare_float_unary(name: str, math_op: str) -> None:
     def lower(t: Typed) -> TracedArray:
         dt = t.dtype
         if dt.is_complex:
-            raise unsupported(f"numpy.{name}", f"not supported for {dt.name}")
+            if name not in COMPLEX_UNARY:
+                raise unsupported(f"numpy.{name}", f"not supported for {dt.name}")
+            return emit_elementwise(t.context, name, [(t.operands[0], dt)], dt,
+                                    lambda b, v: complex_unary(b, name, v[0], dt), t.weak)
         return emit_elementwise(t.context, name, [(t.operands[0], dt)], dt,
                                 lambda b, v: lowering.math_call(b, math_op, v, dt, name), t.weak)
 
@@ -563,8 +566,11 @@ def round_(a: Any, decimals: int = 0, out: Any = None) -> TracedArray:  # noqa: 
 def sign(t: Typed) -> TracedArray:
     """-1, 0 or 1 by the sign of each element (NaN for NaN)."""
     dt = t.dtype
-    if dt.is_bool or dt.is_complex:
+    if dt.is_bool:
         raise unsupported("numpy.sign", f"not supported for {dt.name}")
+    if dt.is_complex:  # NumPy 2: z / |z|, 0 at 0
+        return emit_elementwise(t.context, "sign", [(t.operands[0], dt)], dt,
+                                lambda b, v: complex_sign(b, v[0], dt), t.weak)
 
     def body(b: Block, v: list[str]) -> str:
         zero = b.const(0, dt.mlir) if not dt.is_float else b.const(0.0, dt.mlir)
@@ -584,10 +590,17 @@ def sign(t: Typed) -> TracedArray:
 
 
 def _float_class(name: str, predicate: Callable[[Block, str, DType], str], for_ints: bool) -> None:
+    """Declares ``name``, ``predicate`` of each element; for complex numbers, of either part
+    (``isnan``, ``isinf``) or of both (``isfinite``)."""
+
+    def of_complex(b: Block, v: str, dt: DType) -> str:
+        re, im = (predicate(b, part, dt.component) for part in lowering.complex_parts(b, v, dt))
+        return b.op(name, f"arith.{'andi' if for_ints else 'ori'} {re}, {im} : i1")
+
     def lower(t: Typed) -> TracedArray:
         ctx, (x,), src = t.context, t.operands, t.common
         if src.is_complex:
-            raise unsupported(f"numpy.{name}", f"not supported for {src.name}")
+            return emit_elementwise(ctx, name, [(x, src)], t.dtype, lambda b, v: of_complex(b, v[0], src), t.weak)
         if not src.is_float:
             return emit_elementwise(ctx, name, [(x, src)], t.dtype, lambda b, v: b.const(for_ints, "i1"), t.weak)
         return emit_elementwise(ctx, name, [(x, src)], t.dtype, lambda b, v: predicate(b, v[0], src), t.weak)
