@@ -32,6 +32,12 @@ CASES: list[tuple[str, Callable[..., Any], tuple[Any, ...]]] = [
     ("tensordot", lambda a, b: np.tensordot(a, b, axes=([2], [1])), (A, B)),
     ("tensordot-int", lambda a, b: np.tensordot(a, b, axes=1), (M, M)),
     ("inner", lambda a, b: np.inner(a, b), (A, M)),
+    ("ellipsis-batched-matmul", lambda a, b: np.einsum("...ij,...jk", a, b), (A, B[:2, :, :5])),
+    ("ellipsis-broadcast-dot", lambda a, b: np.einsum("...i,...i", a, b), (A[:, :1], B[0, :, :3].T)),
+    ("ellipsis-trailing", lambda a, b: np.einsum("ij...,jk...->ik...", a, b), (A, RNG.random((3, 5, 4)))),
+    ("ellipsis-diagonal", lambda a: np.einsum("...ii->...i", a), (RNG.random((2, 4, 4)),)),
+    ("ellipsis-sum", lambda a: np.einsum("i...->...", a), (A,)),
+    ("broadcast-label", lambda a, b: np.einsum("ij,j", a, b), (A[0, :, :1], V)),
 ]
 
 
@@ -53,5 +59,9 @@ def test_einsum_mismatched_sizes() -> None:
 def test_einsum_bad_subscripts_are_errors() -> None:
     with pytest.raises(ValueError, match="subscript"):
         dlbridge.jit(lambda a: np.einsum("ij->k", a))(M)
-    with pytest.raises(dlbridge.TraceError, match="ellipsis"):
+    with pytest.raises(ValueError, match="no '...' ellipsis provided"):
         dlbridge.jit(lambda a: np.einsum("...i->i", a))(M)
+    with pytest.raises(ValueError, match="'.' that is not part of an ellipsis"):
+        dlbridge.jit(lambda a: np.einsum(".i", a))(M)
+    with pytest.raises(ValueError, match="more subscripts than operand dimensions"):
+        dlbridge.jit(lambda a: np.einsum("...ijk", a))(M)

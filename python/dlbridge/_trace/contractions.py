@@ -178,12 +178,36 @@ def _lower_matmul(t: Typed) -> TracedArray:
     return lowering.collapse_units(ctx, out, drop)
 
 
+def _expand_ellipses(spec: str, inputs: list[str], out: str | None,
+                     operands: Sequence[TracedArray]) -> tuple[list[str], str | None, str]:
+    """``inputs`` and ``out`` with each ``...`` replaced by letters the subscripts do not use:
+    the broadcast dims of the operands, right-aligned (NumPy's rule); and those letters."""
+    unused = [c for c in string.ascii_letters if c not in spec]
+    counts = []
+    for sub, x in zip(inputs, operands):
+        if sub.count("...") > 1 or sub.replace("...", "").count("."):
+            raise trace_error("einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...')",
+                              ValueError)
+        extra = x.ndim - (len(sub) - 3) if "..." in sub else 0
+        if extra < 0:
+            raise trace_error(f"einstein sum subscripts string {sub!r} has more subscripts than operand "
+                              f"dimensions ({x.ndim})", ValueError)
+        counts.append(extra)
+    broadcast = "".join(unused[: max(counts, default=0)])
+    inputs = [sub.replace("...", broadcast[len(broadcast) - n:]) for sub, n in zip(inputs, counts)]
+    if out is not None:
+        if "..." in out:
+            out = out.replace("...", broadcast)
+        elif broadcast:
+            raise trace_error("output has more dimensions than subscripts given in einstein sum, but no '...' "
+                              "ellipsis provided to broadcast the extra dimensions.", ValueError)
+    return inputs, out, broadcast
+
+
 def _parse(subscripts: str, operands: Sequence[TracedArray]) -> tuple[list[str], str]:
-    """The input subscripts and the output subscript (implicit output: the letters that appear
-    once, sorted, as NumPy)."""
+    """The input subscripts and the output subscript, each ``...`` spelled as letters (implicit
+    output: the broadcast dims, then the letters that appear once, sorted, as NumPy)."""
     spec = subscripts.replace(" ", "")
-    if "." in spec:
-        raise unsupported("numpy.einsum", "ellipsis ('...') in subscripts")
     if "->" in spec:
         lhs, out = spec.split("->")
     else:
@@ -192,6 +216,10 @@ def _parse(subscripts: str, operands: Sequence[TracedArray]) -> tuple[list[str],
     if len(inputs) != len(operands):
         raise trace_error("einsum: more operands than subscripts" if len(operands) > len(inputs)
                           else "einsum: fewer operands than subscripts", ValueError)
+    explicit = "".join(inputs).replace(".", "")
+    broadcast = ""
+    if "." in spec:
+        inputs, out, broadcast = _expand_ellipses(spec, inputs, out, operands)
     for sub, x in zip(inputs, operands):
         if not all(c in string.ascii_letters for c in sub):
             raise trace_error(f"einsum: invalid subscript {sub!r}", ValueError)
@@ -201,7 +229,7 @@ def _parse(subscripts: str, operands: Sequence[TracedArray]) -> tuple[list[str],
             )
     letters = "".join(inputs)
     if out is None:
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        out = broadcast + "".join(sorted(c for c in set(explicit) if explicit.count(c) == 1))
     for c in out:
         if c not in letters:
             raise trace_error(f"einsum: output subscript {c!r} does not appear in the inputs", ValueError)
@@ -224,12 +252,16 @@ def einsum(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = None, 
     acc = D.INT64 if dt.is_bool else dt
     ctx.begin_op()
     loops = list(dict.fromkeys(output + "".join(inputs)))
-    # the size of every letter: static when an operand knows it, checked equal at run time
+    # the size of every letter: static when an operand knows it, checked equal at run time; a
+    # dim of 1 where the letter is longer elsewhere broadcasts (read at index 0)
+    longer = {c for sub, x in zip(inputs, xs) for c, d in zip(sub, x.dims) if d != 1}
     static: dict[str, int] = {}
     dynamic: dict[str, list[str]] = {}
     for sub, x in zip(inputs, xs):
         for k, c in enumerate(sub):
             d = x.dims[k]
+            if d == 1 and c in longer:
+                continue
             if d is None:
                 dynamic.setdefault(c, []).append(ctx.dim(x, k))
             elif static.setdefault(c, d) != d:
@@ -251,7 +283,8 @@ def einsum(subscripts: Any, *operands: Any, out: Any = None, dtype: Any = None, 
         sizes_out.append(None if c in static else dynamic[c][0])
     L = len(loops)
     pos = {c: i for i, c in enumerate(loops)}
-    in_maps = [affine_map(L, [f"d{pos[c]}" for c in sub]) for sub in inputs]
+    in_maps = [affine_map(L, ["0" if d == 1 and c in longer else f"d{pos[c]}" for c, d in zip(sub, x.dims)])
+               for sub, x in zip(inputs, xs)]
     ty = tensor_type(dims, acc)
     init = lowering.empty(ctx, dims, acc, sizes_out)
     zero = lowering.py_const(ctx.top, 0, acc)
