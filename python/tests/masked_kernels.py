@@ -44,3 +44,19 @@ def clipped_update(x: Any, y: Any) -> Any:
     m = x < y
     x[m] = np.clip(np.sqrt(y[m]) - x[m], 0.0, 2.0)
     return x
+
+
+def columns_where(data: Any) -> Any:
+    """Columns (and rows of a column slice) selected by masks on a later axis."""
+    keep, rows = data.sum(axis=0) > 0, data.sum(axis=1) > 0
+    return data[:, keep], data[1:, data.min(axis=0) < 1].sum(axis=0), data[..., keep][rows, 1:]
+
+
+def zero_columns(data: Any) -> Any:
+    """Assignments through a mask on the second axis: a value, an update and a product."""
+    out = data.copy()
+    keep, rows = out.sum(axis=0) > 0, out.sum(axis=1) > 0
+    out[:, keep] = 0
+    out[1:, ~keep] += 10
+    out[rows, 1:] = out[rows, 1:] * 3
+    return out

@@ -122,3 +122,21 @@ def test_inputs_that_are_only_read_stay_untouched() -> None:
     before = data.copy()
     dlbridge.jit(K.masked_stats)(data, data > 0)
     np.testing.assert_array_equal(data, before)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_masks_on_other_axes_select_and_assign(dtype: Any) -> None:
+    """``x[:, mask]`` (NumPy: the mask is the indices it selects): a size known when the call
+    runs, read and assigned through, one kernel for every mask."""
+    reads, writes = dlbridge.jit(K.columns_where), dlbridge.jit(K.zero_columns)
+    for data in _layouts(_data(dtype)) + [_data(dtype, (3, 0))]:
+        _close(reads(data), K.columns_where(data), dtype)
+        before = data.copy()
+        _close(writes(data), K.zero_columns(data), dtype)
+        np.testing.assert_array_equal(data, before)
+    assert reads.num_specialisations <= 3  # C order, strided, and the size-0 layouts
+
+
+def test_a_mask_on_another_axis_of_another_length_is_an_index_error() -> None:
+    with pytest.raises(IndexError, match="boolean index did not match indexed array along axis 1"):
+        dlbridge.jit(lambda a, m: a[:, m])(np.ones((2, 4)), np.ones(3, bool))

@@ -395,11 +395,22 @@ def _index_array(ctx: TraceContext, part: Any, axis: int, n: Idx) -> tuple[Trace
     constant: lists and NumPy arrays; a concrete boolean mask becomes the indices it selects)."""
     if isinstance(part, TracedArray):
         if part._dtype.is_bool:
-            raise unsupported(
-                "boolean mask indexing",
-                "a traced mask among other indices; the result's size depends on the mask's "
-                "values; use numpy.where(mask, x, other) to keep the shape",
-            )
+            # a mask is the indices it selects (NumPy's definition): a size known when the call runs
+            if part.ndim != 1:
+                raise unsupported("indexing", "a multi-dimensional boolean mask among other indices "
+                                              "(use one 1-D mask per axis)")
+            m = part._dims[0] if part._dims[0] is not None else ctx.dim(part, 0)
+            text = (f"boolean index did not match indexed array along axis {axis}; size of axis is "
+                    f"{{0}} but size of corresponding boolean axis is {{1}}")
+            if isinstance(n, int) and isinstance(m, int):
+                if m != n:
+                    raise trace_error(text.replace("{0}", str(n)).replace("{1}", str(m)), IndexError)
+            else:
+                size, length = _const(ctx, n), _const(ctx, m)
+                same = ctx.top.op("mask_fits", f"arith.cmpi eq, {size}, {length} : index")
+                ctx.top.raw(f'dlpack.assert {same}, index_out_of_range, "{_assert_message(text)}" '
+                            f"({size}, {length} : index, index)")
+            return registry.lookup("flatnonzero").impl(part), True  # type: ignore[union-attr]
         if not part._dtype.is_int:
             raise trace_error("arrays used as indices must be of integer (or boolean) type", IndexError)
         return part, False

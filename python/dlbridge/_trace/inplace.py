@@ -239,8 +239,6 @@ def setitem(target: TracedArray, key: Any, value: Any) -> None:
     if len(mask) == 1 and isinstance(mask[0], TracedArray) and mask[0]._dtype.is_bool and parts[0] is mask[0]:
         _masked_store(target, mask[0], value)
         return
-    if any(isinstance(p, TracedArray) and p._dtype.is_bool for p in parts):
-        raise unsupported(op, "a traced boolean mask among other indices; use numpy.where")
     _scatter(target, parts, value)
 
 

@@ -67,3 +67,13 @@ def test_selections_as_arrays(torch: Any) -> None:
     strided = _on_gpu(torch, data)[::2, 1::3]
     view = data[::2, 1::3]
     np.testing.assert_array_equal(_host(dlbridge.jit(lambda x: x[x > 0])(strided)), view[view > 0])
+
+
+def test_masks_on_other_axes(torch: Any) -> None:
+    """``x[:, mask]`` read and assigned on the device: the selected count comes back to size it."""
+    data = RNG.normal(size=(40, 9))
+    got = dlbridge.jit(K.columns_where)(_on_gpu(torch, data))
+    for g, w in zip(got, K.columns_where(data)):
+        np.testing.assert_allclose(_host(g), w, rtol=1e-12)
+    np.testing.assert_allclose(_host(dlbridge.jit(K.zero_columns)(_on_gpu(torch, data))), K.zero_columns(data),
+                               rtol=1e-12)
