@@ -29,16 +29,21 @@ from __future__ import annotations
 import ast
 import copy
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 __all__ = ["HELPERS", "PREFIX", "rewrite_function"]
 
 PREFIX = "_dlbridge_"
 #: The free names the rewritten code uses: ``loops.enter_loop``, ``loops.python_range``,
-#: ``loops.enter_iteration``, ``loops.iteration_call`` and ``loops.iteration_row``.
+#: ``loops.enter_iteration``, ``loops.iteration_call``, ``loops.iteration_row``, and
+#: ``branches.condition``, ``branches.enter_if``, ``branches.if_expression``,
+#: ``branches.enter_while`` and ``branches.refuse``.
 HELPERS = (f"{PREFIX}enter_loop", f"{PREFIX}python_range", f"{PREFIX}enter_iteration",
-           f"{PREFIX}iteration_call", f"{PREFIX}iteration_row")
+           f"{PREFIX}iteration_call", f"{PREFIX}iteration_row",
+           f"{PREFIX}condition", f"{PREFIX}enter_if", f"{PREFIX}if_expression", f"{PREFIX}enter_while",
+           f"{PREFIX}refuse")
+_CONDITION, _ENTER_IF, _IF_EXPRESSION, _ENTER_WHILE, _REFUSE = HELPERS[5:]
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
            ast.DictComp, ast.GeneratorExp)
@@ -413,23 +418,229 @@ class _Rewriter:
                               self.statements(copy.deepcopy(stmt.orelse)), None)
         traced: list[ast.stmt] = [ast.Assign([_names_tuple(ast.Store(), names)], attr("values"))]
         traced += self.statements(stmt.orelse)
-        return ast.If(attr("python"), [python_loop], traced)
+        branch = ast.If(attr("python"), [python_loop], traced)
+        branch.dl_generated = True  # type: ignore[attr-defined]
+        return branch
 
     def _inner(self, stmt: ast.stmt) -> None:
-        """Rewrites the statement lists inside ``stmt`` (if/while/with/try/for/match bodies)."""
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, self.statements(inner))
-        for handler in getattr(stmt, "handlers", []):
-            handler.body = self.statements(handler.body)
-        for case in getattr(stmt, "cases", []):
-            case.body = self.statements(case.body)
+        _rewrite_inner(stmt, self.statements)
+
+
+def _rewrite_inner(stmt: ast.stmt, statements: Callable[[list[ast.stmt]], list[ast.stmt]]) -> None:
+    """Rewrites the statement lists inside ``stmt`` (if/while/with/try/for/match bodies) with
+    ``statements``."""
+    for field in ("body", "orelse", "finalbody"):
+        inner = getattr(stmt, field, None)
+        if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+            setattr(stmt, field, statements(inner))
+    for handler in getattr(stmt, "handlers", []):
+        handler.body = statements(handler.body)
+    for case in getattr(stmt, "cases", []):
+        case.body = statements(case.body)
+
+
+# --------------------------------------------------------------------------------------------------
+# if, while and conditional expressions (see ``branches``)
+
+
+def _wrappable(expr: ast.expr) -> bool:
+    """Whether ``expr`` computes the same inside a ``lambda``: it binds no name (``:=``),
+    neither yields nor awaits, and does not call ``super()`` without arguments."""
+    for node in _own_scope([expr]):
+        if isinstance(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return False
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)) and any(_walrus_targets(node)):
+            return False
+        if isinstance(node, ast.Name) and node.id == "super":
+            return False
+    return True
+
+
+def _lambda(expr: ast.expr) -> ast.Lambda:
+    return ast.Lambda(_arguments([]), expr)
+
+
+def _condition_tree(test: ast.expr) -> ast.expr:
+    """``test`` as ``branches.condition`` takes it: a ``lambda`` computing the value tested, or
+    ``("and"/"or", ...)``, ``("not", ...)`` of those, so that it keeps Python's short-circuit."""
+    if isinstance(test, ast.BoolOp):
+        op = "and" if isinstance(test.op, ast.And) else "or"
+        return ast.Tuple([ast.Constant(op), *(_condition_tree(v) for v in test.values)], ast.Load())
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.Tuple([ast.Constant("not"), _condition_tree(test.operand)], ast.Load())
+    return _lambda(test)
+
+
+def _condition(test: ast.expr, line: int) -> ast.Call:
+    return _call(_CONDITION, [_condition_tree(test), ast.Constant(line)])
+
+
+class _Expressions(ast.NodeTransformer):
+    """Rewrites ``a if c else b`` in the function's own scope (and in the functions the loop
+    rewrite made of its loop bodies) as ``branches.if_expression(<c>, lambda: a, lambda: b)``."""
+
+    def __init__(self) -> None:
+        self.changed = False
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        return self.generic_visit(node) if node.name.startswith(PREFIX) else node
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
+        return node
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        if not all(_wrappable(e) for e in (node.test, node.body, node.orelse)):
+            return node
+        self.changed = True
+        call = _call(_IF_EXPRESSION, [_condition_tree(node.test), _lambda(node.body), _lambda(node.orelse),
+                                      ast.Constant(node.lineno)])
+        return ast.copy_location(call, node)
+
+
+class _Branches:
+    """Rewrites the ``if`` and ``while`` statements of the function (see ``branches``)::
+
+        if <test>: A else: B        _c = condition(<test>)
+                                    if _c is True: A
+                                    elif _c is False: B
+                                    else:
+                                        def then(state): <names> = state; A; return <names>
+                                        def otherwise(state): <names> = state; B; return <names>
+                                        <names> = enter_if(_c, then, otherwise, <names>)
+
+        while <test>: A else: B     while (_c := condition(<test>)) is True: A
+                                    else:
+                                        if _c is not False:
+                                            def test(state): <names> = state; return condition(<test>)
+                                            def body(state): <names> = state; A; return <names>
+                                            <names> = enter_while(test, body, <names>)
+                                        B
+
+    where ``<names>`` are the names the branches (the body) bind. Branches or bodies that cannot
+    run as such functions (``return``, ``break``, ``continue``...) call ``branches.refuse`` where
+    the condition is traced, and run as written where it is Python's."""
+
+    def __init__(self, declared: set[str]) -> None:
+        self.count = itertools.count()
+        self.changed = False
+        self.declared = declared
+
+    def statements(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for stmt in body:
+            out.extend(self.statement(stmt))
+        return out
+
+    def statement(self, stmt: ast.stmt) -> list[ast.stmt]:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if stmt.name.startswith(PREFIX):  # a loop body of the loop rewrite
+                stmt.body = self.statements(stmt.body)
+            return [stmt]
+        if isinstance(stmt, ast.ClassDef):
+            return [stmt]
+        if isinstance(stmt, ast.If) and not getattr(stmt, "dl_generated", False) and _wrappable(stmt.test):
+            return self._if(stmt)
+        if isinstance(stmt, ast.While) and _wrappable(stmt.test):
+            return self._while(stmt)
+        _rewrite_inner(stmt, self.statements)
+        return [stmt]
+
+    def _unfit(self, body: list[ast.stmt], names: Sequence[str], who: str) -> str | None:
+        """Why ``body`` cannot run as a function traced once as a region, or None."""
+        why = _python_only(body)
+        if why is not None:
+            return why.replace("its body", who)
+        for name in names:
+            if name in self.declared:
+                return f"{who} rebinds '{name}', which is declared global or nonlocal"
+        if any(isinstance(node, ast.Name) and node.id == "super" for node in _own_scope(body)):
+            return f"{who} calls super()"
+        return None
+
+    def _region(self, name: str, names: Sequence[str], body: list[ast.stmt]) -> ast.FunctionDef:
+        """``def <name>(state): <names> = state; <body>; return <names>``."""
+        state = f"{PREFIX}state"
+        stmts: list[ast.stmt] = []
+        if names:
+            stmts.append(ast.Assign([_names_tuple(ast.Store(), names)], _name(state)))
+        stmts += self.statements(body)
+        stmts.append(ast.Return(_names_tuple(ast.Load(), names)))
+        return ast.FunctionDef(name, _arguments([state]), stmts, [], None, None)
+
+    def _if(self, stmt: ast.If) -> list[ast.stmt]:
+        self.changed = True
+        n = next(self.count)
+        line = ast.Constant(stmt.lineno)
+        names = [x for x in _bindings(stmt.body + stmt.orelse) if not x.startswith(PREFIX)]
+        reason = self._unfit(stmt.body + stmt.orelse, names, "a branch")
+        cond = f"{PREFIX}cond_{n}"
+        traced_then, traced_else = copy.deepcopy(stmt.body), copy.deepcopy(stmt.orelse)
+        head = ast.Assign([_name(cond, ast.Store())], _condition(stmt.test, stmt.lineno))
+        python_then = self.statements(stmt.body)
+        python_else = self.statements(stmt.orelse) or [ast.Pass()]
+        traced: list[ast.stmt]
+        if reason is not None:
+            traced = [ast.Expr(_call(_REFUSE, [ast.Constant("if"), ast.Constant(reason), line]))]
+        else:
+            then, otherwise = f"{PREFIX}then_{n}", f"{PREFIX}else_{n}"
+            call = _call(_ENTER_IF, [_name(cond), _name(then), _name(otherwise),
+                                     ast.Tuple([ast.Constant(c) for c in names], ast.Load()), line])
+            traced = [self._region(then, names, traced_then), self._region(otherwise, names, traced_else),
+                      ast.Assign([_names_tuple(ast.Store(), names)], call) if names else ast.Expr(call)]
+
+        def test(value: bool) -> ast.Compare:
+            return ast.Compare(_name(cond), [ast.Is()], [ast.Constant(value)])
+
+        out: list[ast.stmt] = [head, ast.If(test(True), python_then, [ast.If(test(False), python_else, traced)])]
+        for node in out:
+            ast.copy_location(node, stmt)
+        return out
+
+    def _while(self, stmt: ast.While) -> list[ast.stmt]:
+        self.changed = True
+        n = next(self.count)
+        line = ast.Constant(stmt.lineno)
+        names = [x for x in _bindings(stmt.body) if not x.startswith(PREFIX)]
+        reason = self._unfit(stmt.body, names, "its body")
+        cond = f"{PREFIX}cond_{n}"
+        state = f"{PREFIX}state"
+        traced_test, traced_body = copy.deepcopy(stmt.test), copy.deepcopy(stmt.body)
+        first = ast.NamedExpr(_name(cond, ast.Store()), _condition(stmt.test, stmt.lineno))
+        python_body = self.statements(stmt.body)
+        traced: list[ast.stmt]
+        if reason is not None:
+            traced = [ast.Expr(_call(_REFUSE, [ast.Constant("while loop"), ast.Constant(reason), line]))]
+        else:
+            test_fn, body_fn = f"{PREFIX}test_{n}", f"{PREFIX}while_body_{n}"
+            unpack = [ast.Assign([_names_tuple(ast.Store(), names)], _name(state))] if names else []
+            test_def = ast.FunctionDef(test_fn, _arguments([state]),
+                                       [*unpack, ast.Return(_condition(traced_test, stmt.lineno))], [], None, None)
+            call = _call(_ENTER_WHILE, [_name(test_fn), _name(body_fn),
+                                        ast.Tuple([ast.Constant(c) for c in names], ast.Load()), line])
+            traced = [test_def, self._region(body_fn, names, traced_body),
+                      ast.Assign([_names_tuple(ast.Store(), names)], call) if names else ast.Expr(call)]
+        guard = ast.If(ast.Compare(_name(cond), [ast.IsNot()], [ast.Constant(False)]), traced, [])
+        loop = ast.While(ast.Compare(first, [ast.Is()], [ast.Constant(True)]), python_body,
+                         [guard, *self.statements(stmt.orelse)])
+        ast.copy_location(guard, stmt)
+        return [ast.copy_location(loop, stmt)]
 
 
 def rewrite_function(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Rewrites the range loops of ``func`` in place (see the module); whether it had any."""
+    """Rewrites the range loops, ``if`` and ``while`` statements and conditional expressions of
+    ``func`` in place (see the module and ``branches``); whether it had any."""
     _analyse(func)
     rewriter = _Rewriter()
     func.body = rewriter.statements(func.body)
-    return rewriter.changed
+    expressions = _Expressions()
+    func.body = [expressions.visit(stmt) for stmt in func.body]
+    branches = _Branches(_declared(func.body, ast.Global) | _declared(func.body, ast.Nonlocal))
+    func.body = branches.statements(func.body)
+    return rewriter.changed or expressions.changed or branches.changed

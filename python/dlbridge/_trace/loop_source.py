@@ -24,6 +24,7 @@ import types
 from typing import Any, Callable
 
 from .loop_rewrite import HELPERS, PREFIX, rewrite_function
+from .branches import condition, enter_if, enter_while, if_expression, refuse
 from .loops import enter_iteration, enter_loop, iteration_call, iteration_row, python_range
 
 __all__ = ["rewrite_loops"]
@@ -39,7 +40,8 @@ _REWRITTEN: dict[int, tuple[types.CodeType, types.CodeType | None, str | None]] 
 
 
 _HELPERS: dict[str, Any] = dict(zip(HELPERS, (enter_loop, python_range, enter_iteration, iteration_call,
-                                             iteration_row)))
+                                             iteration_row, condition, enter_if, if_expression, enter_while,
+                                             refuse)))
 
 
 def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | None]:
@@ -58,7 +60,8 @@ def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | Non
             inner, why = rewrite_loops(method)
             return (fn if inner is method else inner), why
         return fn, None
-    if not _has_loop(fn.__code__):
+    has_loop = _has_loop(fn.__code__)
+    if not has_loop and not _has_branch(fn.__code__):
         return fn, None
     code = fn.__code__
     entry = _REWRITTEN.get(id(code))
@@ -66,7 +69,7 @@ def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | Non
         entry = _REWRITTEN[id(code)] = (code, *_rewrite(fn))
     _, new_code, why = entry
     if new_code is None:
-        return fn, why
+        return fn, why if has_loop else None  # the reason says why its for loops run as Python
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     closure = tuple(cells[v] if v in cells else types.CellType(_HELPERS[v]) for v in new_code.co_freevars)
     new = types.FunctionType(new_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
@@ -81,6 +84,11 @@ def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | Non
 def _has_loop(code: types.CodeType) -> bool:
     """Whether ``code`` has a ``for`` loop (``FOR_ITER``): over a range, or over an array's rows."""
     return any(ins.opname == "FOR_ITER" for ins in dis.get_instructions(code))
+
+
+def _has_branch(code: types.CodeType) -> bool:
+    """Whether ``code`` branches on a value (``if``, ``while``, ``a if c else b``, ``and``/``or``)."""
+    return any("JUMP" in ins.opname and "IF_" in ins.opname for ins in dis.get_instructions(code))
 
 
 def _rewrite(fn: types.FunctionType) -> tuple[types.CodeType | None, str | None]:
