@@ -41,7 +41,7 @@ from typing import Any, Callable
 from . import dtypes as D
 from . import lowering
 from .dtypes import DType
-from .errors import trace_error, unsupported, user_location
+from .errors import need_value, unsupported, user_location
 from .loop_state import PythonState
 from .loops import (
     FLAG,
@@ -97,26 +97,32 @@ def _python_truth(tree: Condition) -> bool:
     return any(_python_truth(p) for p in parts)
 
 
-def condition(tree: Condition, line: int) -> Any:
-    """The value of the condition of a rewritten ``if``/``while``/conditional expression: Python's
-    ``True`` or ``False`` where Python can evaluate it, else a traced bool scalar."""
+def condition(tree: Condition, line: int, loop: bool = False) -> Any:
+    """The value of the condition of a rewritten ``if``/``while`` (``loop``)/conditional
+    expression: Python's ``True`` or ``False`` where Python can evaluate it, else a traced bool
+    scalar."""
     ctx = current_context()
     if ctx is None:
         return _python_truth(tree)
     ctx.conditions += 1
+    ctx.loop_conditions += loop
     try:
         return _evaluate(ctx, tree, line)
     finally:
         ctx.conditions -= 1
+        ctx.loop_conditions -= loop
 
 
 def _truth(ctx: TraceContext, v: Any) -> Any:
     """``bool(v)``: Python's answer, or a traced bool where ``v`` is known only at run time
     (data, a loop index, a value computed from them). Traced values computed from the sizes and
-    int arguments alone are specialised by ``bool`` itself (``NeedsValue``), as elsewhere."""
-    if isinstance(v, SymbolicDim) and v._sources is None and v.context is ctx:
+    int arguments alone are specialised by ``bool`` itself (``NeedsValue``), as elsewhere, except
+    in the condition of a ``while`` loop: it stays traced (one ``scf.while`` for every value),
+    and the loop is specialised only where it cannot be traced (:func:`enter_while`)."""
+    loop = ctx.loop_conditions > 0
+    if isinstance(v, SymbolicDim) and (v._sources is None or loop) and v.context is ctx:
         return v != 0
-    if isinstance(v, TracedArray) and v._sources is None and v.context is ctx:
+    if isinstance(v, TracedArray) and (v._sources is None or loop) and v.context is ctx:
         if any(d != 1 for d in v._dims):
             return bool(v)  # the error of an array of several (or dynamic) elements
         if not v._dtype.is_bool:
@@ -417,23 +423,31 @@ def if_expression(tree: Condition, then: Callable[[], Any], otherwise: Callable[
                       None)[0]
 
 
-def refuse(construct: str, reason: str, line: int) -> Any:
-    """What a rewritten ``if``/``while`` whose condition is traced raises where its body cannot
-    be traced as a region (``reason`` says why)."""
-    raise unsupported(f"{construct} on a condition known only at run time (at {_where(line)})",
-                      f"{reason}; compute both outcomes and pick with where(), or restructure the loop "
-                      "around a flag")
+def _sources(cond: Any) -> Any:
+    """The sizes and int arguments a traced condition is computed from alone (None where it
+    depends on data or loop indices): fixing them at the call's values makes it Python's."""
+    return cond._sources if isinstance(cond, TracedArray) else None
+
+
+def refuse(construct: str, cond: Any, reason: str, line: int) -> Any:
+    """What a rewritten ``if``/``while`` whose condition ``cond`` is traced raises where its body
+    cannot be traced as a region (``reason`` says why): the trace is done again with the sizes
+    and int arguments fixed where ``cond`` comes from them alone, a TraceError otherwise."""
+    raise need_value(_sources(cond), unsupported(
+        f"{construct} on a condition known only at run time (at {_where(line)})",
+        f"{reason}; compute both outcomes and pick with where(), or restructure the loop around a flag"))
 
 
 # --------------------------------------------------------------------------------------------------
 # while
 
 
-def enter_while(cond: Callable[[tuple[Any, ...]], Any], body: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+def enter_while(first: Any, cond: Callable[[tuple[Any, ...]], Any], body: Callable[[tuple[Any, ...]], tuple[Any, ...]],
                 names: tuple[str, ...], line: int) -> tuple[Any, ...]:
-    """The rest of ``while <cond>: <body>`` once its condition is traced, as one ``scf.while``:
-    the values after it of the names the body binds (``cond`` and ``body`` functions of their
-    values)."""
+    """The rest of ``while <cond>: <body>`` once its condition is traced (``first``, its value
+    now), as one ``scf.while``: the values after it of the names the body binds (``cond`` and
+    ``body`` functions of their values). A loop that cannot be traced so is specialised where
+    ``first`` comes from sizes and int arguments alone (see :func:`refuse`)."""
     ctx = current_context()
     assert ctx is not None
     where = _where(line)
@@ -442,7 +456,8 @@ def enter_while(cond: Callable[[tuple[Any, ...]], Any], body: Callable[[tuple[An
         return _While(ctx, cond, body, prior, names, where, state).emit_while()
     except NotTraceable as e:
         state.restore()
-        raise unsupported(f"while loop on a condition known only at run time (at {where})", str(e)) from None
+        raise need_value(_sources(first), unsupported(
+            f"while loop on a condition known only at run time (at {where})", str(e))) from None
 
 
 class _While(Loop):

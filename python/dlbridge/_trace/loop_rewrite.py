@@ -471,8 +471,8 @@ def _condition_tree(test: ast.expr) -> ast.expr:
     return _lambda(test)
 
 
-def _condition(test: ast.expr, line: int) -> ast.Call:
-    return _call(_CONDITION, [_condition_tree(test), ast.Constant(line)])
+def _condition(test: ast.expr, line: int, loop: bool = False) -> ast.Call:
+    return _call(_CONDITION, [_condition_tree(test), ast.Constant(line), ast.Constant(loop)])
 
 
 class _Expressions(ast.NodeTransformer):
@@ -520,7 +520,7 @@ class _Branches:
                                         if _c is not False:
                                             def test(state): <names> = state; return condition(<test>)
                                             def body(state): <names> = state; A; return <names>
-                                            <names> = enter_while(test, body, <names>)
+                                            <names> = enter_while(_c, test, body, <names>)
                                         B
 
     where ``<names>`` are the names the branches (the body) bind. Branches or bodies that cannot
@@ -587,7 +587,7 @@ class _Branches:
         python_else = self.statements(stmt.orelse) or [ast.Pass()]
         traced: list[ast.stmt]
         if reason is not None:
-            traced = [ast.Expr(_call(_REFUSE, [ast.Constant("if"), ast.Constant(reason), line]))]
+            traced = [ast.Expr(_call(_REFUSE, [ast.Constant("if"), _name(cond), ast.Constant(reason), line]))]
         else:
             then, otherwise = f"{PREFIX}then_{n}", f"{PREFIX}else_{n}"
             call = _call(_ENTER_IF, [_name(cond), _name(then), _name(otherwise),
@@ -612,17 +612,18 @@ class _Branches:
         cond = f"{PREFIX}cond_{n}"
         state = f"{PREFIX}state"
         traced_test, traced_body = copy.deepcopy(stmt.test), copy.deepcopy(stmt.body)
-        first = ast.NamedExpr(_name(cond, ast.Store()), _condition(stmt.test, stmt.lineno))
+        first = ast.NamedExpr(_name(cond, ast.Store()), _condition(stmt.test, stmt.lineno, True))
         python_body = self.statements(stmt.body)
         traced: list[ast.stmt]
         if reason is not None:
-            traced = [ast.Expr(_call(_REFUSE, [ast.Constant("while loop"), ast.Constant(reason), line]))]
+            traced = [ast.Expr(_call(_REFUSE, [ast.Constant("while loop"), _name(cond), ast.Constant(reason), line]))]
         else:
             test_fn, body_fn = f"{PREFIX}test_{n}", f"{PREFIX}while_body_{n}"
             unpack = [ast.Assign([_names_tuple(ast.Store(), names)], _name(state))] if names else []
             test_def = ast.FunctionDef(test_fn, _arguments([state]),
-                                       [*unpack, ast.Return(_condition(traced_test, stmt.lineno))], [], None, None)
-            call = _call(_ENTER_WHILE, [_name(test_fn), _name(body_fn),
+                                       [*unpack, ast.Return(_condition(traced_test, stmt.lineno, True))], [], None,
+                                       None)
+            call = _call(_ENTER_WHILE, [_name(cond), _name(test_fn), _name(body_fn),
                                         ast.Tuple([ast.Constant(c) for c in names], ast.Load()), line])
             traced = [test_def, self._region(body_fn, names, traced_body),
                       ast.Assign([_names_tuple(ast.Store(), names)], call) if names else ast.Expr(call)]

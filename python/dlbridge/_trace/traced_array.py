@@ -152,6 +152,9 @@ class TraceContext:
         #: how many conditions of rewritten ``if``/``while`` statements are being evaluated: there
         #: a comparison of sizes that cannot be specialised is a traced ``i1`` (``branches``)
         self.conditions = 0
+        #: how many of those are conditions of ``while`` loops, where sizes and int arguments are
+        #: not specialised either: the loop is one ``scf.while`` for every value
+        self.loop_conditions = 0
 
     def fresh_serial(self) -> int:
         """A number larger than that of every array created so far."""
@@ -336,9 +339,13 @@ class SymbolicDim:
         if isinstance(other, TracedArray):
             return NotImplemented  # the array's comparison, with the size as a Python int
         rhs = self._operand(other)
-        if rhs is not None and self._ctx.conditions and merge_sources(self._sources, rhs[2]) is None:
-            value = self._ctx.top.op("cmp", f"arith.cmpi {predicate}, {self._value}, {rhs[0]} : index")
-            return TracedArray(self._ctx, value, D.BOOL, (), is_scalar=True)
+        ctx = self._ctx
+        sources = None if rhs is None else merge_sources(self._sources, rhs[2])
+        if rhs is not None and ctx.conditions and (sources is None or ctx.loop_conditions):
+            value = ctx.top.op("cmp", f"arith.cmpi {predicate}, {self._value}, {rhs[0]} : index")
+            out = TracedArray(ctx, value, D.BOOL, (), is_scalar=True)
+            out._sources = sources
+            return out
         raise self._fail("shape comparison")
 
     def __eq__(self, other: object) -> Any:  # type: ignore[override]
