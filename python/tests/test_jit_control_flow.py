@@ -141,12 +141,22 @@ def grows_until_large(x):
     return y
 
 
+def shifted_if_negative(x):
+    if x.min() < 0:
+        x = x - x.min()
+    return x
+
+
 def python_conditions(x, axis=None):
     if x.ndim == 2 and axis is None:
         return x.sum()
     if axis is None:
         return x.max()
     return x.sum(axis=axis)
+
+
+def _shift_inputs(dtype: str) -> list[tuple[Any, ...]]:
+    return [(np.array([1, -2, 3], dtype),), (np.array([1, 2], dtype),), (np.arange(6).astype(dtype)[::-2],)]
 
 
 def _floats(rng: np.random.Generator, n: int, dtype: str) -> np.ndarray:
@@ -234,6 +244,7 @@ CONSTRUCTS: dict[str, tuple[Callable[..., Any], tuple[str, ...], Callable[[str],
     "not_and_or": (not_and_or, ALL, _not_and_or_inputs, "scf.if"),
     "conditional_expression_guarding_an_index": (after_the_peak, ALL, _peak_inputs, "scf.if"),
     "python_number_in_a_branch": (count_in_branch, ALL, _count_inputs, "scf.if"),
+    "if_giving_the_argument_back": (shifted_if_negative, ALL, _shift_inputs, "scf.if"),
     "while_growing_an_array": (grows_until_large, ("int64", "float64"), _grows_inputs, "scf.while"),
 }
 

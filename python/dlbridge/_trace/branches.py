@@ -372,7 +372,9 @@ def _traced_if(ctx: TraceContext, cond: Any, branches: Sequence[Callable[[tuple[
     values = [r.value for r in results]
     for j, r in carried:
         assert r.carried is not None
-        values[j] = carried_value(ctx, next(outs), r.carried)
+        values[j] = out = carried_value(ctx, next(outs), r.carried)
+        if isinstance(out, TracedArray) and any(isinstance(v, TracedArray) and v.may_alias_argument for v in r.values):
+            out._alias = True  # a branch may give an argument's buffer back: returned, it is copied
     for root in roots:
         root._value = next(outs)
         root._dim_ssa = {}
