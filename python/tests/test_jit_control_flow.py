@@ -147,6 +147,25 @@ def shifted_if_negative(x):
     return x
 
 
+def sign_scale_returning(x):
+    s = x.sum()
+    if s > 0:
+        return x / s
+    elif s < 0:
+        return -x
+    return np.zeros_like(x)
+
+
+def nested_returns(x):
+    if x.max() > 10:
+        y = x / 10
+        if y.min() < 0:
+            return y, 1
+        return y, 2
+    x = x + 1
+    return x, 3
+
+
 def python_conditions(x, axis=None):
     if x.ndim == 2 and axis is None:
         return x.sum()
@@ -157,6 +176,10 @@ def python_conditions(x, axis=None):
 
 def _shift_inputs(dtype: str) -> list[tuple[Any, ...]]:
     return [(np.array([1, -2, 3], dtype),), (np.array([1, 2], dtype),), (np.arange(6).astype(dtype)[::-2],)]
+
+
+def _nested_inputs(dtype: str) -> list[tuple[Any, ...]]:
+    return [(np.array([20, 1], dtype),), (np.array([20, -1], dtype),), (np.array([2, -1], dtype),)]
 
 
 def _floats(rng: np.random.Generator, n: int, dtype: str) -> np.ndarray:
@@ -244,6 +267,8 @@ CONSTRUCTS: dict[str, tuple[Callable[..., Any], tuple[str, ...], Callable[[str],
     "not_and_or": (not_and_or, ALL, _not_and_or_inputs, "scf.if"),
     "conditional_expression_guarding_an_index": (after_the_peak, ALL, _peak_inputs, "scf.if"),
     "python_number_in_a_branch": (count_in_branch, ALL, _count_inputs, "scf.if"),
+    "returns_in_branches": (sign_scale_returning, FLOATS, _sign_inputs, "scf.if"),
+    "nested_returns_of_tuples": (nested_returns, FLOATS, _nested_inputs, "scf.if"),
     "if_giving_the_argument_back": (shifted_if_negative, ALL, _shift_inputs, "scf.if"),
     "while_growing_an_array": (grows_until_large, ("int64", "float64"), _grows_inputs, "scf.while"),
 }
@@ -349,9 +374,10 @@ def test_a_name_bound_in_one_branch_only() -> None:
         np.testing.assert_array_equal(other(x), unused_after_one_branch(x.copy()))
 
 
-def returns_in_a_branch(x):
-    if x.sum() > 0:  # <- return
-        return x
+def returns_in_a_loop(x):
+    for i in range(x.shape[0]):
+        if x[i] > 0:  # <- return
+            return x
     return -x
 
 
@@ -389,7 +415,7 @@ def appends_in_a_branch(x):
 
 
 @pytest.mark.parametrize(("fn", "words"), [
-    (returns_in_a_branch, ("if on a condition known only at run time", "return")),
+    (returns_in_a_loop, ("if on a condition known only at run time", "return")),
     (breaks_in_a_traced_while, ("while loop on a condition known only at run time", "break")),
     (branches_of_two_dtypes, ("'y' is a float32 value after one branch and a float64", "astype")),
     (continues_in_a_traced_loop, ("if on a condition known only at run time", "continue")),

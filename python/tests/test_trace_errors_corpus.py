@@ -186,9 +186,10 @@ def undefined_name(a):
 
 
 @case(TraceError)
-def data_dependent_if(a):
-    if a.sum() > 0:  # <-
-        return a
+def data_dependent_if_returning_from_a_loop(a):
+    for i in range(a.shape[0]):
+        if a[i].sum() > 0:  # <-
+            return a
     return -a
 
 

@@ -26,9 +26,12 @@ written; or a traced bool, the condition's value at run time, and then:
 Inside those conditions a comparison of sizes that cannot be specialised (a loop index: ``if i +
 1 < n:`` in a traced ``for`` loop) is itself traced (``SymbolicDim``). Sizes and int arguments
 that can be specialised still are, as elsewhere (the kernel is then guarded on their values).
-A branch or loop body that leaves with ``return``, ``break`` or ``continue``, or a ``while``
-with a traced condition and an ``else`` clause that such a body could skip, is refused by
-:func:`refuse` naming the construct and its line, when (only when) its condition is traced.
+An ``if`` that ends the function (or a branch of such an ``if``) and one of whose branches ends
+in ``return`` takes the statements after it into its other branch, and what the branches return
+is one more result (``if s > 0: return x / s`` then ``return -x``); tuples returned or bound in
+both branches are joined item by item. A branch or loop body that leaves with ``return``
+elsewhere (inside a loop), ``break`` or ``continue`` is refused by :func:`refuse` naming the
+construct and its line, when (only when) its condition is traced.
 """
 
 from __future__ import annotations
@@ -42,14 +45,15 @@ from . import dtypes as D
 from . import lowering
 from .dtypes import DType
 from .errors import need_value, unsupported, user_location
+from .loop_rewrite import RETURNED
 from .loop_state import PythonState
 from .loops import (
     FLAG,
     UNBOUND,
     Carried,
     Loop,
-    NoValue,
     NotTraceable,
+    NoValue,
     all_ok,
     carried_value,
     convert,
@@ -288,6 +292,8 @@ class _Result:
 
 
 def _result(name: str, values: tuple[Any, Any], where: str) -> _Result:
+    if name.startswith(RETURNED):
+        name = "the value returned" + name[len(RETURNED):]
     a, b = values
     if a is b:
         return _Result(a)
@@ -325,7 +331,9 @@ def _traced_if(ctx: TraceContext, cond: Any, branches: Sequence[Callable[[tuple[
     ctx.begin_op()
     c = _i1(ctx, cond)
     runs = [_run_branch(ctx, fn, initial, where, state) for fn in branches]
-    results = [_result(n, (runs[0].result[j], runs[1].result[j]), where) for j, n in enumerate(names)]
+    leaves: list[tuple[str, tuple[Any, Any]]] = []
+    shapes = [_split(n, runs[0].result[j], runs[1].result[j], leaves) for j, n in enumerate(names)]
+    results = [_result(n, pair, where) for n, pair in leaves]
     carried = [(j, r) for j, r in enumerate(results) if r.carried is not None]
     flagged = [(j, r) for j, r in carried if r.message is not None]
     roots: list[TracedArray] = []
@@ -384,7 +392,26 @@ def _traced_if(ctx: TraceContext, cond: Any, branches: Sequence[Callable[[tuple[
     for j, r in flagged:
         assert r.message is not None
         values[j]._guard = UseGuard([(next(outs), r.message)])
-    return tuple(values)
+    leaf_values = iter(values)
+    return tuple(_build(shape, leaf_values) for shape in shapes)
+
+
+def _split(name: str, a: Any, b: Any, leaves: list[tuple[str, tuple[Any, Any]]]) -> Any:
+    """Appends to ``leaves`` the values a name holds after the two branches, tuples and lists of
+    the same length taken apart (``return x, n`` in both); returns how to put them together."""
+    if (type(a) is type(b) and isinstance(a, (tuple, list)) and a is not b and len(a) == len(b)):
+        return type(a), [_split(f"{name}[{k}]", x, y, leaves) for k, (x, y) in enumerate(zip(a, b))]
+    leaves.append((name, (a, b)))
+    return None
+
+
+def _build(shape: Any, values: Any) -> Any:
+    """The value :func:`_split` took apart as ``shape``, from its leaves' ``values``."""
+    if shape is None:
+        return next(values)
+    kind, parts = shape
+    items = [_build(p, values) for p in parts]
+    return kind(*items) if hasattr(kind, "_fields") else kind(items)
 
 
 def _scope_state(frame: Any, fn: Callable[..., Any], names: Sequence[str]) -> tuple[tuple[Any, ...], PythonState]:

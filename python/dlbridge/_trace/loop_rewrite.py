@@ -1,4 +1,6 @@
-"""The AST rewrite behind traced ``for`` loops over a ``range`` or over arrays (see ``loops``).
+"""The AST rewrite behind traced ``for`` loops over a ``range`` or over arrays (see ``loops``),
+and behind ``if``/``while`` statements and conditional expressions on traced values (see
+``branches`` and :class:`_Branches`, a second pass over the first one's output).
 
 Every ``for <target> in range(<args>)`` statement of the function (not of functions nested in it)
 is rewritten so that which way it runs is decided while tracing, by ``loops.enter_loop``:
@@ -32,7 +34,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["HELPERS", "PREFIX", "rewrite_function"]
+__all__ = ["HELPERS", "PREFIX", "RETURNED", "rewrite_function"]
 
 PREFIX = "_dlbridge_"
 #: The free names the rewritten code uses: ``loops.enter_loop``, ``loops.python_range``,
@@ -504,6 +506,44 @@ class _Expressions(ast.NodeTransformer):
         return ast.copy_location(call, node)
 
 
+#: the name a branch's ``return <value>`` sets where the rewrite traces it (see ``_Branches``)
+RETURNED = _RETURN = f"{PREFIX}return"
+
+
+def _is_branch(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` is an ``if`` of the user's that the rewrite takes."""
+    return isinstance(stmt, ast.If) and not getattr(stmt, "dl_generated", False) and _wrappable(stmt.test)
+
+
+def _ends_in_return(body: list[ast.stmt]) -> bool:
+    """Whether every way through ``body`` ends in a ``return`` at its end."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _ends_in_return(last.body) and _ends_in_return(last.orelse)
+
+
+def _without_tail_returns(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` as the rewrite of a region that ``return`` leaves makes it, without the
+    ``return`` statements it turns into the value the traced ``if`` gives back: an ``if`` one of
+    whose branches ends in ``return`` takes the statements after it into the other branch."""
+    out: list[ast.stmt] = []
+    for k, stmt in enumerate(body):
+        if _is_branch(stmt) and (_ends_in_return(stmt.body) or _ends_in_return(stmt.orelse)):  # type: ignore[attr-defined]
+            assert isinstance(stmt, ast.If)
+            rest = body[k + 1:]
+            then = stmt.body + ([] if _ends_in_return(stmt.body) else rest)
+            other = stmt.orelse + ([] if _ends_in_return(stmt.orelse) else rest)
+            out.append(ast.If(stmt.test, _without_tail_returns(then) or [ast.Pass()], _without_tail_returns(other)))
+            return out
+        if isinstance(stmt, ast.Return) and k == len(body) - 1:
+            return out
+        out.append(stmt)
+    return out
+
+
 class _Branches:
     """Rewrites the ``if`` and ``while`` statements of the function (see ``branches``)::
 
@@ -532,9 +572,21 @@ class _Branches:
         self.changed = False
         self.declared = declared
 
-    def statements(self, body: list[ast.stmt]) -> list[ast.stmt]:
+    def statements(self, body: list[ast.stmt], tail: str | None = None) -> list[ast.stmt]:
+        """``body`` rewritten. ``tail`` says whether it ends the function (``"function"``) or a
+        branch of a traced ``if`` that ``return`` leaves (``"region"``): there an ``if`` one of
+        whose branches ends in ``return`` takes the statements after it into its other branch,
+        and in a region ``return <value>`` at its end sets ``_dlbridge_return``."""
         out: list[ast.stmt] = []
-        for stmt in body:
+        for k, stmt in enumerate(body):
+            if tail and _is_branch(stmt) and (_ends_in_return(stmt.body) or _ends_in_return(stmt.orelse)):
+                assert isinstance(stmt, ast.If)
+                out.extend(self._if(stmt, tail, body[k + 1:]))
+                return out
+            if tail == "region" and isinstance(stmt, ast.Return) and k == len(body) - 1:
+                value = stmt.value or ast.Constant(None)
+                out.append(ast.copy_location(ast.Assign([_name(_RETURN, ast.Store())], value), stmt))
+                return out
             out.extend(self.statement(stmt))
         return out
 
@@ -545,7 +597,8 @@ class _Branches:
             return [stmt]
         if isinstance(stmt, ast.ClassDef):
             return [stmt]
-        if isinstance(stmt, ast.If) and not getattr(stmt, "dl_generated", False) and _wrappable(stmt.test):
+        if _is_branch(stmt):
+            assert isinstance(stmt, ast.If)
             return self._if(stmt)
         if isinstance(stmt, ast.While) and _wrappable(stmt.test):
             return self._while(stmt)
@@ -564,27 +617,42 @@ class _Branches:
             return f"{who} calls super()"
         return None
 
-    def _region(self, name: str, names: Sequence[str], body: list[ast.stmt]) -> ast.FunctionDef:
-        """``def <name>(state): <names> = state; <body>; return <names>``."""
+    def _region(self, name: str, names: Sequence[str], body: list[ast.stmt], returns: bool = False) -> ast.FunctionDef:
+        """``def <name>(state): <names> = state; <body>; return <names>``; where the branch
+        ``returns``, its ``return <value>`` sets ``_dlbridge_return`` (None where it ends without)."""
         state = f"{PREFIX}state"
         stmts: list[ast.stmt] = []
         if names:
             stmts.append(ast.Assign([_names_tuple(ast.Store(), names)], _name(state)))
-        stmts += self.statements(body)
+        stmts += self.statements(body, "region" if returns else None)
+        if returns and not _ends_in_return(body):
+            stmts.append(ast.Assign([_name(_RETURN, ast.Store())], ast.Constant(None)))
         stmts.append(ast.Return(_names_tuple(ast.Load(), names)))
         return ast.FunctionDef(name, _arguments([state]), stmts, [], None, None)
 
-    def _if(self, stmt: ast.If) -> list[ast.stmt]:
+    def _if(self, stmt: ast.If, tail: str | None = None, rest: list[ast.stmt] | None = None) -> list[ast.stmt]:
+        """``stmt`` rewritten; ``rest``, the statements after it where it ends a function or a
+        region (``tail``) and a branch of it returns, go into the branches that do not."""
         self.changed = True
         n = next(self.count)
         line = ast.Constant(stmt.lineno)
-        names = [x for x in _bindings(stmt.body + stmt.orelse) if not x.startswith(PREFIX)]
-        reason = self._unfit(stmt.body + stmt.orelse, names, "a branch")
+        returns = rest is not None
+        then_body, else_body = stmt.body, stmt.orelse
+        if returns:
+            then_body = then_body + ([] if _ends_in_return(then_body) else copy.deepcopy(rest))
+            else_body = else_body + ([] if _ends_in_return(else_body) else copy.deepcopy(rest))
+        names = [x for x in _bindings(then_body + else_body) if not x.startswith(PREFIX)]
+        if returns:
+            names.append(_RETURN)
+        checked = then_body + else_body
+        if returns:
+            checked = _without_tail_returns(then_body) + _without_tail_returns(else_body)
+        reason = self._unfit(checked, names, "a branch")
         cond = f"{PREFIX}cond_{n}"
-        traced_then, traced_else = copy.deepcopy(stmt.body), copy.deepcopy(stmt.orelse)
+        traced_then, traced_else = copy.deepcopy(then_body), copy.deepcopy(else_body)
         head = ast.Assign([_name(cond, ast.Store())], _condition(stmt.test, stmt.lineno))
-        python_then = self.statements(stmt.body)
-        python_else = self.statements(stmt.orelse) or [ast.Pass()]
+        python_then = self.statements(then_body, tail if returns else None)
+        python_else = self.statements(else_body, tail if returns else None) or [ast.Pass()]
         traced: list[ast.stmt]
         if reason is not None:
             traced = [ast.Expr(_call(_REFUSE, [ast.Constant("if"), _name(cond), ast.Constant(reason), line]))]
@@ -592,8 +660,11 @@ class _Branches:
             then, otherwise = f"{PREFIX}then_{n}", f"{PREFIX}else_{n}"
             call = _call(_ENTER_IF, [_name(cond), _name(then), _name(otherwise),
                                      ast.Tuple([ast.Constant(c) for c in names], ast.Load()), line])
-            traced = [self._region(then, names, traced_then), self._region(otherwise, names, traced_else),
+            traced = [self._region(then, names, traced_then, returns),
+                      self._region(otherwise, names, traced_else, returns),
                       ast.Assign([_names_tuple(ast.Store(), names)], call) if names else ast.Expr(call)]
+            if returns and tail == "function":
+                traced.append(ast.Return(_name(_RETURN)))
 
         def test(value: bool) -> ast.Compare:
             return ast.Compare(_name(cond), [ast.Is()], [ast.Constant(value)])
@@ -643,5 +714,6 @@ def rewrite_function(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     expressions = _Expressions()
     func.body = [expressions.visit(stmt) for stmt in func.body]
     branches = _Branches(_declared(func.body, ast.Global) | _declared(func.body, ast.Nonlocal))
-    func.body = branches.statements(func.body)
+    generator = any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in _own_scope(func.body))
+    func.body = branches.statements(func.body, None if generator else "function")
     return rewriter.changed or expressions.changed or branches.changed

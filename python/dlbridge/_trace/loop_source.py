@@ -23,8 +23,8 @@ import symtable
 import types
 from typing import Any, Callable
 
-from .loop_rewrite import HELPERS, PREFIX, rewrite_function
 from .branches import condition, enter_if, enter_while, if_expression, refuse
+from .loop_rewrite import HELPERS, PREFIX, rewrite_function
 from .loops import enter_iteration, enter_loop, iteration_call, iteration_row, python_range
 
 __all__ = ["rewrite_loops"]
