@@ -166,6 +166,31 @@ def nested_returns(x):
     return x, 3
 
 
+def newton_until_break(a, tol):
+    x = a.copy()
+    while True:
+        x_new = 0.5 * (x + a / x)
+        if np.max(np.abs(x_new - x)) < tol:
+            break
+        x = x_new
+    return x
+
+
+def positive_sum_until_large(x):
+    k = 0
+    total = 0
+    while k < x.shape[0]:
+        k += 1
+        if x[k - 1] < 0:
+            continue
+        if x[k - 1] > 100:
+            break
+        total = total + x[k - 1]
+    else:
+        total = total * 2
+    return total
+
+
 def python_conditions(x, axis=None):
     if x.ndim == 2 and axis is None:
         return x.sum()
@@ -180,6 +205,11 @@ def _shift_inputs(dtype: str) -> list[tuple[Any, ...]]:
 
 def _nested_inputs(dtype: str) -> list[tuple[Any, ...]]:
     return [(np.array([20, 1], dtype),), (np.array([20, -1], dtype),), (np.array([2, -1], dtype),)]
+
+
+def _break_inputs(dtype: str) -> list[tuple[Any, ...]]:
+    # each adds an element: with none added 'total' is NumPy's int 0, where the traced loop carries a float
+    return [(np.array([1, -2, 3], dtype),), (np.array([1, 200, 3, -1], dtype),), (np.array([-5, 3, 101], dtype),)]
 
 
 def _floats(rng: np.random.Generator, n: int, dtype: str) -> np.ndarray:
@@ -269,6 +299,8 @@ CONSTRUCTS: dict[str, tuple[Callable[..., Any], tuple[str, ...], Callable[[str],
     "python_number_in_a_branch": (count_in_branch, ALL, _count_inputs, "scf.if"),
     "returns_in_branches": (sign_scale_returning, FLOATS, _sign_inputs, "scf.if"),
     "nested_returns_of_tuples": (nested_returns, FLOATS, _nested_inputs, "scf.if"),
+    "while_true_with_break": (newton_until_break, FLOATS, _newton_inputs, "scf.while"),
+    "while_with_break_continue_else": (positive_sum_until_large, ALL, _break_inputs, "scf.while"),
     "if_giving_the_argument_back": (shifted_if_negative, ALL, _shift_inputs, "scf.if"),
     "while_growing_an_array": (grows_until_large, ("int64", "float64"), _grows_inputs, "scf.while"),
 }
@@ -381,13 +413,13 @@ def returns_in_a_loop(x):
     return -x
 
 
-def breaks_in_a_traced_while(x):
+def returns_in_a_traced_while(x):
     err = x.sum()
-    while err > 1e-3:  # <- break
+    while err > 1e-3:  # <- return
         x = x * 0.5
         err = x.sum()
         if err < 0:
-            break
+            return x
     return x
 
 
@@ -416,7 +448,7 @@ def appends_in_a_branch(x):
 
 @pytest.mark.parametrize(("fn", "words"), [
     (returns_in_a_loop, ("if on a condition known only at run time", "return")),
-    (breaks_in_a_traced_while, ("while loop on a condition known only at run time", "break")),
+    (returns_in_a_traced_while, ("while loop on a condition known only at run time", "return")),
     (branches_of_two_dtypes, ("'y' is a float32 value after one branch and a float64", "astype")),
     (continues_in_a_traced_loop, ("if on a condition known only at run time", "continue")),
     (appends_in_a_branch, ("if on a condition known only at run time", "the list 'parts'")),

@@ -194,11 +194,11 @@ def data_dependent_if_returning_from_a_loop(a):
 
 
 @case(TraceError)
-def data_dependent_while_with_break(a):
+def data_dependent_while_returning(a):
     while a.sum() > 0:  # <-
         a = a - 1
         if a[0, 0] < -3:
-            break
+            return a
     return a
 
 

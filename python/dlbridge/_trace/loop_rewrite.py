@@ -641,7 +641,7 @@ class _Branches:
         if returns:
             then_body = then_body + ([] if _ends_in_return(then_body) else copy.deepcopy(rest))
             else_body = else_body + ([] if _ends_in_return(else_body) else copy.deepcopy(rest))
-        names = [x for x in _bindings(then_body + else_body) if not x.startswith(PREFIX)]
+        names = [x for x in _bindings(then_body + else_body) if _carried(x)]
         if returns:
             names.append(_RETURN)
         checked = then_body + else_body
@@ -678,7 +678,9 @@ class _Branches:
         self.changed = True
         n = next(self.count)
         line = ast.Constant(stmt.lineno)
-        names = [x for x in _bindings(stmt.body) if not x.startswith(PREFIX)]
+        if any(_jumps(s) for s in stmt.body):
+            return self._flagged(stmt, n)
+        names = [x for x in _bindings(stmt.body) if _carried(x)]
         reason = self._unfit(stmt.body, names, "its body")
         cond = f"{PREFIX}cond_{n}"
         state = f"{PREFIX}state"
@@ -703,6 +705,65 @@ class _Branches:
                          [guard, *self.statements(stmt.orelse)])
         ast.copy_location(guard, stmt)
         return [ast.copy_location(loop, stmt)]
+
+
+    def _flagged(self, stmt: ast.While, n: int) -> list[ast.stmt]:
+        """``while`` whose body leaves an iteration with ``break`` or ``continue`` (outside the
+        loops inside it) rewritten with flags, as Python runs it, so that a traced one carries
+        them: ``go = True; while go and <test>: next = True; <body>``, ``break`` setting both
+        to False, ``continue`` ``next``, the statements after one guarded by ``if next:``, the
+        ``else`` clause by ``if go:``."""
+        go, more = f"{PREFIX}go_{n}", f"{PREFIX}next_{n}"
+
+        def assign(name: str, value: bool) -> ast.Assign:
+            return ast.Assign([_name(name, ast.Store())], ast.Constant(value))
+
+        def flagged(body: list[ast.stmt]) -> list[ast.stmt]:
+            out: list[ast.stmt] = []
+            for k, part in enumerate(body):
+                if isinstance(part, ast.Break):
+                    return [*out, assign(go, False), assign(more, False)]
+                if isinstance(part, ast.Continue):
+                    return [*out, assign(more, False)]
+                if isinstance(part, ast.If) and _jumps(part):
+                    out.append(ast.copy_location(ast.If(part.test, flagged(part.body) or [ast.Pass()],
+                                                        flagged(part.orelse)), part))
+                    rest = body[k + 1:]
+                    if rest:
+                        out.append(ast.copy_location(ast.If(_name(more), flagged(rest), []), rest[0]))
+                    return out
+                out.append(part)
+            return out
+
+        test = ast.BoolOp(ast.And(), [_name(go), stmt.test])
+        orelse: list[ast.stmt] = [ast.If(_name(go), stmt.orelse, [])] if stmt.orelse else []
+        loop = ast.While(test, [assign(more, True), *flagged(stmt.body)], orelse)
+        out: list[ast.stmt] = [assign(go, True), loop]
+        for node in out:
+            ast.fix_missing_locations(ast.copy_location(node, stmt))
+        return [out[0], *self._while(loop)]
+
+
+def _carried(name: str) -> bool:
+    """Whether a traced branch or loop body carries ``name`` it binds: the user's names, and the
+    rewrite's flags and value returned."""
+    return not name.startswith(PREFIX) or name.startswith((f"{PREFIX}go_", f"{PREFIX}next_", _RETURN))
+
+
+def _jumps(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` has a ``break`` or ``continue`` of the loop it is in (not of a loop in it)."""
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return True
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            stack.extend(node.orelse)
+            continue
+        if isinstance(node, _SCOPES):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def rewrite_function(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
