@@ -191,6 +191,14 @@ def positive_sum_until_large(x):
     return total
 
 
+def head_or_all(x):
+    if x.sum() > 0:
+        y = x[:2]
+    else:
+        y = x[::-1]
+    return y * 2
+
+
 def python_conditions(x, axis=None):
     if x.ndim == 2 and axis is None:
         return x.sum()
@@ -301,6 +309,7 @@ CONSTRUCTS: dict[str, tuple[Callable[..., Any], tuple[str, ...], Callable[[str],
     "nested_returns_of_tuples": (nested_returns, FLOATS, _nested_inputs, "scf.if"),
     "while_true_with_break": (newton_until_break, FLOATS, _newton_inputs, "scf.while"),
     "while_with_break_continue_else": (positive_sum_until_large, ALL, _break_inputs, "scf.while"),
+    "branches_of_different_sizes": (head_or_all, ALL, _sign_inputs, "scf.if"),
     "if_giving_the_argument_back": (shifted_if_negative, ALL, _shift_inputs, "scf.if"),
     "while_growing_an_array": (grows_until_large, ("int64", "float64"), _grows_inputs, "scf.while"),
 }
