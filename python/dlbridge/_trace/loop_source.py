@@ -1,4 +1,5 @@
-"""The function a trace runs, with its range loops and loops over arrays rewritten (``loop_rewrite``).
+"""The function a trace runs, with its range loops and loops over arrays, its ``if`` and ``while``
+statements and conditional expressions rewritten (``loop_rewrite``; ``loops``, ``branches``).
 
 The rewrite starts from the function object, never from text that may differ from it: the source
 lines at the code object's first line are parsed, compiled as Python compiled them (inside the

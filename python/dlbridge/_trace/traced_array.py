@@ -291,7 +291,9 @@ class SymbolicDim:
     as a weak Python int, and it is accepted wherever NumPy takes a size or an index (reshape,
     slicing, creation functions).  Comparisons, ``int()``, ``float()`` and ``bool()`` need the
     value: for a size computed from the arguments' sizes the trace starts again with them fixed
-    at the call's values (:class:`NeedsValue`); others (a loop index) raise a TraceError."""
+    at the call's values (:class:`NeedsValue`); others (a loop index) raise a TraceError, except
+    comparisons in the condition of a rewritten ``if``/``while`` (``branches``), which are traced
+    bools there (in a ``while``, those of argument sizes too)."""
 
     __slots__ = ("_ctx", "_ssa", "_desc", "_guard", "_sources")
 
