@@ -488,3 +488,32 @@ def test_only_the_branch_taken_runs() -> None:
     jitted = dlbridge.jit(after_the_peak)
     assert float(jitted(np.array([1.0, 2.0, 9.0]))) == 0.0
     assert float(jitted(np.array([1.0, 9.0, 2.0]))) == 2.0
+
+
+def checked_sqrt(x):
+    if x.min() < 0:
+        raise ValueError("negative input")
+    return np.sqrt(x)
+
+
+def checked_pick(x, k):
+    if x.sum() > 0:
+        y = x[k] * 2
+    else:
+        raise RuntimeError("no positive total")
+    return y
+
+
+def test_a_branch_that_raises_is_a_run_time_check() -> None:
+    """``if <traced>: raise ...`` (input validation) raises where the branch runs, a ValueError
+    with the message (the exception's type named where it is another), and only there."""
+    jitted = dlbridge.jit(checked_sqrt)
+    np.testing.assert_allclose(jitted(np.array([1.0, 4.0])), [1.0, 2.0])
+    with pytest.raises(ValueError, match="negative input"):
+        jitted(np.array([-1.0, 4.0]))
+    picked = dlbridge.jit(checked_pick)
+    assert float(picked(np.array([1.0, 4.0]), 1)) == 8.0
+    with pytest.raises(ValueError, match="RuntimeError: no positive total"):
+        picked(np.array([-1.0, -4.0]), 0)
+    assert jitted.num_specialisations == 1 and picked.num_specialisations == 1
+    dlbridge.jit(checked_sqrt, target="cuda").inspect(np.ones(3))

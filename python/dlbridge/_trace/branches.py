@@ -36,6 +36,7 @@ construct and its line, when (only when) its condition is traced.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,7 +45,7 @@ from typing import Any, Callable
 from . import dtypes as D
 from . import lowering
 from .dtypes import DType
-from .errors import need_value, unsupported, user_location
+from .errors import TraceError, need_value, unsupported, user_location
 from .loop_rewrite import RETURNED
 from .loop_state import PythonState
 from .loops import (
@@ -323,14 +324,44 @@ def _result(name: str, values: tuple[Any, Any], where: str) -> _Result:
     return _Result(carried=t, values=values, message=message)
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _raised_by_the_branch(error: Exception) -> bool:
+    """Whether ``error``, raised while a branch was traced, is what the branch raises where it
+    runs (the user's ``raise``, NumPy's error for what the branch does), not a failure of the
+    tracer itself."""
+    if isinstance(error, TraceError):
+        return False
+    tb, last = error.__traceback__, ""
+    while tb is not None:
+        last, tb = tb.tb_frame.f_code.co_filename, tb.tb_next
+    if not os.path.abspath(last).startswith(_PACKAGE):
+        return True
+    return isinstance(error, (ValueError, IndexError, TypeError, ArithmeticError))
+
+
 def _traced_if(ctx: TraceContext, cond: Any, branches: Sequence[Callable[[tuple[Any, ...]], tuple[Any, ...]]],
                initial: tuple[Any, ...], names: Sequence[str], where: str,
                state: PythonState | None) -> tuple[Any, ...]:
     """Traces ``if cond: names = branches[0](initial) else: names = branches[1](initial)`` as
-    one ``scf.if``; returns the values of ``names`` after it."""
+    one ``scf.if``; returns the values of ``names`` after it. Where one branch raises (``if
+    x.min() < 0: raise ValueError(...)``), the ``if`` is a run-time check that the other runs,
+    followed by that one (a ValueError with the message where it fails)."""
     ctx.begin_op()
     c = _i1(ctx, cond)
-    runs = [_run_branch(ctx, fn, initial, where, state) for fn in branches]
+    runs: list[_Branch] = []
+    for k, fn in enumerate(branches):
+        try:
+            runs.append(_run_branch(ctx, fn, initial, where, state))
+        except Exception as error:  # noqa: BLE001 - sorted by _raised_by_the_branch
+            if not _raised_by_the_branch(error):
+                raise
+            if state is not None:
+                state.restore()
+            for run in runs:
+                mark_dead(ctx, run.block, (), f"the branches of the if at {where}")
+            return _checked_branch(ctx, c, k, error, branches[1 - k], initial)
     leaves: list[tuple[str, tuple[Any, Any]]] = []
     shapes = [_split(n, runs[0].result[j], runs[1].result[j], leaves) for j, n in enumerate(names)]
     results = [_result(n, pair, where) for n, pair in leaves]
@@ -396,6 +427,20 @@ def _traced_if(ctx: TraceContext, cond: Any, branches: Sequence[Callable[[tuple[
     return tuple(_build(shape, leaf_values) for shape in shapes)
 
 
+def _checked_branch(ctx: TraceContext, c: str, raising: int, error: Exception,
+                    other: Callable[[tuple[Any, ...]], tuple[Any, ...]], initial: tuple[Any, ...]) -> tuple[Any, ...]:
+    """An ``if`` whose branch ``raising`` raises ``error`` where it runs: a run-time check that
+    the ``i1`` condition ``c`` takes the ``other`` branch, then that branch, traced in place
+    (where it raises too, so does the ``if``, while tracing)."""
+    ctx.begin_op()
+    ok = c
+    if raising == 0:
+        ok = ctx.top.op("ok", f"arith.xori {c}, {ctx.top.const(True, 'i1')} : i1")
+    message = str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
+    ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "{lowering.message_literal(message)}"')
+    return tuple(other(initial))
+
+
 def _split(name: str, a: Any, b: Any, leaves: list[tuple[str, tuple[Any, Any]]]) -> Any:
     """Appends to ``leaves`` the values a name holds after the two branches, tuples and lists of
     the same length taken apart (``return x, n`` in both); returns how to put them together."""
@@ -448,8 +493,7 @@ def if_expression(tree: Condition, then: Callable[[], Any], otherwise: Callable[
     where = _where(line)
     unset = NoValue("no value")
     return _traced_if(ctx, c, (lambda _: (then(),), lambda _: (otherwise(),)), (unset,),
-                      (f"the conditional expression at {where}",), f"the conditional expression at {where}",
-                      None)[0]
+                      ("the value of the conditional expression",), where, None)[0]
 
 
 def _sources(cond: Any) -> Any:
