@@ -20,6 +20,7 @@ from typing import Any, Callable
 import dlbridge
 import numpy as np
 import pytest
+from control_flow_asserts import asserted_log
 
 TraceError = dlbridge.TraceError
 FILE = os.path.basename(__file__)
@@ -199,6 +200,20 @@ def head_or_all(x):
     return y * 2
 
 
+def leading_positive_chained(x):
+    i = 0
+    n = x.shape[0]
+    while 0 <= i < n and x[i] > 0:
+        i += 1
+    return i
+
+
+def doubled_in_range(x):
+    if 0 < x.sum() <= 10:
+        return x * 2
+    return x
+
+
 def python_conditions(x, axis=None):
     if x.ndim == 2 and axis is None:
         return x.sum()
@@ -310,6 +325,8 @@ CONSTRUCTS: dict[str, tuple[Callable[..., Any], tuple[str, ...], Callable[[str],
     "while_true_with_break": (newton_until_break, FLOATS, _newton_inputs, "scf.while"),
     "while_with_break_continue_else": (positive_sum_until_large, ALL, _break_inputs, "scf.while"),
     "branches_of_different_sizes": (head_or_all, ALL, _sign_inputs, "scf.if"),
+    "chained_comparison_in_while": (leading_positive_chained, ALL, _leading_inputs, "scf.while"),
+    "chained_comparison_in_if": (doubled_in_range, ALL, _nested_inputs, "scf.if"),
     "if_giving_the_argument_back": (shifted_if_negative, ALL, _shift_inputs, "scf.if"),
     "while_growing_an_array": (grows_until_large, ("int64", "float64"), _grows_inputs, "scf.while"),
 }
@@ -517,3 +534,13 @@ def test_a_branch_that_raises_is_a_run_time_check() -> None:
         picked(np.array([-1.0, -4.0]), 0)
     assert jitted.num_specialisations == 1 and picked.num_specialisations == 1
     dlbridge.jit(checked_sqrt, target="cuda").inspect(np.ones(3))
+
+
+def test_an_assert_on_data_is_a_run_time_check() -> None:
+    """(In a module of its own: pytest rewrites the asserts of test modules, whose source then
+    no longer matches their code and is not rewritten by dlbridge.)"""
+    jitted = dlbridge.jit(asserted_log)
+    np.testing.assert_allclose(jitted(np.array([1.0, 4.0])), np.log([1.0, 4.0]))
+    with pytest.raises(ValueError, match="AssertionError: positive values only"):
+        jitted(np.array([1.0, -4.0]))
+    assert jitted.num_specialisations == 1

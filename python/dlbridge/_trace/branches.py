@@ -36,6 +36,7 @@ construct and its line, when (only when) its condition is traced.
 
 from __future__ import annotations
 
+import operator
 import os
 import sys
 from collections.abc import Sequence
@@ -75,8 +76,15 @@ from .traced_array import SymbolicDim, TraceContext, TracedArray, UseGuard, curr
 __all__ = ["condition", "enter_if", "enter_while", "if_expression", "refuse"]
 
 #: A condition as the rewritten code passes it: a function computing the value tested, or
-#: ``("not", c)``, ``("and", c1, c2, ...)``, ``("or", c1, c2, ...)`` of conditions.
+#: ``("not", c)``, ``("and", c1, c2, ...)``, ``("or", c1, c2, ...)`` of conditions, or
+#: ``("chain", ("Lt", "LtE"), (a, b, c))`` for ``a() < b() <= c()``.
 Condition = Any
+
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge, "Eq": operator.eq,
+    "NotEq": operator.ne, "Is": operator.is_, "IsNot": operator.is_not,
+    "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b,
+}
 
 _INDEX = Carried("index")
 
@@ -95,6 +103,15 @@ def _python_truth(tree: Condition) -> bool:
     if callable(tree):
         return bool(tree())
     op, *parts = tree
+    if op == "chain":
+        ops, operands = parts
+        left = operands[0]()
+        for name, right_fn in zip(ops, operands[1:]):
+            right = right_fn()
+            if not _COMPARE[name](left, right):
+                return False
+            left = right
+        return True
     if op == "not":
         return not _python_truth(parts[0])
     if op == "and":
@@ -153,6 +170,9 @@ def _evaluate(ctx: TraceContext, tree: Condition, line: int) -> Any:
     if callable(tree):
         return _truth(ctx, tree())
     op, *parts = tree
+    if op == "chain":
+        ops, operands = parts
+        return _chain(ctx, ops, operands, operands[0](), line)
     if op == "not":
         c = _evaluate(ctx, parts[0], line)
         if isinstance(c, bool):
@@ -182,6 +202,26 @@ def _evaluate(ctx: TraceContext, tree: Condition, line: int) -> Any:
     if isinstance(out, TracedArray) and not out._dtype.is_bool:
         out = out != 0
     return out
+
+
+def _chain(ctx: TraceContext, ops: Sequence[str], operands: Sequence[Callable[[], Any]], left: Any,
+           line: int) -> Any:
+    """``left <ops[0]> operands[1]() <ops[1]> ...``: each operand evaluated once, and only while
+    the comparisons before it hold (in an ``scf.if`` on a traced one)."""
+    right = operands[1]()
+    first = _truth(ctx, _COMPARE[ops[0]](left, right))
+    if len(ops) == 1 or first is False:
+        return first
+    if first is True:
+        return _chain(ctx, ops[1:], operands[1:], right, line)
+
+    def rest(_: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (_chain(ctx, ops[1:], operands[1:], right, line),)
+
+    where = _where(line)
+    out = _traced_if(ctx, first, (rest, lambda _: (False,)), (NoValue("no value"),), ("the condition",), where,
+                     None)[0]
+    return out != 0 if isinstance(out, TracedArray) and not out._dtype.is_bool else out
 
 
 # --------------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import copy
 import itertools
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -464,12 +465,18 @@ def _lambda(expr: ast.expr) -> ast.Lambda:
 
 def _condition_tree(test: ast.expr) -> ast.expr:
     """``test`` as ``branches.condition`` takes it: a ``lambda`` computing the value tested, or
-    ``("and"/"or", ...)``, ``("not", ...)`` of those, so that it keeps Python's short-circuit."""
+    ``("and"/"or", ...)``, ``("not", ...)`` of those, or ``("chain", <ops>, <operands>)`` of a
+    chained comparison, so that it keeps Python's short-circuit."""
     if isinstance(test, ast.BoolOp):
         op = "and" if isinstance(test.op, ast.And) else "or"
         return ast.Tuple([ast.Constant(op), *(_condition_tree(v) for v in test.values)], ast.Load())
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return ast.Tuple([ast.Constant("not"), _condition_tree(test.operand)], ast.Load())
+    if isinstance(test, ast.Compare) and len(test.ops) > 1:  # a < b < c: each operand evaluated once
+        ops = [ast.Constant(type(op).__name__) for op in test.ops]
+        operands = [_lambda(e) for e in (test.left, *test.comparators)]
+        return ast.Tuple([ast.Constant("chain"), ast.Tuple(ops, ast.Load()), ast.Tuple(operands, ast.Load())],
+                         ast.Load())
     return _lambda(test)
 
 
@@ -597,6 +604,12 @@ class _Branches:
             return [stmt]
         if isinstance(stmt, ast.ClassDef):
             return [stmt]
+        if isinstance(stmt, ast.Assert) and not sys.flags.optimize and _wrappable(stmt.test):
+            # ``assert <test>, <msg>`` as ``if not <test>: raise AssertionError(<msg>)``: on a
+            # traced test, a run-time check (``branches``)
+            error = ast.Call(_name("AssertionError"), [stmt.msg] if stmt.msg is not None else [], [])
+            check = ast.If(ast.UnaryOp(ast.Not(), stmt.test), [ast.Raise(error, None)], [])
+            return self._if(ast.fix_missing_locations(ast.copy_location(check, stmt)))
         if _is_branch(stmt):
             assert isinstance(stmt, ast.If)
             return self._if(stmt)
