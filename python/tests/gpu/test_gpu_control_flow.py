@@ -13,7 +13,7 @@ from typing import Any
 import dlbridge
 import numpy as np
 import pytest
-from test_jit_control_flow import CONSTRUCTS, positive_only
+from test_jit_control_flow import CONSTRUCTS, checked_sqrt, positive_only
 
 
 def _to_device(value: Any, torch: Any) -> Any:
@@ -64,3 +64,10 @@ def test_a_name_bound_in_one_branch_only_on_cuda(torch: Any) -> None:
     np.testing.assert_array_equal(_host(got, torch), [2.0, 4.0])
     with pytest.raises(ValueError, match="'y' has no value"):
         jitted(torch.tensor([-1.0, -2.0], device="cuda"))
+
+
+def test_a_branch_that_raises_checks_a_device_value(torch: Any) -> None:
+    jitted = dlbridge.jit(checked_sqrt)
+    np.testing.assert_allclose(_host(jitted(torch.tensor([1.0, 4.0], device="cuda")), torch), [1.0, 2.0])
+    with pytest.raises(ValueError, match="negative input"):
+        jitted(torch.tensor([-1.0, 4.0], device="cuda"))
