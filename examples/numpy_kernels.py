@@ -341,6 +341,60 @@ def adam_update(w, grad, m, v, t, lr, beta1, beta2, eps):
     w -= lr * m_hat / (np.sqrt(v_hat) + eps)
 
 
+# ---------------------------------------------------------------- iterations to a tolerance, branches
+
+
+def newton_cube_root(a, tol):
+    """Cube roots of positive values by Newton's method, until the largest update is below tol."""
+    x = np.maximum(a, 1.0)
+    step = np.inf
+    while step > tol:
+        x_new = x - (x * x * x - a) / (3.0 * x * x)
+        step = np.max(np.abs(x_new - x))
+        x = x_new
+    return x
+
+
+def bisection_roots(c, tol):
+    """The real root of x**3 + x = c for each c, by bisection until every bracket is narrower than tol."""
+    lo = np.minimum(c, 0.0)
+    hi = np.maximum(c, 0.0)
+    while np.max(hi - lo) > tol:
+        mid = 0.5 * (lo + hi)
+        above = mid * mid * mid + mid > c
+        hi = np.where(above, mid, hi)
+        lo = np.where(above, lo, mid)
+    return 0.5 * (lo + hi)
+
+
+def jacobi_solve(a, b, tol, max_iter):
+    """Solves a diagonally dominant system by Jacobi iteration until the residual is below tol."""
+    d = np.diag(a)
+    rest = a - np.diag(d)
+    x = np.zeros_like(b)
+    residual = np.linalg.norm(b)
+    it = 0
+    while residual > tol and it < max_iter:
+        x = (b - rest @ x) / d
+        residual = np.linalg.norm(a @ x - b)
+        it += 1
+    return x, it
+
+
+def clip_outliers(x, k):
+    """Values more than k standard deviations from the mean replaced by the mean, if there are any;
+    constant data centred."""
+    mu = x.mean()
+    sd = x.std()
+    if sd > 0:
+        outliers = np.abs(x - mu) > k * sd
+        if outliers.any():
+            x = np.where(outliers, mu, x)
+    else:
+        x = x - mu
+    return x
+
+
 # ---------------------------------------------------------------- inputs
 
 
@@ -466,6 +520,12 @@ KERNELS: tuple[KernelSpec, ...] = (
                                                 _rng(n + 1).standard_normal(n)), 8, 2_000),
     KernelSpec(fft_radix2, lambda n: (_rng(n).standard_normal(2 ** int(n).bit_length()),), 6, 65_535,
                rtol=1e-8),
+    KernelSpec(newton_cube_root, lambda n: (_rng(n).uniform(0.5, 1000.0, n), 1e-10), 16, 400_000),
+    KernelSpec(bisection_roots, lambda n: (_rng(n).uniform(-50.0, 50.0, n), 1e-9), 16, 100_000),
+    KernelSpec(jacobi_solve, lambda n: (_matrices(n, 1)[0] + n * np.eye(n), _rng(n + 1).standard_normal(n), 1e-10,
+                                        200), 8, 1_000),
+    KernelSpec(clip_outliers, lambda n: (_rng(n).standard_normal(n) * (1 + 9 * (_rng(n + 1).random(n) < 0.05)), 2.5),
+               16, 2_000_000),
     KernelSpec(sgd_momentum, lambda n: (*_f32(n, (n,), (n,), (n,)), 0.01, 0.9), 16, 8_000_000,
                writes=(0, 2), rtol=1e-5),
     KernelSpec(adam_update, _adam, 16, 3_000_000, writes=(0, 2, 3), rtol=1e-5),

@@ -68,8 +68,8 @@ def format_loop_index(x):
 
 def compare_loop_index(x):
     for i in range(x.shape[0]):
-        if i > 3:  # <- here
-            x[i] = 0
+        late = i > 3  # <- here
+        x[i] = late
     return x
 
 

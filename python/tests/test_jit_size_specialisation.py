@@ -198,9 +198,8 @@ def test_loop_indices_and_data_still_cannot_be_numbers() -> None:
 
     @dlbridge.jit
     def branch_on_data(x: Any) -> Any:
-        if x.sum() > 0:
-            return x
-        return -x
+        positive = bool(x.sum() > 0)
+        return x if positive else -x
 
     with pytest.raises(dlbridge.TraceError, match="int"):
         index_as_int(np.zeros(3))

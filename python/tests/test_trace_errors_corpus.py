@@ -186,17 +186,69 @@ def undefined_name(a):
 
 
 @case(TraceError)
-def data_dependent_if(a):
-    if a.sum() > 0:  # <-
-        return a
+def data_dependent_if_returning_from_a_loop(a):
+    for i in range(a.shape[0]):
+        if a[i].sum() > 0:  # <-
+            return a
     return -a
 
 
 @case(TraceError)
-def data_dependent_while(a):
+def data_dependent_while_returning(a):
     while a.sum() > 0:  # <-
         a = a - 1
+        if a[0, 0] < -3:
+            return a
     return a
+
+
+@case(TraceError)
+def data_dependent_if_with_break_in_a_loop(a):
+    for i in range(a.shape[0]):
+        if a[i, 0] > 3:  # <-
+            break
+    return a
+
+
+@case(TraceError)
+def data_dependent_if_appending_to_a_list(a):
+    parts = []
+    if a.sum() > 0:  # <-
+        parts.append(a)
+    return a
+
+
+@case(TraceError)
+def data_dependent_if_changing_the_dtype(a):
+    if a.sum() > 0:  # <-
+        b = a.astype(np.float32)
+    else:
+        b = a
+    return b
+
+
+@case(TraceError)
+def data_dependent_if_changing_the_rank(a):
+    if a.sum() > 0:  # <-
+        b = a[0]
+    else:
+        b = a
+    return b
+
+
+@case(TraceError)
+def name_set_by_one_branch_only_used_as_an_object(a):
+    if a.sum() > 0:
+        b = "positive"
+    return a * len(b)  # <-
+
+
+@case(TraceError)
+def data_dependent_while_changing_the_rank(a):
+    b = a[0]
+    while b.sum() < 100:  # <-
+        b = b[None] * 2
+    return b
 
 
 @case(TraceError)

@@ -37,7 +37,9 @@ The modules, one job each:
   (``angle``, ``unwrap``, ``sinc``, window functions).
 - ``overlap``: whether an in-place update reads what it writes.
 - ``loops``, ``loop_source``, ``loop_rewrite``, ``loop_state``: Python loops as ``scf.for``
-  (the loop operations, the source rewrite, its AST transform, the Python state around it).
+  (the loop operations, the source rewrite, its AST transform, the Python state around it);
+  ``branches``: ``if``, ``while`` and ``a if c else b`` on values known only at run time as
+  ``scf.if``/``scf.while`` (through the same rewrite).
 - ``numpy_proxy``: NumPy as the traced function sees it; ``numpy_dispatch``: NumPy's
   ``__array_ufunc__``/``__array_function__``; ``array_methods``: ``TracedArray``'s methods;
   ``public_functions``: ``dlbridge.<name>``.

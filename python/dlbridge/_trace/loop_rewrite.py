@@ -1,4 +1,6 @@
-"""The AST rewrite behind traced ``for`` loops over a ``range`` or over arrays (see ``loops``).
+"""The AST rewrite behind traced ``for`` loops over a ``range`` or over arrays (see ``loops``),
+and behind ``if``/``while`` statements and conditional expressions on traced values (see
+``branches`` and :class:`_Branches`, a second pass over the first one's output).
 
 Every ``for <target> in range(<args>)`` statement of the function (not of functions nested in it)
 is rewritten so that which way it runs is decided while tracing, by ``loops.enter_loop``:
@@ -29,16 +31,22 @@ from __future__ import annotations
 import ast
 import copy
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["HELPERS", "PREFIX", "rewrite_function"]
+__all__ = ["HELPERS", "PREFIX", "RETURNED", "rewrite_function"]
 
 PREFIX = "_dlbridge_"
 #: The free names the rewritten code uses: ``loops.enter_loop``, ``loops.python_range``,
-#: ``loops.enter_iteration``, ``loops.iteration_call`` and ``loops.iteration_row``.
+#: ``loops.enter_iteration``, ``loops.iteration_call``, ``loops.iteration_row``, and
+#: ``branches.condition``, ``branches.enter_if``, ``branches.if_expression``,
+#: ``branches.enter_while`` and ``branches.refuse``.
 HELPERS = (f"{PREFIX}enter_loop", f"{PREFIX}python_range", f"{PREFIX}enter_iteration",
-           f"{PREFIX}iteration_call", f"{PREFIX}iteration_row")
+           f"{PREFIX}iteration_call", f"{PREFIX}iteration_row",
+           f"{PREFIX}condition", f"{PREFIX}enter_if", f"{PREFIX}if_expression", f"{PREFIX}enter_while",
+           f"{PREFIX}refuse")
+_CONDITION, _ENTER_IF, _IF_EXPRESSION, _ENTER_WHILE, _REFUSE = HELPERS[5:]
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
            ast.DictComp, ast.GeneratorExp)
@@ -417,23 +425,373 @@ class _Rewriter:
                               self.statements(copy.deepcopy(stmt.orelse)), None)
         traced: list[ast.stmt] = [ast.Assign([_names_tuple(ast.Store(), names)], attr("values"))]
         traced += self.statements(stmt.orelse)
-        return ast.If(attr("python"), [python_loop], traced)
+        branch = ast.If(attr("python"), [python_loop], traced)
+        branch.dl_generated = True  # type: ignore[attr-defined]
+        return branch
 
     def _inner(self, stmt: ast.stmt) -> None:
-        """Rewrites the statement lists inside ``stmt`` (if/while/with/try/for/match bodies)."""
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                setattr(stmt, field, self.statements(inner))
-        for handler in getattr(stmt, "handlers", []):
-            handler.body = self.statements(handler.body)
-        for case in getattr(stmt, "cases", []):
-            case.body = self.statements(case.body)
+        _rewrite_inner(stmt, self.statements)
+
+
+def _rewrite_inner(stmt: ast.stmt, statements: Callable[[list[ast.stmt]], list[ast.stmt]]) -> None:
+    """Rewrites the statement lists inside ``stmt`` (if/while/with/try/for/match bodies) with
+    ``statements``."""
+    for field in ("body", "orelse", "finalbody"):
+        inner = getattr(stmt, field, None)
+        if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+            setattr(stmt, field, statements(inner))
+    for handler in getattr(stmt, "handlers", []):
+        handler.body = statements(handler.body)
+    for case in getattr(stmt, "cases", []):
+        case.body = statements(case.body)
+
+
+# --------------------------------------------------------------------------------------------------
+# if, while and conditional expressions (see ``branches``)
+
+
+def _wrappable(expr: ast.expr) -> bool:
+    """Whether ``expr`` computes the same inside a ``lambda``: it binds no name (``:=``),
+    neither yields nor awaits, and does not call ``super()`` without arguments."""
+    for node in _own_scope([expr]):
+        if isinstance(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return False
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)) and any(_walrus_targets(node)):
+            return False
+        if isinstance(node, ast.Name) and node.id == "super":
+            return False
+    return True
+
+
+def _lambda(expr: ast.expr) -> ast.Lambda:
+    return ast.Lambda(_arguments([]), expr)
+
+
+def _condition_tree(test: ast.expr) -> ast.expr:
+    """``test`` as ``branches.condition`` takes it: a ``lambda`` computing the value tested, or
+    ``("and"/"or", ...)``, ``("not", ...)`` of those, or ``("chain", <ops>, <operands>)`` of a
+    chained comparison, so that it keeps Python's short-circuit."""
+    if isinstance(test, ast.BoolOp):
+        op = "and" if isinstance(test.op, ast.And) else "or"
+        return ast.Tuple([ast.Constant(op), *(_condition_tree(v) for v in test.values)], ast.Load())
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return ast.Tuple([ast.Constant("not"), _condition_tree(test.operand)], ast.Load())
+    if isinstance(test, ast.Compare) and len(test.ops) > 1:  # a < b < c: each operand evaluated once
+        ops = [ast.Constant(type(op).__name__) for op in test.ops]
+        operands = [_lambda(e) for e in (test.left, *test.comparators)]
+        return ast.Tuple([ast.Constant("chain"), ast.Tuple(ops, ast.Load()), ast.Tuple(operands, ast.Load())],
+                         ast.Load())
+    return _lambda(test)
+
+
+def _condition(test: ast.expr, line: int, loop: bool = False) -> ast.Call:
+    return _call(_CONDITION, [_condition_tree(test), ast.Constant(line), ast.Constant(loop)])
+
+
+class _Expressions(ast.NodeTransformer):
+    """Rewrites ``a if c else b`` in the function's own scope (and in the functions the loop
+    rewrite made of its loop bodies) as ``branches.if_expression(<c>, lambda: a, lambda: b)``."""
+
+    def __init__(self) -> None:
+        self.changed = False
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        return self.generic_visit(node) if node.name.startswith(PREFIX) else node
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
+        return node
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        if not all(_wrappable(e) for e in (node.test, node.body, node.orelse)):
+            return node
+        self.changed = True
+        call = _call(_IF_EXPRESSION, [_condition_tree(node.test), _lambda(node.body), _lambda(node.orelse),
+                                      ast.Constant(node.lineno)])
+        return ast.copy_location(call, node)
+
+
+#: the name a branch's ``return <value>`` sets where the rewrite traces it (see ``_Branches``)
+RETURNED = _RETURN = f"{PREFIX}return"
+
+
+def _is_branch(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` is an ``if`` of the user's that the rewrite takes."""
+    return isinstance(stmt, ast.If) and not getattr(stmt, "dl_generated", False) and _wrappable(stmt.test)
+
+
+def _ends_in_return(body: list[ast.stmt]) -> bool:
+    """Whether every way through ``body`` ends in a ``return`` at its end."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _ends_in_return(last.body) and _ends_in_return(last.orelse)
+
+
+def _without_tail_returns(body: list[ast.stmt]) -> list[ast.stmt]:
+    """``body`` as the rewrite of a region that ``return`` leaves makes it, without the
+    ``return`` statements it turns into the value the traced ``if`` gives back: an ``if`` one of
+    whose branches ends in ``return`` takes the statements after it into the other branch."""
+    out: list[ast.stmt] = []
+    for k, stmt in enumerate(body):
+        if _is_branch(stmt) and (_ends_in_return(stmt.body) or _ends_in_return(stmt.orelse)):  # type: ignore[attr-defined]
+            assert isinstance(stmt, ast.If)
+            rest = body[k + 1:]
+            then = stmt.body + ([] if _ends_in_return(stmt.body) else rest)
+            other = stmt.orelse + ([] if _ends_in_return(stmt.orelse) else rest)
+            out.append(ast.If(stmt.test, _without_tail_returns(then) or [ast.Pass()], _without_tail_returns(other)))
+            return out
+        if isinstance(stmt, ast.Return) and k == len(body) - 1:
+            return out
+        out.append(stmt)
+    return out
+
+
+class _Branches:
+    """Rewrites the ``if`` and ``while`` statements of the function (see ``branches``)::
+
+        if <test>: A else: B        _c = condition(<test>)
+                                    if _c is True: A
+                                    elif _c is False: B
+                                    else:
+                                        def then(state): <names> = state; A; return <names>
+                                        def otherwise(state): <names> = state; B; return <names>
+                                        <names> = enter_if(_c, then, otherwise, <names>)
+
+        while <test>: A else: B     while (_c := condition(<test>)) is True: A
+                                    else:
+                                        if _c is not False:
+                                            def test(state): <names> = state; return condition(<test>)
+                                            def body(state): <names> = state; A; return <names>
+                                            <names> = enter_while(_c, test, body, <names>)
+                                        B
+
+    where ``<names>`` are the names the branches (the body) bind. Branches or bodies that cannot
+    run as such functions (``return``, ``break``, ``continue``...) call ``branches.refuse`` where
+    the condition is traced, and run as written where it is Python's."""
+
+    def __init__(self, declared: set[str]) -> None:
+        self.count = itertools.count()
+        self.changed = False
+        self.declared = declared
+
+    def statements(self, body: list[ast.stmt], tail: str | None = None) -> list[ast.stmt]:
+        """``body`` rewritten. ``tail`` says whether it ends the function (``"function"``) or a
+        branch of a traced ``if`` that ``return`` leaves (``"region"``): there an ``if`` one of
+        whose branches ends in ``return`` takes the statements after it into its other branch,
+        and in a region ``return <value>`` at its end sets ``_dlbridge_return``."""
+        out: list[ast.stmt] = []
+        for k, stmt in enumerate(body):
+            if tail and _is_branch(stmt) and (_ends_in_return(stmt.body) or _ends_in_return(stmt.orelse)):
+                assert isinstance(stmt, ast.If)
+                out.extend(self._if(stmt, tail, body[k + 1:]))
+                return out
+            if tail == "region" and isinstance(stmt, ast.Return) and k == len(body) - 1:
+                value = stmt.value or ast.Constant(None)
+                out.append(ast.copy_location(ast.Assign([_name(_RETURN, ast.Store())], value), stmt))
+                return out
+            out.extend(self.statement(stmt))
+        return out
+
+    def statement(self, stmt: ast.stmt) -> list[ast.stmt]:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if stmt.name.startswith(PREFIX):  # a loop body of the loop rewrite
+                stmt.body = self.statements(stmt.body)
+            return [stmt]
+        if isinstance(stmt, ast.ClassDef):
+            return [stmt]
+        if isinstance(stmt, ast.Assert) and not sys.flags.optimize and _wrappable(stmt.test):
+            # ``assert <test>, <msg>`` as ``if not <test>: raise AssertionError(<msg>)``: on a
+            # traced test, a run-time check (``branches``)
+            error = ast.Call(_name("AssertionError"), [stmt.msg] if stmt.msg is not None else [], [])
+            check = ast.If(ast.UnaryOp(ast.Not(), stmt.test), [ast.Raise(error, None)], [])
+            return self._if(ast.fix_missing_locations(ast.copy_location(check, stmt)))
+        if _is_branch(stmt):
+            assert isinstance(stmt, ast.If)
+            return self._if(stmt)
+        if isinstance(stmt, ast.While) and _wrappable(stmt.test):
+            return self._while(stmt)
+        _rewrite_inner(stmt, self.statements)
+        return [stmt]
+
+    def _unfit(self, body: list[ast.stmt], names: Sequence[str], who: str) -> str | None:
+        """Why ``body`` cannot run as a function traced once as a region, or None."""
+        why = _python_only(body)
+        if why is not None:
+            return why.replace("its body", who)
+        for name in names:
+            if name in self.declared:
+                return f"{who} rebinds '{name}', which is declared global or nonlocal"
+        if any(isinstance(node, ast.Name) and node.id == "super" for node in _own_scope(body)):
+            return f"{who} calls super()"
+        return None
+
+    def _region(self, name: str, names: Sequence[str], body: list[ast.stmt], returns: bool = False) -> ast.FunctionDef:
+        """``def <name>(state): <names> = state; <body>; return <names>``; where the branch
+        ``returns``, its ``return <value>`` sets ``_dlbridge_return`` (None where it ends without)."""
+        state = f"{PREFIX}state"
+        stmts: list[ast.stmt] = []
+        if names:
+            stmts.append(ast.Assign([_names_tuple(ast.Store(), names)], _name(state)))
+        stmts += self.statements(body, "region" if returns else None)
+        if returns and not _ends_in_return(body):
+            stmts.append(ast.Assign([_name(_RETURN, ast.Store())], ast.Constant(None)))
+        stmts.append(ast.Return(_names_tuple(ast.Load(), names)))
+        return ast.FunctionDef(name, _arguments([state]), stmts, [], None, None)
+
+    def _if(self, stmt: ast.If, tail: str | None = None, rest: list[ast.stmt] | None = None) -> list[ast.stmt]:
+        """``stmt`` rewritten; ``rest``, the statements after it where it ends a function or a
+        region (``tail``) and a branch of it returns, go into the branches that do not."""
+        self.changed = True
+        n = next(self.count)
+        line = ast.Constant(stmt.lineno)
+        returns = rest is not None
+        then_body, else_body = stmt.body, stmt.orelse
+        if returns:
+            then_body = then_body + ([] if _ends_in_return(then_body) else copy.deepcopy(rest))
+            else_body = else_body + ([] if _ends_in_return(else_body) else copy.deepcopy(rest))
+        names = [x for x in _bindings(then_body + else_body) if _carried(x)]
+        if returns:
+            names.append(_RETURN)
+        checked = then_body + else_body
+        if returns:
+            checked = _without_tail_returns(then_body) + _without_tail_returns(else_body)
+        reason = self._unfit(checked, names, "a branch")
+        cond = f"{PREFIX}cond_{n}"
+        traced_then, traced_else = copy.deepcopy(then_body), copy.deepcopy(else_body)
+        head = ast.Assign([_name(cond, ast.Store())], _condition(stmt.test, stmt.lineno))
+        python_then = self.statements(then_body, tail if returns else None)
+        python_else = self.statements(else_body, tail if returns else None) or [ast.Pass()]
+        traced: list[ast.stmt]
+        if reason is not None:
+            traced = [ast.Expr(_call(_REFUSE, [ast.Constant("if"), _name(cond), ast.Constant(reason), line]))]
+        else:
+            then, otherwise = f"{PREFIX}then_{n}", f"{PREFIX}else_{n}"
+            call = _call(_ENTER_IF, [_name(cond), _name(then), _name(otherwise),
+                                     ast.Tuple([ast.Constant(c) for c in names], ast.Load()), line])
+            traced = [self._region(then, names, traced_then, returns),
+                      self._region(otherwise, names, traced_else, returns),
+                      ast.Assign([_names_tuple(ast.Store(), names)], call) if names else ast.Expr(call)]
+            if returns and tail == "function":
+                traced.append(ast.Return(_name(_RETURN)))
+
+        def test(value: bool) -> ast.Compare:
+            return ast.Compare(_name(cond), [ast.Is()], [ast.Constant(value)])
+
+        out: list[ast.stmt] = [head, ast.If(test(True), python_then, [ast.If(test(False), python_else, traced)])]
+        for node in out:
+            ast.copy_location(node, stmt)
+        return out
+
+    def _while(self, stmt: ast.While) -> list[ast.stmt]:
+        self.changed = True
+        n = next(self.count)
+        line = ast.Constant(stmt.lineno)
+        if any(_jumps(s) for s in stmt.body):
+            return self._flagged(stmt, n)
+        names = [x for x in _bindings(stmt.body) if _carried(x)]
+        reason = self._unfit(stmt.body, names, "its body")
+        cond = f"{PREFIX}cond_{n}"
+        state = f"{PREFIX}state"
+        traced_test, traced_body = copy.deepcopy(stmt.test), copy.deepcopy(stmt.body)
+        first = ast.NamedExpr(_name(cond, ast.Store()), _condition(stmt.test, stmt.lineno, True))
+        python_body = self.statements(stmt.body)
+        traced: list[ast.stmt]
+        if reason is not None:
+            traced = [ast.Expr(_call(_REFUSE, [ast.Constant("while loop"), _name(cond), ast.Constant(reason), line]))]
+        else:
+            test_fn, body_fn = f"{PREFIX}test_{n}", f"{PREFIX}while_body_{n}"
+            unpack = [ast.Assign([_names_tuple(ast.Store(), names)], _name(state))] if names else []
+            test_def = ast.FunctionDef(test_fn, _arguments([state]),
+                                       [*unpack, ast.Return(_condition(traced_test, stmt.lineno, True))], [], None,
+                                       None)
+            call = _call(_ENTER_WHILE, [_name(cond), _name(test_fn), _name(body_fn),
+                                        ast.Tuple([ast.Constant(c) for c in names], ast.Load()), line])
+            traced = [test_def, self._region(body_fn, names, traced_body),
+                      ast.Assign([_names_tuple(ast.Store(), names)], call) if names else ast.Expr(call)]
+        guard = ast.If(ast.Compare(_name(cond), [ast.IsNot()], [ast.Constant(False)]), traced, [])
+        loop = ast.While(ast.Compare(first, [ast.Is()], [ast.Constant(True)]), python_body,
+                         [guard, *self.statements(stmt.orelse)])
+        ast.copy_location(guard, stmt)
+        return [ast.copy_location(loop, stmt)]
+
+
+    def _flagged(self, stmt: ast.While, n: int) -> list[ast.stmt]:
+        """``while`` whose body leaves an iteration with ``break`` or ``continue`` (outside the
+        loops inside it) rewritten with flags, as Python runs it, so that a traced one carries
+        them: ``go = True; while go and <test>: next = True; <body>``, ``break`` setting both
+        to False, ``continue`` ``next``, the statements after one guarded by ``if next:``, the
+        ``else`` clause by ``if go:``."""
+        go, more = f"{PREFIX}go_{n}", f"{PREFIX}next_{n}"
+
+        def assign(name: str, value: bool) -> ast.Assign:
+            return ast.Assign([_name(name, ast.Store())], ast.Constant(value))
+
+        def flagged(body: list[ast.stmt]) -> list[ast.stmt]:
+            out: list[ast.stmt] = []
+            for k, part in enumerate(body):
+                if isinstance(part, ast.Break):
+                    return [*out, assign(go, False), assign(more, False)]
+                if isinstance(part, ast.Continue):
+                    return [*out, assign(more, False)]
+                if isinstance(part, ast.If) and _jumps(part):
+                    out.append(ast.copy_location(ast.If(part.test, flagged(part.body) or [ast.Pass()],
+                                                        flagged(part.orelse)), part))
+                    rest = body[k + 1:]
+                    if rest:
+                        out.append(ast.copy_location(ast.If(_name(more), flagged(rest), []), rest[0]))
+                    return out
+                out.append(part)
+            return out
+
+        test = ast.BoolOp(ast.And(), [_name(go), stmt.test])
+        orelse: list[ast.stmt] = [ast.If(_name(go), stmt.orelse, [])] if stmt.orelse else []
+        loop = ast.While(test, [assign(more, True), *flagged(stmt.body)], orelse)
+        out: list[ast.stmt] = [assign(go, True), loop]
+        for node in out:
+            ast.fix_missing_locations(ast.copy_location(node, stmt))
+        return [out[0], *self._while(loop)]
+
+
+def _carried(name: str) -> bool:
+    """Whether a traced branch or loop body carries ``name`` it binds: the user's names, and the
+    rewrite's flags and value returned."""
+    return not name.startswith(PREFIX) or name.startswith((f"{PREFIX}go_", f"{PREFIX}next_", _RETURN))
+
+
+def _jumps(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` has a ``break`` or ``continue`` of the loop it is in (not of a loop in it)."""
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return True
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            stack.extend(node.orelse)
+            continue
+        if isinstance(node, _SCOPES):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def rewrite_function(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Rewrites the range loops of ``func`` in place (see the module); whether it had any."""
+    """Rewrites the range loops, ``if`` and ``while`` statements and conditional expressions of
+    ``func`` in place (see the module and ``branches``); whether it had any."""
     _analyse(func)
     rewriter = _Rewriter()
     func.body = rewriter.statements(func.body)
-    return rewriter.changed
+    expressions = _Expressions()
+    func.body = [expressions.visit(stmt) for stmt in func.body]
+    branches = _Branches(_declared(func.body, ast.Global) | _declared(func.body, ast.Nonlocal))
+    generator = any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in _own_scope(func.body))
+    func.body = branches.statements(func.body, None if generator else "function")
+    return rewriter.changed or expressions.changed or branches.changed

@@ -1,4 +1,5 @@
-"""The function a trace runs, with its range loops and loops over arrays rewritten (``loop_rewrite``).
+"""The function a trace runs, with its range loops and loops over arrays, its ``if`` and ``while``
+statements and conditional expressions rewritten (``loop_rewrite``; ``loops``, ``branches``).
 
 The rewrite starts from the function object, never from text that may differ from it: the source
 lines at the code object's first line are parsed, compiled as Python compiled them (inside the
@@ -23,6 +24,7 @@ import symtable
 import types
 from typing import Any, Callable
 
+from .branches import condition, enter_if, enter_while, if_expression, refuse
 from .loop_rewrite import HELPERS, PREFIX, rewrite_function
 from .loops import enter_iteration, enter_loop, iteration_call, iteration_row, python_range
 
@@ -39,7 +41,8 @@ _REWRITTEN: dict[int, tuple[types.CodeType, types.CodeType | None, str | None]] 
 
 
 _HELPERS: dict[str, Any] = dict(zip(HELPERS, (enter_loop, python_range, enter_iteration, iteration_call,
-                                             iteration_row)))
+                                             iteration_row, condition, enter_if, if_expression, enter_while,
+                                             refuse)))
 
 
 def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | None]:
@@ -58,7 +61,8 @@ def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | Non
             inner, why = rewrite_loops(method)
             return (fn if inner is method else inner), why
         return fn, None
-    if not _has_loop(fn.__code__):
+    has_loop = _has_loop(fn.__code__)
+    if not has_loop and not _has_branch(fn.__code__):
         return fn, None
     code = fn.__code__
     entry = _REWRITTEN.get(id(code))
@@ -66,7 +70,7 @@ def rewrite_loops(fn: Callable[..., Any]) -> tuple[Callable[..., Any], str | Non
         entry = _REWRITTEN[id(code)] = (code, *_rewrite(fn))
     _, new_code, why = entry
     if new_code is None:
-        return fn, why
+        return fn, why if has_loop else None  # the reason says why its for loops run as Python
     cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
     closure = tuple(cells[v] if v in cells else types.CellType(_HELPERS[v]) for v in new_code.co_freevars)
     new = types.FunctionType(new_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
@@ -83,6 +87,11 @@ def _has_loop(code: types.CodeType) -> bool:
     loop (``FOR_ITER``): over a range, or over an array's rows."""
     return any(ins.opname == "FOR_ITER" for ins in dis.get_instructions(code)) or any(
         isinstance(c, types.CodeType) and not c.co_name.startswith("<") and _has_loop(c) for c in code.co_consts)
+
+
+def _has_branch(code: types.CodeType) -> bool:
+    """Whether ``code`` branches on a value (``if``, ``while``, ``a if c else b``, ``and``/``or``)."""
+    return any("JUMP" in ins.opname and "IF_" in ins.opname for ins in dis.get_instructions(code))
 
 
 def _rewrite(fn: types.FunctionType) -> tuple[types.CodeType | None, str | None]:

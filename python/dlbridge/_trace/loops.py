@@ -49,8 +49,10 @@ from .mlir_text import Block, tensor_type
 from .traced_array import SymbolicDim, TraceContext, TracedArray, UseGuard, current_context
 
 __all__ = [
-    "UNROLL_LIMIT", "IterationCall", "LoopOutcome", "enter_iteration", "enter_loop", "iteration_call", "iteration_row",
-    "python_range", "range_loop",
+    "FLAG", "UNBOUND", "UNROLL_LIMIT", "Carried", "IterationCall", "Loop", "LoopOutcome", "NoValue", "NotTraceable",
+    "all_ok", "carried_value", "convert", "convert_unchecked", "dummy", "enter_iteration", "enter_loop",
+    "globals_read", "guard_of", "is_number", "iteration_call", "iteration_row", "join_types", "kind_of",
+    "mark_dead", "python_range", "range_loop", "restore_updates", "same_python_value", "type_of",
 ]
 
 #: Loops with a trip count known while tracing and at most this are unrolled: their few copies
@@ -61,11 +63,11 @@ _INDEX_MAX = (1 << 63) - 1
 _DEFINED = re.compile(r"^\s*(%[A-Za-z0-9_$.]+)(?::\d+)?\s*=")
 
 
-class _NotTraceable(Exception):
+class NotTraceable(Exception):
     """A loop body that cannot be traced once as ``scf.for`` (it changes Python state)."""
 
 
-class _NoValue:
+class NoValue:
     """A name without a value: before its first assignment in a traced loop body, or after a
     traced loop that may not have given it one. Every use raises a TraceError saying so."""
 
@@ -322,20 +324,20 @@ def _enter(ctx: TraceContext, args: tuple[Any, ...], body: Callable[..., tuple[A
         if _static_trips(r) <= UNROLL_LIMIT:
             return LoopOutcome(True, r)
     scope = dict(frame.f_locals)
-    prior = tuple(_UNBOUND if isinstance(v, _NoValue) else v for v in (scope.get(n, _UNBOUND) for n in names))
+    prior = tuple(UNBOUND if isinstance(v, NoValue) else v for v in (scope.get(n, UNBOUND) for n in names))
     where = _where(line)
-    globals_read = _globals_read(body)
-    state = PythonState([*scope.items(), *globals_read], (TracedArray, SymbolicDim, _NoValue))
+    read = globals_read(body)
+    state = PythonState([*scope.items(), *read], (TracedArray, SymbolicDim, NoValue))
     try:
-        return _Loop(ctx, body, args, prior, names, where, state).emit()
-    except _NotTraceable as e:
+        return Loop(ctx, body, args, prior, names, where, state).emit()
+    except NotTraceable as e:
         state.restore()
         if static or python_otherwise:
             return LoopOutcome(True, range(*args) if static else None)
         raise _needs_trip_count(args, str(e)) from None
 
 
-def _globals_read(body: Callable[..., Any]) -> list[tuple[str, Any]]:
+def globals_read(body: Callable[..., Any]) -> list[tuple[str, Any]]:
     """The module globals ``body`` (nested code included) names."""
     glb = getattr(body, "__globals__", {})
     names: set[str] = set()
@@ -361,7 +363,7 @@ def range_loop(body: Callable[[Any, tuple[Any, ...]], tuple[Any, ...]], args: tu
     def with_target(i: Any, s: tuple[Any, ...]) -> tuple[Any, ...]:
         return (i, *body(i, s))
 
-    out = _Loop(ctx, with_target, args, (_UNBOUND, *initial), ("", *names), "", None).emit()
+    out = Loop(ctx, with_target, args, (UNBOUND, *initial), ("", *names), "", None).emit()
     return out.values[1:]
 
 
@@ -372,7 +374,7 @@ class _Unbound:
         return "<unbound>"
 
 
-_UNBOUND = _Unbound()
+UNBOUND = _Unbound()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -380,7 +382,7 @@ _UNBOUND = _Unbound()
 
 
 @dataclass(frozen=True)
-class _Carried:
+class Carried:
     """The type of a loop-carried value: ``kind`` is ``"tensor"``, ``"scalar"`` or ``"index"``."""
 
     kind: str
@@ -396,45 +398,45 @@ class _Carried:
         return self.dtype.mlir if self.kind == "scalar" else tensor_type(self.dims, self.dtype)
 
 
-def _type_of(v: Any) -> _Carried | None:
+def type_of(v: Any) -> Carried | None:
     """The carried type of a traced value; None for a Python value."""
     if isinstance(v, SymbolicDim):
-        return _Carried("index")
+        return Carried("index")
     if isinstance(v, TracedArray):
         if v._is_scalar:
-            return _Carried("scalar", v._dtype, (), v._weak)
-        return _Carried("tensor", v._dtype, v._dims)
+            return Carried("scalar", v._dtype, (), v._weak)
+        return Carried("tensor", v._dtype, v._dims)
     if isinstance(v, (bool, np.bool_)):
-        return _Carried("scalar", D.BOOL, (), None if isinstance(v, np.bool_) else "bool")
+        return Carried("scalar", D.BOOL, (), None if isinstance(v, np.bool_) else "bool")
     if isinstance(v, (int, float, complex)):
         kind = D.scalar_kind_of(v)
-        return _Carried("scalar", D.default_dtype_of_kind(kind), (), kind)
+        return Carried("scalar", D.default_dtype_of_kind(kind), (), kind)
     if isinstance(v, np.generic):
-        return _Carried("scalar", D.dtype(v.dtype), ())
+        return Carried("scalar", D.dtype(v.dtype), ())
     return None
 
 
-def _join(before: _Carried, after: _Carried) -> _Carried:
+def join_types(before: Carried, after: Carried) -> Carried:
     """The type a value carried across iterations takes: the body's result dtype, static dims
     where both sides agree."""
     if before.kind == "index" and after.kind == "index":
         return before
     if after.kind == "index":
-        after = _Carried("scalar", D.INT64, (), "int")
+        after = Carried("scalar", D.INT64, (), "int")
     if before.kind == "tensor" or after.kind == "tensor":
         dims_b = before.dims if before.kind == "tensor" else ()
         dims_a = after.dims if after.kind == "tensor" else ()
         if len(dims_b) != len(dims_a):
-            raise _NotTraceable(
+            raise NotTraceable(
                 f"a value it carries changes rank from {len(dims_b)} to {len(dims_a)} between "
                 "iterations"
             )
         dims = tuple(b if b == a else None for b, a in zip(dims_b, dims_a))
-        return _Carried("tensor", after.dtype, dims)
-    return _Carried("scalar", after.dtype, (), after.weak if before.weak else None)
+        return Carried("tensor", after.dtype, dims)
+    return Carried("scalar", after.dtype, (), after.weak if before.weak else None)
 
 
-def _convert(ctx: TraceContext, v: Any, t: _Carried) -> str:
+def convert(ctx: TraceContext, v: Any, t: Carried) -> str:
     """The SSA value of ``v`` as carried type ``t``."""
     if t.kind == "index":
         i = index_value(ctx, v, "loop value")
@@ -455,7 +457,7 @@ def _convert(ctx: TraceContext, v: Any, t: _Carried) -> str:
     return x._value
 
 
-def _value(ctx: TraceContext, ssa: str, t: _Carried) -> Any:
+def carried_value(ctx: TraceContext, ssa: str, t: Carried) -> Any:
     """A traced value standing for ``ssa`` of carried type ``t``."""
     if t.kind == "index":
         return SymbolicDim(ctx, ssa, "a loop-carried size")
@@ -470,7 +472,7 @@ def _trip_count(ctx: TraceContext, args: Sequence[Any]) -> tuple[Any, Any, Any]:
     values; the trip count is computed without overflow (a run-time error beyond 2**63 - 1)."""
     for a in args:
         if isinstance(a, (float, np.floating)) or (isinstance(a, TracedArray) and not a._dtype.is_int):
-            raise trace_error(f"'{_kind(a)}' object cannot be interpreted as an integer", TypeError)
+            raise trace_error(f"'{kind_of(a)}' object cannot be interpreted as an integer", TypeError)
     vals = [index_value(ctx, a, "range()", "integer") for a in args]
     start, stop, step = (0, vals[0], 1) if len(vals) == 1 else (vals[0], vals[1], vals[2] if len(vals) == 3 else 1)
     if step == 0:
@@ -520,7 +522,7 @@ def _trip_count(ctx: TraceContext, args: Sequence[Any]) -> tuple[Any, Any, Any]:
     return start, step, trips
 
 
-def _kind(v: Any) -> str:
+def kind_of(v: Any) -> str:
     """What ``v`` is, in the user's words."""
     if isinstance(v, TracedArray):
         return f"{v._dtype.name} scalar" if v._is_scalar or not v._dims else f"{v._dtype.name} array"
@@ -529,53 +531,53 @@ def _kind(v: Any) -> str:
     return type(v).__name__
 
 
-def _is_number(v: Any) -> bool:
+def is_number(v: Any) -> bool:
     return isinstance(v, (int, float, complex, np.number, np.bool_))
 
 
-def _exit_type(v: Any) -> _Carried:
+def _exit_type(v: Any) -> Carried:
     """The carried type of a value a name has after an iteration (Python ints as sizes)."""
     if isinstance(v, SymbolicDim) or (isinstance(v, int) and not isinstance(v, bool)):
-        return _Carried("index")
-    t = _type_of(v)
+        return Carried("index")
+    t = type_of(v)
     assert t is not None
     return t
 
 
-def _prior_fits(t: _Carried, prior: Any) -> _Carried | None:
+def _prior_fits(t: Carried, prior: Any) -> Carried | None:
     """The type carrying both ``prior`` and values of type ``t``, or None where they differ."""
-    if prior is _UNBOUND or not (isinstance(prior, (TracedArray, SymbolicDim)) or _is_number(prior)):
+    if prior is UNBOUND or not (isinstance(prior, (TracedArray, SymbolicDim)) or is_number(prior)):
         return None
     if t.kind == "index":
         if isinstance(prior, SymbolicDim) or (isinstance(prior, int) and not isinstance(prior, bool)):
             return t
-        pt = _type_of(prior)
+        pt = type_of(prior)
         return pt if pt is not None and pt.kind == "scalar" and pt.dtype is not None and pt.dtype.is_int \
             and not pt.dtype.is_bool else None
     pt = _exit_type(prior)
     if pt.kind != t.kind or pt.dtype != t.dtype or pt.weak != t.weak or len(pt.dims) != len(t.dims):
         return None
-    return _Carried(t.kind, t.dtype, tuple(a if a == b else None for a, b in zip(pt.dims, t.dims)), t.weak)
+    return Carried(t.kind, t.dtype, tuple(a if a == b else None for a, b in zip(pt.dims, t.dims)), t.weak)
 
 
-def _guard_of(v: Any) -> UseGuard | None:
+def guard_of(v: Any) -> UseGuard | None:
     return v._guard if isinstance(v, (TracedArray, SymbolicDim)) else None
 
 
-def _convert_unchecked(ctx: TraceContext, v: Any, t: _Carried) -> str:
-    """``_convert`` of a value that flows into or out of a loop without being used: its checks
+def convert_unchecked(ctx: TraceContext, v: Any, t: Carried) -> str:
+    """``convert`` of a value that flows into or out of a loop without being used: its checks
     (a :class:`UseGuard`) travel with it instead of being asserted here."""
-    guard = _guard_of(v)
+    guard = guard_of(v)
     if guard is None:
-        return _convert(ctx, v, t)
+        return convert(ctx, v, t)
     v._guard = None
     try:
-        return _convert(ctx, v, t)
+        return convert(ctx, v, t)
     finally:
         v._guard = guard
 
 
-def _all_ok(block: Block, guard: UseGuard | None) -> str:
+def all_ok(block: Block, guard: UseGuard | None) -> str:
     """An ``i1`` that holds where every check of ``guard`` passes."""
     if guard is None:
         return block.const(True, "i1")
@@ -585,7 +587,7 @@ def _all_ok(block: Block, guard: UseGuard | None) -> str:
     return ok
 
 
-def _dummy(ctx: TraceContext, t: _Carried) -> str:
+def dummy(ctx: TraceContext, t: Carried) -> str:
     """A value of type ``t`` that is never read (the start of a value only an iteration sets)."""
     if t.kind == "index":
         return ctx.top.const(0, "index")
@@ -597,7 +599,7 @@ def _dummy(ctx: TraceContext, t: _Carried) -> str:
     return ctx.top.op("unset", f"tensor.empty({sizes}) : {t.mlir}")
 
 
-_FLAG = _Carried("scalar", D.BOOL)
+FLAG = Carried("scalar", D.BOOL)
 
 
 @dataclass
@@ -608,13 +610,13 @@ class _Exit:
     ``unset`` is the message of the check that the loop ran, where it must have."""
 
     value: Any = None
-    carried: _Carried | None = None
-    start: Any = _UNBOUND
+    carried: Carried | None = None
+    start: Any = UNBOUND
     after: Any = None
     unset: str | None = None
 
 
-class _Loop:
+class Loop:
     """One ``scf.for`` being traced.
 
     Values with run-time checks (see :class:`UseGuard`) flow through it unchecked: the check of
@@ -632,10 +634,10 @@ class _Loop:
         self.where = where
         self.state = state
         self.target_prior = prior[0]
-        self.unbound = [v is _UNBOUND for v in prior[1:]]
+        self.unbound = [v is UNBOUND for v in prior[1:]]
         self.initial = tuple(
-            _NoValue(f"'{n}' is used in the loop at {where} before it is assigned (it has no value "
-                     "before the loop)") if v is _UNBOUND else v
+            NoValue(f"'{n}' is used in the loop at {where} before it is assigned (it has no value "
+                     "before the loop)") if v is UNBOUND else v
             for n, v in zip(names[1:], prior[1:])
         )
         self.first_local = 0
@@ -651,7 +653,7 @@ class _Loop:
             i = i + (self.start if isinstance(self.start, int) else SymbolicDim(ctx, self.start, "the range start"))
         return i
 
-    def _run_body(self, block: Block, types_: list[_Carried | None], roots: list[TracedArray],
+    def _run_body(self, block: Block, types_: list[Carried | None], roots: list[TracedArray],
                   args: list[str], iv: str, flags: dict[int, tuple[str, str]]
                   ) -> tuple[Any, tuple[Any, ...], dict[int, Any], dict[int, Any], Any]:
         """Traces the body into ``block`` with the carried names as ``args`` (in order, then the
@@ -669,9 +671,9 @@ class _Loop:
             for j, t in enumerate(types_):
                 if t is None:
                     continue
-                state[j] = standins[j] = _value(ctx, next(it), t)
+                state[j] = standins[j] = carried_value(ctx, next(it), t)
                 checks = []
-                before = _guard_of(self.initial[j])
+                before = guard_of(self.initial[j])
                 if before is not None:  # read in the first iteration: the value before the loop
                     later = block.op("later", f"arith.cmpi ne, {iv}, {block.const(0, 'index')} : index")
                     for cond, message in before.checks:
@@ -696,36 +698,24 @@ class _Loop:
 
     @staticmethod
     def _restore(log: dict[int, Any]) -> None:
-        """Puts the arrays a traced body updated back as they were before it."""
-        for root, state in log.values():
-            root._value, root._version, root._dim_ssa, root._updated_at, written = state
-            if root._arg is not None:
-                root._arg.written = written
+        restore_updates(log)
 
     def _check_state(self, log: dict[int, Any]) -> None:
         what = self.state.changed() if self.state is not None else None
         if what is not None:
             self._restore(log)
-            raise _NotTraceable(f"its body changes {what}, which a loop traced once as scf.for cannot repeat")
+            raise NotTraceable(f"its body changes {what}, which a loop traced once as scf.for cannot repeat")
 
     def _mark_dead(self, block: Block, names: Sequence[str]) -> None:
-        """Makes the values defined in ``block`` (a closed loop region) unusable from now on."""
-        dead = self.ctx.names.dead
-        where = self.where or "a loop"
-        for line in block.lines:
-            m = _DEFINED.match(line)
-            if m:
-                dead[m.group(1)] = where
-        for name in names:
-            dead[name] = where
+        mark_dead(self.ctx, block, names, self.where or "a loop")
 
-    def _discover(self) -> tuple[list[_Carried | None], list[TracedArray], dict[int, str]]:
+    def _discover(self) -> tuple[list[Carried | None], list[TracedArray], dict[int, str]]:
         """The carried types, the arrays updated in place and the carried names whose value after
         an iteration has checks (with the message of the first), by tracing the body with
         stand-ins until they are stable; the stand-in traces are discarded."""
         ctx = self.ctx
-        types_: list[_Carried | None] = [
-            _type_of(v) if isinstance(v, (TracedArray, SymbolicDim)) else None for v in self.initial
+        types_: list[Carried | None] = [
+            type_of(v) if isinstance(v, (TracedArray, SymbolicDim)) else None for v in self.initial
         ]
         roots: list[TracedArray] = []
         for _ in range(4):
@@ -757,43 +747,43 @@ class _Loop:
                 if self.unbound[j] or (types_[j] is not None and new_types[j] is None) or after is before:
                     continue
                 name = self.names[j + 1]
-                t_after = _type_of(after) if isinstance(after, (TracedArray, SymbolicDim)) else None
+                t_after = type_of(after) if isinstance(after, (TracedArray, SymbolicDim)) else None
                 if t_after is None:
                     if types_[j] is not None:
-                        new_types[j] = _join(types_[j], _type_of(after) or types_[j])  # type: ignore[arg-type]
-                    elif not _same_python_value(before, after):
-                        t = _type_of(after) if _is_number(after) and _is_number(before) else None
+                        new_types[j] = join_types(types_[j], type_of(after) or types_[j])  # type: ignore[arg-type]
+                    elif not same_python_value(before, after):
+                        t = type_of(after) if is_number(after) and is_number(before) else None
                         if t is None:
-                            change = (f"holds a {_kind(before)} that changes in each iteration"
+                            change = (f"holds a {kind_of(before)} that changes in each iteration"
                                       if type(before) is type(after) else
-                                      f"is a {_kind(before)} before it and a "
-                                      f"{_kind(after)} after an iteration")
-                            raise _NotTraceable(
+                                      f"is a {kind_of(before)} before it and a "
+                                      f"{kind_of(after)} after an iteration")
+                            raise NotTraceable(
                                 f"'{name}' {change}, and a loop traced as scf.for carries only arrays "
                                 "and numbers"
                             )
                         new_types[j] = t
                     continue
-                base = types_[j] or _type_of(before)
+                base = types_[j] or type_of(before)
                 if base is None:
-                    raise _NotTraceable(
-                        f"'{name}' holds a {_kind(before)} before it and an array after an "
+                    raise NotTraceable(
+                        f"'{name}' holds a {kind_of(before)} before it and an array after an "
                         "iteration, which a loop traced as scf.for cannot carry"
                     )
-                new_types[j] = _join(base, t_after)
+                new_types[j] = join_types(base, t_after)
             if new_types == types_ and len(new_roots) == len(roots):
                 checked = {j: g.checks[0][1] for j, t in enumerate(types_)
-                           if t is not None and (g := _guard_of(result[j])) is not None}
+                           if t is not None and (g := guard_of(result[j])) is not None}
                 return types_, roots, checked
             types_, roots = new_types, new_roots
-        raise _NotTraceable("the types of the values it carries do not settle")
+        raise NotTraceable("the types of the values it carries do not settle")
 
     def _exit(self, name: str, prior: Any, after: Any, index: Any) -> _Exit:
         """The value after the loop of ``name``, which has ``after`` after the body and ``prior``
-        before the loop (``_UNBOUND`` when none)."""
-        if isinstance(after, _NoValue):  # the body never assigns it
-            if prior is _UNBOUND:
-                return _Exit(_NoValue(f"'{name}' has no value after the loop at {self.where}, which "
+        before the loop (``UNBOUND`` when none)."""
+        if isinstance(after, NoValue):  # the body never assigns it
+            if prior is UNBOUND:
+                return _Exit(NoValue(f"'{name}' has no value after the loop at {self.where}, which "
                                       "does not assign it"))
             return _Exit(prior)
         traced = isinstance(after, (TracedArray, SymbolicDim))
@@ -803,28 +793,28 @@ class _Loop:
             if not traced:
                 return _Exit(after)
             return _Exit(carried=_exit_type(after), after=after)
-        if traced or _is_number(after):
+        if traced or is_number(after):
             t = _exit_type(after)
             both = _prior_fits(t, prior)
             if both is not None:
                 return _Exit(carried=both, start=prior, after=after)
-            if prior is _UNBOUND:
+            if prior is UNBOUND:
                 unset = f"'{name}' has no value: the loop at {self.where} that assigns it ran 0 times"
             else:
                 unset = (f"'{name}' keeps its value from before the loop at {self.where}, which ran "
-                         f"0 times: a {_kind(prior)} that the traced loop cannot give back "
-                         f"where it carries a {_kind(after)}; give '{name}' a value of that "
+                         f"0 times: a {kind_of(prior)} that the traced loop cannot give back "
+                         f"where it carries a {kind_of(after)}; give '{name}' a value of that "
                          "kind before the loop")
             return _Exit(carried=t, after=after, unset=unset)
-        if prior is after or (prior is not _UNBOUND and _same_python_value(prior, after)):
+        if prior is after or (prior is not UNBOUND and same_python_value(prior, after)):
             return _Exit(after)
-        if prior is _UNBOUND:
-            return _Exit(_NoValue(
+        if prior is UNBOUND:
+            return _Exit(NoValue(
                 f"'{name}' may have no value after the loop at {self.where}: it is assigned only in "
                 "the loop, whose trip count is unknown while tracing; give it a value before the loop"))
-        return _Exit(_NoValue(
-            f"'{name}' is a {_kind(prior)} before the loop at {self.where} and a "
-            f"{_kind(after)} after an iteration: which one it holds after the loop depends "
+        return _Exit(NoValue(
+            f"'{name}' is a {kind_of(prior)} before the loop at {self.where} and a "
+            f"{kind_of(after)} after an iteration: which one it holds after the loop depends "
             "on a trip count unknown while tracing"))
 
     def _ran(self) -> str:
@@ -839,7 +829,7 @@ class _Loop:
         """The checks of a value after the loop: those of ``before`` where the loop did not run,
         that it ran (``unset``), and the ``flag`` result of the checks of the last iteration."""
         top = self.ctx.top
-        guard = _guard_of(before)
+        guard = guard_of(before)
         checks = [(top.op("ok", f"arith.ori {self._ran()}, {c} : i1"), m)
                   for c, m in (guard.checks if guard is not None else ())]
         if unset is not None:
@@ -856,15 +846,15 @@ class _Loop:
             ctx.note_update(root)
         carried = [(j, t) for j, t in enumerate(types_) if t is not None]
         checked = {j: m for j, m in checked.items() if types_[j] is not None}
-        all_types = [t for _, t in carried] + [_Carried("tensor", r._dtype, r._dims) for r in roots]
-        inits = [_convert_unchecked(ctx, self.initial[j], t) for j, t in carried]
+        all_types = [t for _, t in carried] + [Carried("tensor", r._dtype, r._dims) for r in roots]
+        inits = [convert_unchecked(ctx, self.initial[j], t) for j, t in carried]
         for root in roots:
             lowering.lift(ctx, root, "loop")
             inits.append(root._value)
         args = ["%" + ctx.names.fresh("carried") for _ in all_types]
         flags = {j: ("%" + ctx.names.fresh("set"), m) for j, m in checked.items()}
         for arg, _ in flags.values():
-            all_types.append(_FLAG)
+            all_types.append(FLAG)
             args.append(arg)
             inits.append(ctx.top.const(True, "i1"))
         iv = "%" + ctx.names.fresh("iv")
@@ -872,40 +862,40 @@ class _Loop:
         t_after, result, log, _, index = self._run_body(block, types_, roots, args, iv, flags)
         try:
             self._check_state(log)
-        except _NotTraceable:
+        except NotTraceable:
             self._mark_dead(block, [*args, iv])
             raise
         outer = ctx.top
         ctx.top = block
         try:
-            yields = [_convert_unchecked(ctx, result[j], t) for j, t in carried]
-            yields += [_convert(ctx, root, t) for root, t in zip(roots, all_types[len(carried):])]
-            yields += [_all_ok(block, _guard_of(result[j])) for j in flags]
+            yields = [convert_unchecked(ctx, result[j], t) for j, t in carried]
+            yields += [convert(ctx, root, t) for root, t in zip(roots, all_types[len(carried):])]
+            yields += [all_ok(block, guard_of(result[j])) for j in flags]
             exits: dict[int, _Exit] = {}
             if self.names[0]:
                 exits[0] = self._exit(self.names[0], self.target_prior, t_after, index)
             for j, unbound in enumerate(self.unbound):
                 if unbound:
-                    exits[j + 1] = self._exit(self.names[j + 1], _UNBOUND, result[j], index)
+                    exits[j + 1] = self._exit(self.names[j + 1], UNBOUND, result[j], index)
             slots = [(k, x) for k, x in exits.items() if x.carried is not None]
             slot_flags: dict[int, str] = {}
             for _, x in slots:
                 assert x.carried is not None
                 all_types.append(x.carried)
                 args.append("%" + ctx.names.fresh("after"))
-                yields.append(_convert_unchecked(ctx, x.after, x.carried))
+                yields.append(convert_unchecked(ctx, x.after, x.carried))
             for k, x in slots:
-                guard = _guard_of(x.after)
+                guard = guard_of(x.after)
                 if guard is not None:
                     slot_flags[k] = guard.checks[0][1]
-                    all_types.append(_FLAG)
+                    all_types.append(FLAG)
                     args.append("%" + ctx.names.fresh("set"))
-                    yields.append(_all_ok(block, guard))
+                    yields.append(all_ok(block, guard))
         finally:
             ctx.top = outer
         for _, x in slots:
             assert x.carried is not None
-            inits.append(_dummy(ctx, x.carried) if x.start is _UNBOUND else _convert_unchecked(ctx, x.start, x.carried))
+            inits.append(dummy(ctx, x.carried) if x.start is UNBOUND else convert_unchecked(ctx, x.start, x.carried))
         inits += [ctx.top.const(True, "i1") for _ in slot_flags]
         if all_types:
             block.raw(f"scf.yield {', '.join(yields)} : {', '.join(t.mlir for t in all_types)}")
@@ -926,7 +916,7 @@ class _Loop:
         results = iter(f"{res}#{n}" for n in range(len(all_types)))
         values: list[Any] = [None] * len(self.names)
         for j, t in carried:
-            values[j + 1] = _value(ctx, next(results), t)
+            values[j + 1] = carried_value(ctx, next(results), t)
         for root in roots:
             root._value = next(results)
             root._dim_ssa = {}
@@ -946,7 +936,7 @@ class _Loop:
             values[k] = x.value
         for k, x in slots:
             assert x.carried is not None
-            values[k] = _value(ctx, next(results), x.carried)
+            values[k] = carried_value(ctx, next(results), x.carried)
         for k, x in slots:
             flag = (next(results), slot_flags[k]) if k in slot_flags else None
             checks = self._after_checks(x.start, flag, x.unset)
@@ -955,7 +945,28 @@ class _Loop:
         return LoopOutcome(False, values=tuple(values))
 
 
-def _same_python_value(a: Any, b: Any) -> bool:
+def restore_updates(log: dict[int, Any]) -> None:
+    """Puts the arrays a traced region updated in place (its ``update_log``) back as they were
+    before it."""
+    for root, state in log.values():
+        root._value, root._version, root._dim_ssa, root._updated_at, written = state
+        if root._arg is not None:
+            root._arg.written = written
+
+
+def mark_dead(ctx: TraceContext, block: Block, names: Sequence[str], where: str) -> None:
+    """Makes the values defined in ``block`` (a closed region: a loop body, a branch) and
+    ``names`` (its block arguments) unusable from now on; ``where`` names the region."""
+    dead = ctx.names.dead
+    for line in block.lines:
+        m = _DEFINED.match(line)
+        if m:
+            dead[m.group(1)] = where
+    for name in names:
+        dead[name] = where
+
+
+def same_python_value(a: Any, b: Any) -> bool:
     try:
         return bool(type(a) is type(b) and a == b)
     except Exception:  # noqa: BLE001 - any object may be carried unchanged

@@ -149,6 +149,12 @@ class TraceContext:
         # per array updated in place (by id): every value it held, all in its one buffer
         self.buffer_values: dict[int, set[str]] = {}
         self.dim_log: list[tuple[TracedArray, int]] | None = None
+        #: how many conditions of rewritten ``if``/``while`` statements are being evaluated: there
+        #: a comparison of sizes that cannot be specialised is a traced ``i1`` (``branches``)
+        self.conditions = 0
+        #: how many of those are conditions of ``while`` loops, where sizes and int arguments are
+        #: not specialised either: the loop is one ``scf.while`` for every value
+        self.loop_conditions = 0
 
     def fresh_serial(self) -> int:
         """A number larger than that of every array created so far."""
@@ -200,6 +206,12 @@ class TraceContext:
 
 
 def _dead_value_error(name: str, where: str) -> Exception:
+    if where.startswith("the "):  # a branch of an if, or a while loop (``branches``)
+        return trace_error(
+            f"a value computed in {where}, which is traced once as a region of the generated code, "
+            "is used after it; only the names it assigns are carried out of it, not values kept in "
+            "lists, dicts, attributes or closures"
+        )
     return trace_error(
         f"a value computed in the body of the loop at {where}, which is traced once as scf.for, is "
         "used after the loop; only the names the body assigns are carried out of it, not values "
@@ -280,7 +292,9 @@ class SymbolicDim:
     as a weak Python int, and it is accepted wherever NumPy takes a size or an index (reshape,
     slicing, creation functions).  Comparisons, ``int()``, ``float()`` and ``bool()`` need the
     value: for a size computed from the arguments' sizes the trace starts again with them fixed
-    at the call's values (:class:`NeedsValue`); others (a loop index) raise a TraceError."""
+    at the call's values (:class:`NeedsValue`); others (a loop index) raise a TraceError, except
+    comparisons in the condition of a rewritten ``if``/``while`` (``branches``), which are traced
+    bools there (in a ``while``, those of argument sizes too)."""
 
     __slots__ = ("_ctx", "_ssa", "_desc", "_guard", "_sources")
 
@@ -321,13 +335,39 @@ class SymbolicDim:
     def __bool__(self) -> bool:
         raise self._fail("bool(shape entry)")
 
-    def __eq__(self, other: object) -> bool:  # type: ignore[override]
-        if other is self:
-            return True
+    def _compare(self, predicate: str, other: object) -> Any:
+        """``self <predicate> other``: Python's answer where the sizes can be specialised (see
+        :class:`NeedsValue`); in the condition of a rewritten ``if``/``while`` where they cannot
+        (a loop index), a traced bool computed at run time (``arith.cmpi``)."""
+        if isinstance(other, TracedArray):
+            return NotImplemented  # the array's comparison, with the size as a Python int
+        rhs = self._operand(other)
+        ctx = self._ctx
+        sources = None if rhs is None else merge_sources(self._sources, rhs[2])
+        if rhs is not None and ctx.conditions and (sources is None or ctx.loop_conditions):
+            value = ctx.top.op("cmp", f"arith.cmpi {predicate}, {self._value}, {rhs[0]} : index")
+            out = TracedArray(ctx, value, D.BOOL, (), is_scalar=True)
+            out._sources = sources
+            return out
         raise self._fail("shape comparison")
 
-    __ne__ = __eq__  # type: ignore[assignment]
-    __lt__ = __le__ = __gt__ = __ge__ = __eq__  # type: ignore[assignment]
+    def __eq__(self, other: object) -> Any:  # type: ignore[override]
+        return True if other is self else self._compare("eq", other)
+
+    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+        return False if other is self else self._compare("ne", other)
+
+    def __lt__(self, other: object) -> Any:
+        return self._compare("slt", other)
+
+    def __le__(self, other: object) -> Any:
+        return self._compare("sle", other)
+
+    def __gt__(self, other: object) -> Any:
+        return self._compare("sgt", other)
+
+    def __ge__(self, other: object) -> Any:
+        return self._compare("sge", other)
 
     def __hash__(self) -> int:
         return id(self)
@@ -679,7 +719,9 @@ class TracedArray:
     # ---- things that need concrete data
     def __bool__(self) -> bool:
         raise need_value(self._sources, unsupported(
-            "bool(array)", "data-dependent control flow cannot be traced; use where()"))
+            "bool(array)", "its truth is known only at run time: dlbridge traces that as the condition "
+            "of an if, elif, while or conditional expression ('a if c else b') in a function whose "
+            "source it reads, not here; use where()"))
 
     def __len__(self) -> int:
         if self._dims and self._dims[0] is not None:

@@ -439,6 +439,27 @@ func.func @choose_buffer(%a: memref<f32>, %owned: i1) -> memref<f32> {
 
 // -----
 
+// A buffer host code chooses on a flag in device memory (an scf.if folded to
+// an arith.select of two buffers): the flag is read back and the select stays
+// host code.
+
+// CHECK-LABEL: func.func @select_buffer(
+// CHECK-SAME: %[[A:[^:]*]]: memref<?xf32>, %[[B:[^:]*]]: memref<?xf32>, %[[F:[^:]*]]: memref<i1>)
+// CHECK: gpu.launch
+// CHECK: memref.load %[[F]][]
+// CHECK: gpu.terminator
+// CHECK: %[[LOADED:.*]] = memref.load
+// CHECK-NEXT: %[[FLAG:.*]] = arith.trunci %[[LOADED]] : i64 to i1
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[FLAG]], %[[A]], %[[B]] : memref<?xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @select_buffer(%a: memref<?xf32>, %b: memref<?xf32>, %f: memref<i1>) -> memref<?xf32> {
+  %c = memref.load %f[] : memref<i1>
+  %r = arith.select %c, %a, %b : memref<?xf32>
+  return %r : memref<?xf32>
+}
+
+// -----
+
 // A loop that yields a fresh buffer each iteration (a running sum carried as
 // a 0-d array) stays host code, which allocates; its body's accesses run in
 // a kernel per iteration, and the cast of what it yields stays on the host.

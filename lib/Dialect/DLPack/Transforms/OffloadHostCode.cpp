@@ -279,6 +279,13 @@ bool hasHostOnlyResult(Operation *op,
   });
 }
 
+/// Whether `op` gives a buffer (a memref result, which host code cannot read
+/// back from the device).
+bool choosesBuffers(Operation &op) {
+  return llvm::any_of(op.getResultTypes(),
+                      [](Type type) { return isa<BaseMemRefType>(type); });
+}
+
 /// Whether `op` allocates buffers in its regions (a loop that yields a fresh
 /// buffer each iteration): allocation is host code, so `op` stays host
 /// control flow.
@@ -364,6 +371,15 @@ LogicalResult offloadBlock(Block &block, HostWordBuffers &hostWords) {
     bool isTerminator = op.hasTrait<OpTrait::IsTerminator>();
     if (!run.empty() && !isTerminator && op.getNumRegions() == 0 &&
         isPure(&op)) {
+      if (usesRun(op) && choosesBuffers(op)) {
+        // A buffer chosen on what the run read (an scf.if folded to an
+        // arith.select of two buffers) cannot come back from the device: the
+        // run ends before it, its scalars are read back, and it stays host
+        // code.
+        if (failed(flush()))
+          return failure();
+        continue;
+      }
       if (usesRun(op)) {
         run.push_back(&op);
         inRun.insert(&op);

@@ -218,7 +218,10 @@ def DLPackOffloadHostCode
       consecutive operations, into a `gpu.launch` of one block of one
       thread. Sequential, but on the device and in stream order. Pure
       operations do not end a run: those that use what it computed join it,
-      the others move before it. In host control flow that also launches
+      the others move before it, and one that gives a buffer from what it
+      computed (an `scf.if` choosing between two buffers on a flag, folded to
+      an `arith.select`) ends it, staying host code on the scalars read
+      back. In host control flow that also launches
       kernels (`scf.if`, `scf.for`, `scf.while` bodies), runs are found in
       each block of its regions.
     - Host code often needs a scalar such a run computes: a count that sizes
