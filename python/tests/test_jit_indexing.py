@@ -178,6 +178,28 @@ def test_view_taken_before_an_update_sees_it() -> None:
     _run_in_place(f, np.arange(5.0))
 
 
+def test_an_element_is_a_copy_and_a_zero_d_view_is_a_view() -> None:
+    """``x[i, j]`` is a NumPy scalar, the element's value when read (a swap through a tuple works,
+    ``v += 1`` leaves ``x`` alone); ``x[..., j]`` of a 1-D array is a 0-d view that sees later
+    writes."""
+    def f(x: Any) -> Any:
+        x[0], x[1] = x[1], x[0]
+        v = x[2]
+        v += 1
+        w = x[..., 2]
+        x[2] = -1.0
+        first = x[0]
+        x[0] += 10
+        return v, w * 1, first * 1
+
+    _run_in_place(f, np.arange(5.0))
+
+    def g(x: Any) -> Any:
+        x[1, 0], x[0, 1] = x[0, 1], x[1, 0]
+
+    _run_in_place(g, np.arange(6.0).reshape(2, 3))
+
+
 def test_local_array_slice_writes() -> None:
     def f(x: Any) -> Any:
         y = x * 1

@@ -139,7 +139,7 @@ def squeeze(a: Any, axis: Any = None) -> Any:
             raise trace_error("cannot select an axis to squeeze out which has size not equal to one", ValueError)
     if not drop:
         return _view(x)
-    return getitem(x, tuple(0 if k in drop else slice(None) for k in range(x.ndim)))
+    return getitem(x, tuple(0 if k in drop else slice(None) for k in range(x.ndim)), view=True)
 
 
 # --------------------------------------------------------------------------------------------------

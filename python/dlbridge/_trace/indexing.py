@@ -583,9 +583,11 @@ def _gather(x: TracedArray, parts: Sequence[Any]) -> TracedArray:
 # reads
 
 
-def getitem(x: TracedArray, key: Any) -> TracedArray:
+def getitem(x: TracedArray, key: Any, *, view: bool = False) -> TracedArray:
     """``x[key]``: a view of ``x`` for a basic key (NumPy's view semantics: writes through it
-    update ``x``), a new array for index arrays."""
+    update ``x``), except a key of one integer per dim, which gives the element as a NumPy
+    scalar (a copy) unless ``view`` (the region an assignment stores into); a new array for
+    index arrays."""
     if x._is_scalar:
         raise trace_error("invalid index to scalar variable", IndexError)
     lowering.lift(x._ctx, x, "indexing")
@@ -598,11 +600,25 @@ def getitem(x: TracedArray, key: Any) -> TracedArray:
         return _gather(x, parts)
     region = basic_region(x, parts)
     contents = extract(x, region)
+    if not view and _selects_an_element(key, parts, x.ndim):
+        # NumPy gives a scalar, a copy: the element's value now, not a view that later writes
+        # to ``x`` change (``a[0], a[1] = a[1], a[0]`` swaps)
+        return contents
     _, view_dims = _region_dims(region)
     perm = tuple(range(x.ndim)) if _is_identity(x, region) else None
     view = make_view(x, contents._value, view_dims, "indexing", perm, None if perm else region)
     view._dim_ssa = dict(contents._dim_ssa)
     return view
+
+
+def _selects_an_element(key: Any, parts: Sequence[Any], ndim: int) -> bool:
+    """Whether ``x[key]`` is one element as a NumPy scalar: an integer for every dim, no
+    ellipsis (``x[..., 0]`` of a 1-D array is a 0-d view)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(k is Ellipsis for k in keys) or len(parts) != ndim:
+        return False
+    return all(isinstance(p, (int, np.integer, SymbolicDim)) and not isinstance(p, bool)
+               or isinstance(p, TracedArray) and p.ndim == 0 for p in parts)
 
 
 def _sole_mask(parts: Sequence[Any]) -> TracedArray | None:

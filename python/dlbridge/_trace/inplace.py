@@ -232,7 +232,7 @@ def setitem(target: TracedArray, key: Any, value: Any) -> None:
         # NumPy converts the Python float, then casts it like an array (truncating)
         value = TracedArray(ctx, ctx.top.const(value, "f64"), D.FLOAT64, (), is_scalar=True)
     if indexing.is_basic_key(parts):
-        view = indexing.getitem(target, key)
+        view = indexing.getitem(target, key, view=True)
         assign(view, value, op=op, casting="unsafe")
         return
     mask = [p for p in parts if not (isinstance(p, slice) and p == slice(None))]
