@@ -206,3 +206,17 @@ def test_joining_arrays_that_are_empty_while_tracing() -> None:
         return np.stack([e, e]), np.concatenate([np.zeros((0, 2)), np.ones((0, 2))], axis=1), np.vstack([e, e]) + x
 
     _same(f, np.zeros((), dtype=np.int64))
+
+
+def test_a_seeded_generator_gives_numpys_numbers_in_every_call() -> None:
+    """``np.random.default_rng(seed)`` inside the function draws the same numbers in every NumPy
+    call, so the kernel's constants are NumPy's; its sizes may come from the arguments."""
+    def noisy(x: Any) -> Any:
+        rng = np.random.default_rng(7)
+        return x + rng.standard_normal(x.shape)
+
+    jitted = dlbridge.jit(noisy)
+    for n in (3, 5):
+        x = np.arange(float(n))
+        np.testing.assert_array_equal(jitted(x), noisy(x))
+        np.testing.assert_array_equal(jitted(x), noisy(x))

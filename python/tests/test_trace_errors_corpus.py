@@ -143,6 +143,16 @@ def list_of_arrays_operand(a):
 
 
 @case(TraceError)
+def draw_from_the_global_random_state(a):
+    return a + np.random.rand(4)  # <-
+
+
+@case(TraceError)
+def generator_without_a_seed(a):
+    return a + np.random.default_rng().standard_normal(4)  # <-
+
+
+@case(TraceError)
 def string_result(a):
     return "hello"  # <-
 
@@ -486,8 +496,8 @@ def unknown_sort_kind(a):
 
 
 @case(TraceError)
-def numpy_piecewise(a):
-    return np.piecewise(a, [a < 0, a >= 0], [-1, 1])  # <-
+def numpy_fft(a):
+    return np.fft.fft(a)  # <-
 
 
 @case(TraceError)

@@ -9,7 +9,9 @@ from its globals are treated the same way.  NumPy's scalar types and ``np.ndarra
 stand-ins: called on a traced value ``np.float32(x)`` is a cast and ``np.ndarray(shape, dtype)``
 is ``np.empty``; as dtypes, in ``==`` and in ``isinstance`` checks they are NumPy's types (only
 ``is`` tells them apart), and ``isinstance(x, np.ndarray)`` holds for traced arrays as for NumPy's.
-Everything else is NumPy's own object (``np.pi``, ``np.newaxis``, the ufuncs).
+``np.random``'s global state is refused (its draws would be constants of the kernel, the same in
+every call) and ``default_rng`` needs a seed. Everything else is NumPy's own object (``np.pi``,
+``np.newaxis``, the ufuncs).
 """
 
 from __future__ import annotations
@@ -124,10 +126,62 @@ def _taking_selections(name: str, impl: Callable[..., Any]) -> Callable[..., Any
     return call
 
 
+#: NumPy's global random state, which ``np.random.rand`` and friends draw from.
+_GLOBAL_RANDOM = np.random.mtrand._rand
+
+
+def _draws_from_global_state(value: Any) -> bool:
+    return getattr(value, "__self__", None) is _GLOBAL_RANDOM
+
+
+def _refused_draw(name: str) -> Callable[..., Any]:
+    """``numpy.random.<name>`` of the global state, refused: run while tracing, its numbers would
+    be constants of the kernel, the same in every call, where NumPy's differ."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        raise unsupported(
+            f"numpy.random.{name}",
+            "NumPy's global random state, used while tracing, would give the kernel the same numbers in "
+            "every call; pass the random numbers as an argument, or draw them from "
+            "np.random.default_rng(seed) inside the function",
+        )
+
+    call.__name__ = name
+    return call
+
+
+def _seeded_default_rng(seed: Any = None) -> Any:
+    """``np.random.default_rng(seed)``: a generator whose numbers are the same in every call, as
+    the kernel's constants are; without a seed (fresh entropy each call in NumPy) it is refused."""
+    if seed is None:
+        raise unsupported("numpy.random.default_rng",
+                          "a generator without a seed draws new numbers in every call, while tracing would "
+                          "make them constants of the kernel; pass a seed, or the numbers as an argument")
+    return np.random.default_rng(seed)
+
+
+class _RandomProxy(types.ModuleType):
+    """``numpy.random`` as a traced function sees it: the global state's draws are refused,
+    ``default_rng`` needs a seed, the rest is NumPy's."""
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(np.random, name)
+        if name == "default_rng":
+            return _seeded_default_rng
+        if _draws_from_global_state(value):
+            return _refused_draw(name)
+        return value
+
+
+random_proxy = _RandomProxy("numpy.random", np.random.__doc__)
+
+
 class _NumpyProxy(types.ModuleType):
     """The ``numpy`` module as a traced function sees it."""
 
     def __getattr__(self, name: str) -> Any:
+        if name == "random":
+            return random_proxy
         traced = _traced_function(name)
         if traced is not None:
             return traced
@@ -208,6 +262,12 @@ def _replacement(value: Any, seen: dict[int, Any]) -> Any:
     """What ``value`` (a global or closure value of the traced function) becomes while tracing."""
     if value is np:
         return numpy_proxy
+    if value is np.random:
+        return random_proxy
+    if value is np.random.default_rng:
+        return _seeded_default_rng
+    if _draws_from_global_state(value):
+        return _refused_draw(value.__name__)
     if callable(value):
         name = getattr(value, "__name__", None)
         module = getattr(value, "__module__", "") or ""
