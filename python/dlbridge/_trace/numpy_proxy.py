@@ -9,6 +9,7 @@ from its globals are treated the same way.  NumPy's scalar types and ``np.ndarra
 stand-ins: called on a traced value ``np.float32(x)`` is a cast and ``np.ndarray(shape, dtype)``
 is ``np.empty``; as dtypes, in ``==`` and in ``isinstance`` checks they are NumPy's types (only
 ``is`` tells them apart), and ``isinstance(x, np.ndarray)`` holds for traced arrays as for NumPy's.
+Python's ``math`` module is ``math_proxy``'s (its functions on traced scalars are ufuncs).
 ``np.random``'s global state is refused (its draws would be constants of the kernel, the same in
 every call) and ``default_rng`` needs a seed. Everything else is NumPy's own object (``np.pi``,
 ``np.newaxis``, the ufuncs).
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 import types
 from typing import Any, Callable
 
@@ -28,6 +30,7 @@ from . import registry
 from .errors import unsupported
 from .loop_source import rewrite_loops
 from .masked import MaskedSelection
+from .math_proxy import MATH_FUNCTIONS, math_proxy
 from .traced_array import SymbolicDim, TracedArray
 
 __all__ = ["numpy_proxy", "traced_len", "with_numpy_proxy"]
@@ -262,6 +265,10 @@ def _replacement(value: Any, seen: dict[int, Any]) -> Any:
     """What ``value`` (a global or closure value of the traced function) becomes while tracing."""
     if value is np:
         return numpy_proxy
+    if value is math:
+        return math_proxy
+    if callable(value) and value in MATH_FUNCTIONS:
+        return MATH_FUNCTIONS[value]
     if value is np.random:
         return random_proxy
     if value is np.random.default_rng:
