@@ -103,10 +103,10 @@ def test_traced_index_array_gathers_and_is_checked() -> None:
         f(x, np.array([1, 10]))
 
 
-def test_traced_boolean_mask_among_other_indices_is_a_trace_error() -> None:
+def test_traced_boolean_mask_among_other_indices_selects_what_numpy_does() -> None:
     f = dlbridge.jit(lambda x: x[x[:, 0] > 0, 1])
-    with pytest.raises(dlbridge.TraceError, match=r"boolean mask indexing.*numpy.where"):
-        f(np.ones((3, 2)))
+    x = np.array([[1.0, 2.0], [-1.0, 3.0], [4.0, 5.0]])
+    np.testing.assert_array_equal(f(x), x[x[:, 0] > 0, 1])
 
 
 def test_scalar_from_index_and_0d() -> None:

@@ -278,14 +278,11 @@ def _branch_type(v: Any) -> Carried | None:
 _KINDS = {"bool": 0, "int": 1, "float": 2, "complex": 3}
 
 
-def _dtype_kind(t: DType) -> str:
-    return "bool" if t.is_bool else "int" if t.is_int else "complex" if t.is_complex else "float"
-
-
-def _join_dtypes(name: str, a: Carried, b: Carried, where: str) -> tuple[DType, str | None]:
+def _join_dtypes(a: Carried, b: Carried) -> tuple[DType, str | None]:
     """The dtype (and weak kind) of a value that is ``a`` after one branch and ``b`` after the
-    other: the same dtype, or a Python number's joined with the other's where NumPy's value fits
-    it; a TraceError where both are NumPy dtypes that differ."""
+    other: NumPy's promotion of the two (a Python number's kind joins the other's as NEP 50 says),
+    as numba unifies the types of a variable assigned in both branches (the taken branch's value
+    is converted as NumPy's promotion converts it)."""
     assert a.dtype is not None and b.dtype is not None
     if a.dtype == b.dtype:
         return a.dtype, a.weak if a.weak == b.weak else None
@@ -293,12 +290,11 @@ def _join_dtypes(name: str, a: Carried, b: Carried, where: str) -> tuple[DType, 
         wider = a if _KINDS[a.weak] >= _KINDS[b.weak] else b
         return wider.dtype, wider.weak  # type: ignore[return-value]
     for weak, strong in ((a, b), (b, a)):
-        if weak.weak and not strong.weak and _KINDS[weak.weak] <= _KINDS[_dtype_kind(strong.dtype)]:  # type: ignore[arg-type]
-            return strong.dtype, None  # type: ignore[return-value]
-    raise unsupported(
-        f"if on a condition known only at run time (at {where})",
-        f"'{name}' is a {a.dtype.name} value after one branch and a {b.dtype.name} value after the "
-        "other; give both branches the same dtype (astype)")
+        if weak.weak and not strong.weak:
+            # a Python number and a NumPy value: NumPy's promotion of the two (``lo if v < lo else v``
+            # of an int array and a float bound is a float64, as numba unifies them)
+            return D.weak_result_type(strong.dtype, weak.weak), None  # type: ignore[arg-type]
+    return D.result_type(a.dtype, b.dtype), None
 
 
 def _join(name: str, a: Carried, b: Carried, where: str) -> Carried:
@@ -314,9 +310,9 @@ def _join(name: str, a: Carried, b: Carried, where: str) -> Carried:
             raise unsupported(
                 f"if on a condition known only at run time (at {where})",
                 f"'{name}' has {len(a.dims)} dims after one branch and {len(b.dims)} after the other")
-        dtype, _ = _join_dtypes(name, a, b, where)
+        dtype, _ = _join_dtypes(a, b)
         return Carried("tensor", dtype, tuple(x if x == y else None for x, y in zip(a.dims, b.dims)))
-    dtype, weak = _join_dtypes(name, a, b, where)
+    dtype, weak = _join_dtypes(a, b)
     return Carried("scalar", dtype, (), weak)
 
 

@@ -1,4 +1,5 @@
-"""NumPy's functional forms: ``apply_along_axis``, ``apply_over_axes`` and ``piecewise``.
+"""NumPy's functional forms: ``apply_along_axis``, ``apply_over_axes``, ``piecewise`` and
+``vectorize``.
 
 ``apply_along_axis`` is NumPy's own algorithm as a traced program: the function's result on the
 first 1-d slice fixes the result's shape and dtype, and the other slices are one ``scf.for`` (the
@@ -15,12 +16,13 @@ import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
 from . import creation, elementwise, lowering
-from .errors import trace_error
+from .errors import trace_error, unsupported
 from .loop_source import rewrite_loops
+from .numpy_proxy import as_traced
 from .numpy_proxy import numpy_proxy as xp
 from .registry import op
 
-__all__ = ["apply_along_axis", "apply_over_axes", "piecewise"]
+__all__ = ["Vectorized", "apply_along_axis", "apply_over_axes", "piecewise", "vectorize"]
 
 
 def _axis(axis: Any, ndim: int, name: str) -> int:
@@ -118,3 +120,87 @@ def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> An
         else:
             y[cond] = func(x[cond], *args, **kw)
     return y
+
+
+def _elements_applied(func: Callable[..., Any], flats: list[Any], dtype: Any, first: Any) -> Any:
+    """``func`` of the elements at each position of the equal-length 1-d ``flats``, stored in
+    ``dtype`` (NumPy's assignment casts); ``first`` is its result at position 0 when computed."""
+    n = flats[0].shape[0]
+    out = xp.empty_like(flats[0], shape=(n,), dtype=dtype)
+    start = 0
+    if first is not None:
+        out[0] = first
+        start = 1
+    for i in range(start, n):
+        out[i] = func(*[f[i] for f in flats])
+    return out
+
+
+_traced_elements_applied = rewrite_loops(_elements_applied)[0]
+
+
+class Vectorized:
+    """``np.vectorize(pyfunc, otypes=..., excluded=...)`` in a traced function: called on traced
+    arrays, ``pyfunc`` runs on the elements of their broadcast, one loop whose body is ``pyfunc``
+    traced once on scalars (its branches on the values become ``scf.if``), the result dtype the
+    first ``otypes`` entry or that of ``pyfunc``'s result on the first elements, as NumPy's."""
+
+    def __init__(self, pyfunc: Callable[..., Any], otypes: Any = None, doc: Any = None, excluded: Any = None,
+                 cache: bool = False, signature: Any = None) -> None:
+        self._numpy = np.vectorize(pyfunc, otypes=otypes, doc=doc, excluded=excluded, cache=cache,
+                                   signature=signature)
+        self.pyfunc = as_traced(pyfunc)
+        self.__doc__ = self._numpy.__doc__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not lowering.holds_traced(args, kwargs):
+            return self._numpy(*args, **kwargs)
+        numpy = self._numpy
+        if numpy.signature is not None:
+            raise unsupported("numpy.vectorize", "signature= (a generalised ufunc)")
+        excluded = numpy.excluded
+        positions = [k for k in range(len(args)) if k not in excluded]
+        names = [k for k in kwargs if k not in excluded]
+        ctx = lowering.context_of(*args, *kwargs.values())
+        operands = [creation.array_operand(ctx, args[k], "numpy.vectorize") for k in positions]
+        operands += [creation.array_operand(ctx, kwargs[k], "numpy.vectorize") for k in names]
+        broadcast = xp.broadcast_arrays(*operands)
+        shape = tuple(broadcast[0].shape)
+        flats = [xp.reshape(b, (-1,)) for b in broadcast]
+
+        def func(*elements: Any) -> Any:
+            call_args = list(args)
+            for k, e in zip(positions, elements):
+                call_args[k] = e
+            call_kwargs = dict(kwargs)
+            call_kwargs.update(zip(names, elements[len(positions):]))
+            return self.pyfunc(*call_args, **call_kwargs)
+
+        first = None
+        if numpy.otypes:
+            dtype = np.dtype(numpy.otypes[0])
+        else:
+            count = flats[0].shape[0]
+            message = "cannot call `vectorize` on size 0 inputs unless `otypes` is set"
+            if isinstance(count, int):
+                if count == 0:
+                    raise trace_error(message, ValueError)
+            else:
+                lowering.runtime_check(elementwise.binary("greater", count.as_array(), 0), "invalid_argument", message)
+            first = func(*[f[0] for f in flats])
+            if isinstance(first, tuple):
+                raise unsupported("numpy.vectorize", "a function with several results")
+            first = xp.asarray(first)
+            dtype = first.dtype
+        out = _traced_elements_applied(func, flats, dtype, first)
+        return xp.reshape(out, shape)
+
+
+@op("vectorize")
+def vectorize(pyfunc: Any = None, otypes: Any = None, doc: Any = None, excluded: Any = None, cache: bool = False,
+              signature: Any = None) -> Any:
+    """``np.vectorize``: a :class:`Vectorized` (``@np.vectorize(otypes=...)`` without ``pyfunc``
+    gives the decorator)."""
+    if pyfunc is None:
+        return lambda f: Vectorized(f, otypes, doc, excluded, cache, signature)
+    return Vectorized(pyfunc, otypes, doc, excluded, cache, signature)

@@ -17,7 +17,7 @@ from . import lowering, registry
 from .errors import trace_error
 from .traced_array import TracedArray
 
-__all__ = ["MATH_FUNCTIONS", "math_proxy"]
+__all__ = ["MATH_FUNCTIONS", "math_proxy", "python_scalar"]
 
 #: ``math`` name -> (the op table's ufunc, the Python kind of the result).
 _UFUNCS: dict[str, tuple[str, str]] = {
@@ -32,7 +32,7 @@ _UFUNCS: dict[str, tuple[str, str]] = {
 }
 
 
-def _python_scalar(value: TracedArray, kind: str) -> TracedArray:
+def python_scalar(value: TracedArray, kind: str) -> TracedArray:
     """The 0-d ``value`` as the traced Python scalar of ``kind`` (weak in NumPy's promotion)."""
     dt = {"float": D.FLOAT64, "int": D.INT64, "bool": D.BOOL}[kind]
     value = registry.lookup("astype").impl(value, dt.name) if value.element_type != dt else value  # type: ignore[union-attr]
@@ -54,7 +54,7 @@ def _function(name: str, ufunc: str, kind: str) -> Callable[..., Any]:
         values = [registry.lookup("astype").impl(a, "float64") if isinstance(a, TracedArray)  # type: ignore[union-attr]
                   else float(a) for a in args]
         result = impl(*values)
-        return _python_scalar(result, kind)
+        return python_scalar(result, kind)
 
     call.__name__ = name
     call.__doc__ = real.__doc__

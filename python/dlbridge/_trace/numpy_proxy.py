@@ -30,10 +30,10 @@ from . import registry
 from .errors import unsupported
 from .loop_source import rewrite_loops
 from .masked import MaskedSelection
-from .math_proxy import MATH_FUNCTIONS, math_proxy
+from .math_proxy import MATH_FUNCTIONS, math_proxy, python_scalar
 from .traced_array import SymbolicDim, TracedArray
 
-__all__ = ["numpy_proxy", "traced_len", "with_numpy_proxy"]
+__all__ = ["as_traced", "numpy_proxy", "traced_len", "with_numpy_proxy"]
 
 
 def _is_traced(value: Any) -> bool:
@@ -245,8 +245,26 @@ def _traced_extreme(builtin: Callable[..., Any], beats: Callable[[Any, Any], Any
     return call
 
 
+def _number_type(builtin: type, kind: str) -> type:
+    """``int`` or ``float`` as the traced function sees them: of a traced 0-d value that is not a
+    size or an argument (which specialise, as before) the conversion is made in the kernel (``int``
+    truncates, as Python's), a traced Python number; otherwise, and for ``isinstance``, the
+    built-in."""
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if (len(args) == 1 and not kwargs and isinstance(args[0], TracedArray) and args[0].ndim == 0
+                and args[0]._sources is None):
+            dtype = "int64" if kind == "int" else "float64"
+            return python_scalar(registry.lookup("astype").impl(args[0], dtype), kind)  # type: ignore[union-attr]
+        return builtin(*args, **kwargs)
+
+    return _StandIn(builtin.__name__, (builtin,), {"__new__": __new__, "__doc__": builtin.__doc__})
+
+
 #: Built-ins that answer for traced values, in the traced function's globals.
 _BUILTINS: dict[str, Callable[..., Any]] = {
+    "int": _number_type(int, "int"),
+    "float": _number_type(float, "float"),
     "max": _traced_extreme(builtins.max, lambda a, b: a > b, "maxsi"),
     "min": _traced_extreme(builtins.min, lambda a, b: a < b, "minsi"),
 }
@@ -269,6 +287,10 @@ def _replacement(value: Any, seen: dict[int, Any]) -> Any:
         return math_proxy
     if callable(value) and value in MATH_FUNCTIONS:
         return MATH_FUNCTIONS[value]
+    if isinstance(value, np.vectorize):  # ``@np.vectorize`` outside: the traced stand-in
+        return registry.lookup("vectorize").impl(  # type: ignore[union-attr]
+            value.pyfunc, otypes=value.otypes or None, excluded=value.excluded, cache=value.cache,
+            signature=value.signature)
     if value is np.random:
         return random_proxy
     if value is np.random.default_rng:
@@ -290,6 +312,13 @@ def _replacement(value: Any, seen: dict[int, Any]) -> Any:
         # a helper's loops are compiled as the function's own are
         return with_numpy_proxy(rewrite_loops(value)[0], seen)
     return value
+
+
+def as_traced(value: Any) -> Any:
+    """What ``value`` (a function given to a traced operation: ``np.vectorize(f)``) becomes
+    while tracing, as the traced function's own globals do (a helper's loops and branches
+    compiled, ``math.erf`` the ufunc)."""
+    return _replacement(value, {})
 
 
 def _is_library(fn: types.FunctionType) -> bool:
