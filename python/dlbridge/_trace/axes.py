@@ -23,7 +23,7 @@ from .errors import trace_error
 from .indexing import flip, getitem, index_value
 from .mlir_text import Block, affine_map, tensor_type
 from .registry import op
-from .traced_array import SymbolicDim, TracedArray
+from .traced_array import SymbolicDim, TracedArray, derived_view
 
 __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_to", "expand_dims", "flatten",
@@ -347,7 +347,8 @@ def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
         ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "all elements of broadcast shape must be non-negative"')
         dims.append(None)
         sizes.append(v)
-    return _stretch(x, dims, sizes, message)
+    return derived_view(x, _stretch(x, dims, sizes, message), "broadcast_to",
+                        lambda p: _stretch(p, dims, sizes, message), None)
 
 
 @op("broadcast_arrays")
