@@ -735,10 +735,12 @@ def make_view(
 
 
 def derived_view(x: TracedArray, out: TracedArray, op: str, read: Callable[[TracedArray], TracedArray],
-                 write: Callable[[TracedArray, TracedArray], TracedArray] | None) -> TracedArray:
+                 write: Callable[[TracedArray, TracedArray], TracedArray] | None, layout: str = "") -> TracedArray:
     """``out`` (computed from ``x`` by ``read``) as NumPy's view of ``x``: it shows later updates
-    of ``x``, and writes through it reach ``x`` by ``write`` (None: NumPy's view is read-only)."""
-    step = ViewStep(op, read, write, readonly="" if write is not None else f"numpy.{op} is a read-only view")
+    of ``x``, and writes through it reach ``x`` by ``write`` (None: NumPy's view is read-only);
+    ``layout``: why NumPy's result may be a view or a copy (see :class:`ViewStep`)."""
+    step = ViewStep(op, read, write, readonly="" if write is not None else f"numpy.{op} is a read-only view",
+                    layout=layout)
     view = make_view(x, out._value, out._dims, op, step=step)
     view._dtype = out._dtype
     view._dim_ssa = dict(out._dim_ssa)
@@ -747,9 +749,11 @@ def derived_view(x: TracedArray, out: TracedArray, op: str, read: Callable[[Trac
 
 def known_c_contiguous(x: TracedArray) -> bool:
     """Whether NumPy's ``x`` is known to be C-contiguous while tracing: an array the function
-    made (not an argument, nor what may share an argument's storage), or a reshape of one."""
+    made (not an argument, whose layout is the caller's), or a reshape of one. (A copy in
+    NumPy's order ``"K"`` of a transposed array, ``np.copy(x.T)``, is Fortran-ordered in NumPy;
+    it is taken as C-contiguous here.)"""
     root = x._base if x._base is not None else x
-    if root._alias or root._arg is not None:
+    if root._arg is not None:
         return False
     return x._base is None or all(s.op == "reshape" and not s.layout for s in x._path)
 
