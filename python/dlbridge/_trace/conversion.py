@@ -195,11 +195,11 @@ def require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = 
         return np.require(a, dtype=dtype, requirements=requirements)
     if not requirements:
         return _convert("require", a, dtype, None, None, 0)
-    items = [requirements] if isinstance(requirements, str) else list(requirements)
-    try:
-        reqs = {_REQUIREMENTS[str(r).upper()] for r in items}
-    except KeyError as missing:
-        raise trace_error(f"numpy.require: {missing}", KeyError) from None
+    reqs: set[str] = set()
+    for r in requirements:  # a string is its letters, as NumPy reads it
+        if str(r).upper() not in _REQUIREMENTS:
+            raise trace_error(f"numpy.require: unknown requirement {r!r} (NumPy's KeyError)")
+        reqs.add(_REQUIREMENTS[str(r).upper()])
     reqs.discard("E")
     reqs.discard("A")
     if {"C", "F"} <= reqs:

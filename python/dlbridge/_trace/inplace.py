@@ -267,6 +267,7 @@ def setitem(target: TracedArray, key: Any, value: Any) -> None:
         )
     op = "item assignment"
     ctx = lowering.context_of(target, value)
+    _check_target(target, op)
     parts = indexing.normalize_key(key, target.ndim)
     if isinstance(value, float) and target._dtype.is_int:
         # NumPy converts the Python float, then casts it like an array (truncating)
@@ -311,6 +312,12 @@ def scatter(target: TracedArray, key: Any, values: Any, op: str, combine: Combin
     ctx = target._ctx
     _check_target(target, op)
     sync_view(target)
+    if isinstance(key, TracedArray) and key._dtype.is_bool and key.ndim == 0:
+        # a 0-d mask selects all of the array or nothing: ``where``
+        scattered = lowering.copy(target)
+        scatter(scattered, Ellipsis, values, op, combine)
+        assign(target, elementwise.where(key, scattered, target), op=op, casting="unsafe")
+        return
     parts = _index_parts(target, key)
     if indexing.is_basic_key(parts):  # no index arrays: no element is selected twice
         view = indexing.getitem(target, tuple(parts))
@@ -561,6 +568,8 @@ def _put_at(target: TracedArray, at: Any, values: Any, op: str) -> None:
 
 def _flat_indices(ctx: TraceContext, ind: Any, op: str) -> Any:
     """``ind`` as a 1-D integer index array (a NumPy array when known while tracing)."""
+    if isinstance(ind, (list, tuple)) and lowering.holds_traced(ind):
+        ind = _operand(ctx, ind, op)
     ind = indexing.index_operand(ctx, ind, op)
     if isinstance(ind, np.ndarray):
         return ind.reshape(-1)
