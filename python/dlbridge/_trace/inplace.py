@@ -5,8 +5,12 @@ NumPy updates the array object itself.  SSA values are immutable, so the tracer 
 in NumPy.  An argument updated so becomes a written parameter of the entry (``trace`` declares it
 as a memref and stores its final value into the caller's buffer).
 
-Views are NumPy's: ``x[...]``, ``x[:]`` and transposes are views of ``x``; an update through one
-updates ``x``, and a view taken before an update of ``x`` shows it.
+Views are NumPy's: basic indexing, transposes, ``expand_dims``/``squeeze``, flips, ``x.real``/
+``x.imag`` and reshapes of arrays the function made are views of ``x``, alone or chained; each
+records the steps that made it from ``x`` (``traced_array.ViewStep``), so an update through one
+goes back step by step into ``x`` (:func:`_write`), and a view taken before an update of ``x``
+shows it.  ``broadcast_to``, ``diagonal`` and ``.imag`` of a real array are read-only: writing
+them is NumPy's ValueError.
 
 A value read from the array being updated at other positions than those it replaces
 (``x[:] = x[::-1]``, ``x[1:] += x[:-1]``) is staged through a temporary, as NumPy copies an
@@ -19,8 +23,9 @@ key makes (``indexing.select``: NumPy's bounds checks and negative indices) that
 the array's C-order flattening (:func:`scatter_flat`).
 
 Updates the tracer cannot express raise a TraceError naming the operation and the user's line,
-never drop the update: writing through a reshape (whether NumPy's reshape is a view depends on the
-memory layout) or through a view of a view, ``out=`` into something that is not a traced array.
+never drop the update: writing through a reshape of an argument, or through ``ascontiguousarray``
+of one (whether NumPy's result is a view depends on the caller's memory layout), ``out=`` into
+something that is not a traced array.
 """
 
 from __future__ import annotations
