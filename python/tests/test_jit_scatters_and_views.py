@@ -472,3 +472,16 @@ def test_scatters_into_a_big_array_do_not_touch_every_element() -> None:
 
     text = dlbridge.jit(f).inspect(np.zeros(10, np.int64), np.arange(3))["input"]
     assert "linalg.copy" not in text and "iota" not in text
+
+
+def test_put_modes_and_put_along_axis_with_traced_indices() -> None:
+    def f(a: Any, i: Any) -> Any:
+        b, c, d = a.copy(), a.copy(), a.copy()
+        np.put(b, i, [10, 20], mode="wrap")
+        np.put(c, i, -1, mode="clip")
+        np.put_along_axis(d, i[None, 2:] % 4, 5, axis=1)
+        return b, c, d
+
+    a = np.arange(12.0).reshape(3, 4)
+    for i in (np.array([13, -15, 2, 40]), np.array([-1, 0, 7, 3])):
+        compare(dlbridge.jit(f)(a, i), f(a, i), False)
