@@ -485,3 +485,18 @@ def test_put_modes_and_put_along_axis_with_traced_indices() -> None:
     a = np.arange(12.0).reshape(3, 4)
     for i in (np.array([13, -15, 2, 40]), np.array([-1, 0, 7, 3])):
         compare(dlbridge.jit(f)(a, i), f(a, i), False)
+
+
+def test_ufunc_at_with_basic_keys_and_masks() -> None:
+    def f(a: Any) -> Any:
+        b = a.copy()
+        np.negative.at(b, 1)
+        np.add.at(b, slice(None), 1)
+        np.multiply.at(b, (0, slice(1, 3)), [2, 3])
+        np.add.at(b, b > 3, 100)
+        np.add.at(b, (b[:, 0] > 3, 1), 7)
+        return b
+
+    for layout in ("C", "reversed"):
+        a = make("float64", layout)
+        compare(dlbridge.jit(f)(a), f(a.copy()), False)
