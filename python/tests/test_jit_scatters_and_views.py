@@ -194,6 +194,12 @@ REFUSED: set[tuple[str, str]] = set()
 
 JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}
 
+#: Constructs that only move elements through views (no cast, no arithmetic but ``+=`` on an
+#: integer or float alike): float64, bool and complex128 stand for the other dtypes.
+VIEWS_ONLY = {"write_newaxis", "write_transposes", "write_expand_squeeze", "write_moveaxis", "write_strided",
+              "write_flips", "write_reshape_of_own", "views_see_updates", "readonly_broadcast", "readonly_diagonal",
+              "conversions"}
+
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", [d for d in DTYPES if d != "float32"])
@@ -201,6 +207,8 @@ JITTED = {name: dlbridge.jit(fn) for name, fn in CONSTRUCTS.items()}
 def test_construct_matches_numpy(name: str, dtype: str, layout: str) -> None:
     """Scatters and view writes move elements whatever the float width: float64 stands for
     float32 (one compile less each, to keep the file fast)."""
+    if name in VIEWS_ONLY and dtype in ("int64", "uint8"):
+        pytest.skip("element moves through views: float64, bool and complex128 stand for the others")
     check_construct(JITTED[name], CONSTRUCTS[name], dtype, layout, refused=(name, dtype) in REFUSED)
 
 
