@@ -508,3 +508,15 @@ def test_ufunc_at_with_basic_keys_and_masks() -> None:
     for layout in ("C", "reversed"):
         a = make("float64", layout)
         compare(dlbridge.jit(f)(a), f(a.copy()), False)
+
+
+def test_writes_through_a_transposed_or_new_axis_view_touch_only_what_they_select() -> None:
+    """``x.T[k] = v`` and ``x[:, None][i, 0] = v`` are regions of ``x``: no transpose of it."""
+
+    def f(a: Any, v: Any) -> None:
+        a.T[0] = v
+        np.moveaxis(a, 0, -1)[1] = v
+        a[:, None][0, 0] = v[0]
+
+    text = dlbridge.jit(f).inspect(np.zeros((4, 4)), np.ones(4))["input"]
+    assert "linalg.transpose" not in text

@@ -654,7 +654,24 @@ def compose(ctx: TraceContext, outer: Region, inner: Region) -> Region | None:
     return Region(offsets, sizes, strides, kept)
 
 
+def permute(perm: Sequence[int], region: Region) -> Region | None:
+    """The region of an array that ``region`` of its transpose by ``perm`` (view dim ``j`` is
+    array dim ``perm[j]``) is, or None when the view shows the array's dims out of their order
+    (a slice of ``x.T`` that keeps both dims)."""
+    kept = [None if k is None else perm[k] for k in region.kept]
+    shown = [k for k in kept if k is not None]
+    if shown != sorted(shown):
+        return None
+    offsets: list[Idx] = [0] * len(perm)
+    sizes: list[Idx] = [0] * len(perm)
+    strides: list[Idx] = [1] * len(perm)
+    for j, a in enumerate(perm):
+        offsets[a], sizes[a], strides[a] = region.offsets[j], region.sizes[j], region.strides[j]
+    return Region(offsets, sizes, strides, kept)
+
+
 region_hooks["compose"] = compose
+region_hooks["permute"] = permute
 region_hooks["extract"] = extract
 
 

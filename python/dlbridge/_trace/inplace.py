@@ -221,7 +221,14 @@ def _write(target: TracedArray, new: TracedArray) -> None:
         target._value = new._value
         _updated(target)
         return
-    if target._path:
+    if target._region is not None:  # one region of the array
+        root._value = indexing.insert(root, target._region, new)
+    elif target._perm is not None:  # a permutation of the array
+        inverse = [0] * len(target._perm)
+        for i, p in enumerate(target._perm):
+            inverse[p] = i
+        root._value = shapes.transpose(new, inverse)._value
+    else:
         parents = [read_through(root, [])]
         for step in target._path[:-1]:
             parents.append(step.read(parents[-1]))
@@ -229,13 +236,6 @@ def _write(target: TracedArray, new: TracedArray) -> None:
         for step, parent in zip(reversed(target._path), reversed(parents)):
             contents = step.write(parent, contents)  # type: ignore[misc]
         root._value = contents._value
-    elif target._region is not None:
-        root._value = indexing.insert(root, target._region, new)
-    else:  # a permutation of the array
-        inverse = [0] * len(target._perm)  # type: ignore[arg-type]
-        for i, p in enumerate(target._perm):  # type: ignore[arg-type]
-            inverse[p] = i
-        root._value = shapes.transpose(new, inverse)._value
     _updated(root)
     target._value = new._value
     target._base_version = root._version

@@ -727,6 +727,8 @@ def make_view(
             view._region = region
         elif x._region is not None:
             view._region = region_hooks["compose"](x._ctx, x._region, region)
+        elif outer is not None:
+            view._region = region_hooks["permute"](outer, region)
     elif perm is not None and outer is not None:
         view._perm = tuple(outer[p] for p in perm)
     elif perm is not None and x._region is not None and list(perm) == list(range(len(perm))):
@@ -768,7 +770,9 @@ def read_through(x: TracedArray, steps: Sequence[ViewStep]) -> TracedArray:
 
 
 #: Set by the indexing module (which imports this one): ``compose(outer, inner)`` is the region
-#: of a view's region ``inner`` in the view's base, ``extract(base, region)`` its contents.
+#: of a view's region ``inner`` in the view's base, ``extract(base, region)`` its contents,
+#: ``permute(perm, region)`` the region of the base that ``region`` of the base's transpose by
+#: ``perm`` is (None when it shows the base's dims out of order).
 region_hooks: dict[str, Callable[..., Any]] = {}
 
 
@@ -779,14 +783,10 @@ def sync_view(x: TracedArray) -> None:
     base = x._base
     if base is None or base._version == x._base_version:
         return
-    if x._path and not any(s.layout for s in x._path):
-        fresh_value = read_through(base, x._path)
-        x._value = fresh_value._value
-        x._dim_ssa = dict(fresh_value._dim_ssa)
-        x._base_version = base._version
-        return
-    if x._region is not None:
-        fresh_value = region_hooks["extract"](base, x._region)
+    if x._region is not None or (x._perm is None and x._path and not any(s.layout for s in x._path)):
+        # one region of the array, read directly; else the chain of steps
+        fresh_value = region_hooks["extract"](base, x._region) if x._region is not None else \
+            read_through(base, x._path)
         x._value = fresh_value._value
         x._dim_ssa = dict(fresh_value._dim_ssa)
         x._base_version = base._version
