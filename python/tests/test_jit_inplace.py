@@ -376,15 +376,15 @@ def _trace_error(fn, *args) -> str:
     return msg
 
 
-def test_assignment_through_a_traced_mask_with_other_indices_is_refused_and_leaves_the_array():
-    c = np.zeros((3, 4), np.float32)
-
+def test_assignment_through_a_traced_mask_with_other_indices_is_numpy_s():
     def masked_column(c):
-        c[c[:, 0] > -1, 1] = 1
+        c[c[:, 0] > 0, 1] = 1
 
-    msg = _trace_error(masked_column, c)
-    assert "item assignment" in msg and "boolean mask" in msg, msg
-    np.testing.assert_array_equal(c, 0)
+    c = np.array([[1, 0], [-1, 0], [2, 0]], np.float32).repeat(2, axis=1)
+    expected = c.copy()
+    masked_column(expected)
+    dlbridge.jit(masked_column)(c)
+    np.testing.assert_array_equal(c, expected)
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed"])
@@ -414,7 +414,7 @@ def test_writing_through_a_reshape_is_refused():
 
     c = np.zeros((2, 3), np.float32)
     msg = _trace_error(reshaped, c)
-    assert "view made by reshape" in msg and "v += 1" in msg
+    assert "reshape of an array whose memory layout is not known" in msg and "v += 1" in msg
     np.testing.assert_array_equal(c, 0)
 
 

@@ -23,7 +23,7 @@ from .errors import trace_error
 from .indexing import flip, getitem, index_value
 from .mlir_text import Block, affine_map, tensor_type
 from .registry import op
-from .traced_array import SymbolicDim, TracedArray
+from .traced_array import SymbolicDim, TracedArray, derived_view
 
 __all__ = [
     "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays", "broadcast_to", "expand_dims", "flatten",
@@ -87,7 +87,7 @@ def _at_least(name: str, arys: tuple[Any, ...], pad: Any) -> Any:
     for a in arys:
         x = _array(a, f"numpy.{name}")
         key = pad(x.ndim)
-        out.append(x if key is None else getitem(x, key))
+        out.append(x if key is None else getitem(x, key, view=True))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -122,7 +122,7 @@ def expand_dims(a: Any, axis: Any) -> Any:
     new = set(_axes_in_order(axis, ndim, "numpy.expand_dims", "axis"))
     if len(new) != (len(axis) if isinstance(axis, (tuple, list)) else 1):
         raise trace_error("repeated axis", ValueError)
-    return getitem(x, tuple(None if j in new else slice(None) for j in range(ndim)))
+    return getitem(x, tuple(None if j in new else slice(None) for j in range(ndim)), view=True)
 
 
 @op("squeeze", method="squeeze")
@@ -347,7 +347,8 @@ def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Any:
         ctx.top.raw(f'dlpack.assert {ok}, invalid_argument, "all elements of broadcast shape must be non-negative"')
         dims.append(None)
         sizes.append(v)
-    return _stretch(x, dims, sizes, message)
+    return derived_view(x, _stretch(x, dims, sizes, message), "broadcast_to",
+                        lambda p: _stretch(p, dims, sizes, message), None)
 
 
 @op("broadcast_arrays")

@@ -23,9 +23,9 @@ from .creation import array_operand
 from .errors import trace_error, unsupported
 from .indexing import getitem
 from .registry import op
-from .traced_array import SymbolicDim, TracedArray
+from .traced_array import SymbolicDim, TracedArray, derived_view, known_c_contiguous
 
-__all__ = ["array", "asarray", "item"]
+__all__ = ["array", "asarray", "item", "require"]
 
 _NO_COPY = (
     "Unable to avoid copy while creating an array as requested.\n"
@@ -42,17 +42,42 @@ def _is_numpy_array(x: TracedArray) -> bool:
     return not x.is_scalar and (x.ndim > 0 or x._arg is not None) and x.weak is None
 
 
-def _laid_out(x: TracedArray, order: Any) -> bool:
-    """Whether ``x`` already has the memory order ``order`` asks for, so that NumPy would give
-    it back without a copy: arrays of at most one dim have every order; for more, ``"C"`` holds
-    for whole arrays and views of a block of leading rows' shape (not a transposed or strided
-    view), ``"F"`` only for the transpose of a whole array."""
-    if order in (None, "K", "A") or x.ndim <= 1:
-        return True
-    base, perm, region = x._base, x._perm, x._region
-    if order == "C":
-        return base is None or (perm is not None and list(perm) == list(range(len(perm))) and region is None)
-    return base is not None and perm is not None and list(perm) == list(range(len(perm)))[::-1] and region is None
+def _c_layout(x: TracedArray) -> str:
+    """Whether NumPy's ``x`` is C-contiguous: ``"yes"``, ``"no"`` or ``"unknown"`` (it depends on
+    the memory layout of the argument it is, or views, which the trace does not know)."""
+    if x.ndim == 0 or known_c_contiguous(x):
+        return "yes"
+    root = x._base if x._base is not None else x
+    if x._base is not None and any(s.write is None or s.op in ("real", "imag") for s in x._path):
+        return "no"  # broadcast, a diagonal, a complex part: strided
+    if root._arg is not None:
+        return "unknown"
+    return "no"  # a view of an array the function made that is not all of it in order
+
+
+def _layout(x: TracedArray, order: Any) -> str:
+    """Whether ``x`` already has the memory order ``order`` asks for, so that NumPy gives it back
+    without a copy (see :func:`_c_layout`); ``"F"``: the transpose of a C-contiguous array."""
+    if order in (None, "K", "A"):
+        return "yes"
+    if order == "C" or x.ndim <= 1:
+        return _c_layout(x)
+    if sum(d != 1 for d in x.dims) <= 1 and all(d is not None for d in x.dims):
+        return _c_layout(x)
+    if x._base is not None and x._perm is not None and list(x._perm) == list(range(x.ndim))[::-1] \
+            and x._region is None:
+        return _c_layout(x._base)
+    return "no" if _c_layout(x) == "yes" else _c_layout(x)
+
+
+def _layout_dependent(x: TracedArray, name: str, condition: str) -> TracedArray:
+    """A copy of ``x`` where NumPy's ``name`` gives ``x`` itself when it is ``condition`` and a
+    copy otherwise, which the trace cannot tell: reading it is right either way; writing it, or
+    reading it after ``x`` changed, is refused (a TraceError naming why)."""
+    why = (f"writing the result of numpy.{name} of an array whose memory layout is not known while "
+           f"tracing (an argument, or a view of one): NumPy's result is the array itself when it is "
+           f"{condition} and a copy otherwise; use numpy.array(x) for a copy, or update the array itself")
+    return derived_view(x, lowering.copy(x), f"numpy.{name}", lowering.copy, lambda _p, new: new, layout=why)
 
 
 def _convert(name: str, a: Any, dtype: Any, copy: Any, order: Any, ndmin: int) -> Any:
@@ -94,10 +119,17 @@ def _convert(name: str, a: Any, dtype: Any, copy: Any, order: Any, ndmin: int) -
                 raise trace_error(_NO_COPY, ValueError)
             x = elementwise.astype(x, dt.name)
             fresh = True
-    if not fresh and not _laid_out(x, order):
+    laid = "yes" if fresh else _layout(x, order)
+    if laid == "no":
         if copy is False:
             raise trace_error(_NO_COPY, ValueError)
         x, fresh = lowering.copy(x), True
+    elif laid == "unknown" and copy is not False:
+        if copy is True:
+            x = lowering.copy(x)
+        else:
+            x = _layout_dependent(x, name, "C-contiguous" if order == "C" else "Fortran-contiguous")
+        fresh = True
     if copy is True and not fresh:
         x = lowering.copy(x)
     if x.ndim < ndmin:
@@ -141,6 +173,47 @@ def asfortranarray(a: Any, dtype: Any = None, *, like: Any = None) -> Any:
     if not lowering.holds_traced(a):
         return np.asfortranarray(a, dtype=dtype)
     return _convert("asfortranarray", a, dtype, None, "F", 1)
+
+
+#: ``numpy.require``'s requirement names.
+_REQUIREMENTS = {
+    "C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C",
+    "F": "F", "F_CONTIGUOUS": "F", "FORTRAN": "F",
+    "A": "A", "ALIGNED": "A",
+    "W": "W", "WRITEABLE": "W",
+    "O": "O", "OWNDATA": "O",
+    "E": "E", "ENSUREARRAY": "E",
+}
+
+
+@op("require")
+def require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = None) -> Any:
+    """``a`` as an array of ``dtype`` meeting ``requirements`` (``"C"``/``"F"`` contiguous,
+    ``"A"`` aligned, ``"W"`` writeable, ``"O"`` owning its data, ``"E"`` a base-class array): ``a``
+    itself when it meets them, else a copy, as NumPy's."""
+    if not lowering.holds_traced(a):
+        return np.require(a, dtype=dtype, requirements=requirements)
+    if not requirements:
+        return _convert("require", a, dtype, None, None, 0)
+    reqs: set[str] = set()
+    for r in requirements:  # a string is its letters, as NumPy reads it
+        if str(r).upper() not in _REQUIREMENTS:
+            raise trace_error(f"numpy.require: unknown requirement {r!r} (NumPy's KeyError)")
+        reqs.add(_REQUIREMENTS[str(r).upper()])
+    reqs.discard("E")
+    reqs.discard("A")
+    if {"C", "F"} <= reqs:
+        raise trace_error('Cannot specify both "C" and "F" order', ValueError)
+    order = "C" if "C" in reqs else "F" if "F" in reqs else "A"
+    x = _convert("require", a, dtype, None, order, 0)
+    if x is not a:
+        return x  # a new array: it owns its data and is writeable
+    readonly = x._base is not None and any(s.write is None for s in x._path)
+    if ("W" in reqs and readonly) or ("O" in reqs and x._base is not None):
+        return lowering.copy(x)
+    if "O" in reqs and x._arg is not None:
+        return _layout_dependent(x, "require", "the owner of its data")
+    return x
 
 
 @op("array")

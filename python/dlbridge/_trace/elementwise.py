@@ -35,7 +35,7 @@ from .errors import TraceError, trace_error, unsupported
 from .lowering import emit_elementwise
 from .mlir_text import Block, affine_map, tensor_type
 from .registry import DTypeRule, op
-from .traced_array import TraceContext, TracedArray
+from .traced_array import TraceContext, TracedArray, derived_view
 
 __all__ = ["astype", "binary", "clip", "complex_extreme", "float_unary_names", "unary", "where"]
 
@@ -722,13 +722,35 @@ def _real_part(x: Any, name: str, imaginary: bool) -> Any:
     w = None if weak is None else ("float" if weak == "complex" else weak)
     if dt.is_complex:
         op_name = "complex.im" if imaginary else "complex.re"
-        return emit_elementwise(ctx, name, [(x, dt)], dt.component,
-                                lambda b, v: b.op(name, f"{op_name} {v[0]} : {dt.mlir}"), w)
+
+        def part(p: Any) -> Any:
+            return emit_elementwise(ctx, name, [(p, dt)], dt.component,
+                                    lambda b, v: b.op(name, f"{op_name} {v[0]} : {dt.mlir}"), w)
+
+        def write(p: TracedArray, new: TracedArray) -> TracedArray:
+            # the parent's other part, with ``new`` as this one
+            other = emit_elementwise(ctx, name, [(p, dt)], dt.component, lambda b, v: b.op(
+                name, f"{'complex.re' if imaginary else 'complex.im'} {v[0]} : {dt.mlir}"), None)
+            re_im = [other, new] if imaginary else [new, other]
+            return emit_elementwise(ctx, "complex", [(re_im[0], dt.component), (re_im[1], dt.component)], dt,
+                                    lambda b, v: b.op("c", f"complex.create {v[0]}, {v[1]} : {dt.mlir}"), None)
+
+        out = part(x)
+        if not lowering.is_tensor(x) or x.weak is not None:
+            return out
+        return derived_view(x, out, name, part, write)
     if not imaginary:
         if isinstance(x, TracedArray):
             return x
         return emit_elementwise(ctx, name, [(x, dt)], dt, lambda b, v: v[0], weak)
-    return emit_elementwise(ctx, name, [(x, dt)], dt, lambda b, v: lowering.py_const(b, 0, dt), w)
+
+    def zeros(p: Any) -> Any:
+        return emit_elementwise(ctx, name, [(p, dt)], dt, lambda b, v: lowering.py_const(b, 0, dt), w)
+
+    out = zeros(x)
+    if not lowering.is_tensor(x) or x.weak is not None:
+        return out
+    return derived_view(x, out, name, zeros, None)  # NumPy: read-only zeros
 
 
 @op("real")

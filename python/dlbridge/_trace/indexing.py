@@ -30,11 +30,11 @@ from .errors import trace_error, unsupported
 from .masked import MaskedSelection
 from .mlir_text import affine_map, tensor_type
 from .registry import op
-from .traced_array import SymbolicDim, TraceContext, TracedArray, make_view, public_type, region_hooks
+from .traced_array import SymbolicDim, TraceContext, TracedArray, ViewStep, make_view, public_type, region_hooks
 
 __all__ = [
-    "Region", "Selection", "basic_region", "flip", "fliplr", "flipud", "getitem", "is_basic_key", "normalize_axes",
-    "normalize_key", "select",
+    "Region", "Selection", "apply_mode", "basic_region", "flip", "fliplr", "flipud", "getitem", "index_operand",
+    "is_basic_key", "normalize_axes", "normalize_key", "select",
 ]
 
 #: A size, offset or stride: a Python int when known while tracing, else an ``index`` SSA value.
@@ -71,6 +71,11 @@ def _binop(ctx: TraceContext, op: str, a: Idx, b: Idx) -> Idx:
     if op in ("addi", "subi") and b == 0:
         return a
     return ctx.top.op("idx", f"arith.{op} {_const(ctx, a)}, {_const(ctx, b)} : index")
+
+
+def index_product(ctx: TraceContext, a: Idx, b: Idx) -> Idx:
+    """``a * b``, folded when both are known while tracing."""
+    return _binop(ctx, "muli", a, b)
 
 
 def _select_negative(ctx: TraceContext, v: Idx, if_negative: Idx, otherwise: Idx) -> Idx:
@@ -376,8 +381,8 @@ def insert(x: TracedArray, region: Region, contents: TracedArray) -> str:
     ctx = x._ctx
     new_axes = [j for j, a in enumerate(region.kept) if a is None]
     inner = lowering.collapse_units(ctx, contents, new_axes)
-    if inner._value == x._value and inner.mlir_type == x.mlir_type:
-        return x._value
+    if inner.mlir_type == x.mlir_type and (inner._value == x._value or _is_identity(x, region)):
+        return inner._value  # all of x: its new contents are the view's
     return ctx.top.op(
         "inserted",
         f"tensor.insert_slice {inner._value} into {x._value}{_offsets(ctx, x, region)}"
@@ -606,19 +611,32 @@ def getitem(x: TracedArray, key: Any, *, view: bool = False) -> TracedArray:
         return contents
     _, view_dims = _region_dims(region)
     perm = tuple(range(x.ndim)) if _is_identity(x, region) else None
-    view = make_view(x, contents._value, view_dims, "indexing", perm, None if perm else region)
+    view = make_view(x, contents._value, view_dims, "indexing", perm, None if perm else region,
+                     step=region_step(region))
     view._dim_ssa = dict(contents._dim_ssa)
     return view
 
 
 def _selects_an_element(key: Any, parts: Sequence[Any], ndim: int) -> bool:
-    """Whether ``x[key]`` is one element as a NumPy scalar: an integer for every dim, no
-    ellipsis (``x[..., 0]`` of a 1-D array is a 0-d view)."""
+    """Whether ``x[key]`` is one element as a NumPy scalar: an integer for every dim and nothing
+    else (``x[..., 0]`` of a 1-D array is a 0-d view, ``x[True]`` a selection)."""
     keys = key if isinstance(key, tuple) else (key,)
-    if any(k is Ellipsis for k in keys) or len(parts) != ndim:
+    if len(keys) != ndim or len(parts) != ndim:
         return False
-    return all(isinstance(p, (int, np.integer, SymbolicDim)) and not isinstance(p, bool)
-               or isinstance(p, TracedArray) and p.ndim == 0 for p in parts)
+    return all(isinstance(k, (int, np.integer, SymbolicDim)) and not isinstance(k, (bool, np.bool_))
+               or isinstance(k, TracedArray) and k.ndim == 0 and k.element_type.is_int for k in keys)
+
+
+def region_step(region: Region, op: str = "indexing") -> ViewStep:
+    """How the view of ``region`` of an array reads it (``tensor.extract_slice``) and writes it
+    (``tensor.insert_slice``)."""
+
+    def write(parent: TracedArray, new: TracedArray) -> TracedArray:
+        out = TracedArray(parent._ctx, insert(parent, region, new), parent._dtype, parent._dims)
+        out._dim_ssa = dict(parent._dim_ssa)
+        return out
+
+    return ViewStep(op, lambda parent: extract(parent, region), write)
 
 
 def _sole_mask(parts: Sequence[Any]) -> TracedArray | None:
@@ -663,7 +681,24 @@ def compose(ctx: TraceContext, outer: Region, inner: Region) -> Region | None:
     return Region(offsets, sizes, strides, kept)
 
 
+def permute(perm: Sequence[int], region: Region) -> Region | None:
+    """The region of an array that ``region`` of its transpose by ``perm`` (view dim ``j`` is
+    array dim ``perm[j]``) is, or None when the view shows the array's dims out of their order
+    (a slice of ``x.T`` that keeps both dims)."""
+    kept = [None if k is None else perm[k] for k in region.kept]
+    shown = [k for k in kept if k is not None]
+    if shown != sorted(shown):
+        return None
+    offsets: list[Idx] = [0] * len(perm)
+    sizes: list[Idx] = [0] * len(perm)
+    strides: list[Idx] = [1] * len(perm)
+    for j, a in enumerate(perm):
+        offsets[a], sizes[a], strides[a] = region.offsets[j], region.sizes[j], region.strides[j]
+    return Region(offsets, sizes, strides, kept)
+
+
 region_hooks["compose"] = compose
+region_hooks["permute"] = permute
 region_hooks["extract"] = extract
 
 
@@ -755,7 +790,7 @@ def _extent(x: TracedArray, k: int) -> Idx:
     return d if d is not None else x._ctx.dim(x, k)
 
 
-def _index_operand(ctx: TraceContext, indices: Any, what: str) -> Any:
+def index_operand(ctx: TraceContext, indices: Any, what: str) -> Any:
     """``indices`` as a traced integer array, or a NumPy integer array when known while tracing."""
     if isinstance(indices, TracedArray):
         lowering.lift(ctx, indices, what)
@@ -772,7 +807,7 @@ def _index_operand(ctx: TraceContext, indices: Any, what: str) -> Any:
     return arr.astype(np.int64)
 
 
-def _apply_mode(ctx: TraceContext, indices: Any, n: Idx, mode: str, what: str) -> Any:
+def apply_mode(ctx: TraceContext, indices: Any, n: Idx, mode: str, what: str) -> Any:
     """``indices`` into an axis of ``n`` by NumPy's ``mode``: as they are (``"raise"``: the
     gather checks them), modulo ``n`` (``"wrap"``) or clipped to ``[0, n - 1]`` (``"clip"``)."""
     if mode == "raise":
@@ -802,8 +837,8 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "r
     (k,) = normalize_axes(axis, x.ndim, "numpy.take", allow_none=False) if x.ndim else (None,)
     if k is None:
         raise trace_error("numpy.take: axis 0 is out of bounds for array of dimension 0", np.exceptions.AxisError)
-    ind = _index_operand(ctx, indices, "numpy.take")
-    ind = _apply_mode(ctx, ind, _extent(x, k), mode, "numpy.take")
+    ind = index_operand(ctx, indices, "numpy.take")
+    ind = apply_mode(ctx, ind, _extent(x, k), mode, "numpy.take")
     if isinstance(ind, np.ndarray) and ind.ndim == 0:
         ind = int(ind)
     r = getitem(x, (slice(None),) * k + (ind,))
@@ -826,7 +861,7 @@ def along_axis_key(arr: TracedArray, indices: TracedArray | np.ndarray, axis: in
 def _along_axis(arr: Any, indices: Any, axis: Any, what: str) -> tuple[TracedArray, Any, int]:
     ctx = lowering.context_of(arr, indices)
     x = lowering.to_tensor(ctx, lowering.lift(ctx, arr, what))
-    ind = _index_operand(ctx, indices, what)
+    ind = index_operand(ctx, indices, what)
     if isinstance(ind, TracedArray) and ind._dtype.is_bool:
         raise trace_error(f"{what}: `indices` must be an integer array", IndexError)
     if axis is None:

@@ -5,22 +5,27 @@ NumPy updates the array object itself.  SSA values are immutable, so the tracer 
 in NumPy.  An argument updated so becomes a written parameter of the entry (``trace`` declares it
 as a memref and stores its final value into the caller's buffer).
 
-Views are NumPy's: ``x[...]``, ``x[:]`` and transposes are views of ``x``; an update through one
-updates ``x``, and a view taken before an update of ``x`` shows it.
+Views are NumPy's: basic indexing, transposes, ``expand_dims``/``squeeze``, flips, ``x.real``/
+``x.imag`` and reshapes of arrays the function made are views of ``x``, alone or chained; each
+records the steps that made it from ``x`` (``traced_array.ViewStep``), so an update through one
+goes back step by step into ``x`` (:func:`_write`), and a view taken before an update of ``x``
+shows it.  ``broadcast_to``, ``diagonal`` and ``.imag`` of a real array are read-only: writing
+them is NumPy's ValueError.
 
 A value read from the array being updated at other positions than those it replaces
 (``x[:] = x[::-1]``, ``x[1:] += x[:-1]``) is staged through a temporary, as NumPy copies an
 overlapping operand (``overlap``).
 
-Scatters (``x[index arrays] = v``, ``np.put``, ``put_along_axis``, ``place``, ``fill_diagonal``,
-``ufunc.at``) store element by element in NumPy's order, in one loop: the positions a key selects
-are read from an iota of the array indexed as the array would be (:func:`positions`), so every
-key form and NumPy's IndexErrors hold, then :func:`scatter` stores (or, for ``ufunc.at``,
-accumulates) the values there.
+Scatters (``x[index arrays] = v``, ``x[i] += v``, ``np.put``, ``put_along_axis``, ``place``,
+``fill_diagonal``, ``ufunc.at``) are one primitive, :func:`scatter`: a loop over the selection the
+key makes (``indexing.select``: NumPy's bounds checks and negative indices) that stores, or for
+``ufunc.at`` combines, element by element in NumPy's order; the flat-index functions scatter into
+the array's C-order flattening (:func:`scatter_flat`).
 
 Updates the tracer cannot express raise a TraceError naming the operation and the user's line,
-never drop the update: writing through a reshape (whether NumPy's reshape is a view depends on the
-memory layout) or through a view of a view, ``out=`` into something that is not a traced array.
+never drop the update: writing through a reshape of an argument, or through ``ascontiguousarray``
+of one (whether NumPy's result is a view depends on the caller's memory layout), ``out=`` into
+something that is not a traced array.
 """
 
 from __future__ import annotations
@@ -33,12 +38,15 @@ from . import contractions, creation, elementwise, indexing, lowering, overlap, 
 from . import dtypes as D
 from .errors import format_location, trace_error, unsupported, user_location
 from .masked import MaskedSelection
-from .mlir_text import Block, affine_map, location, tensor_type
+from .mlir_text import Block, affine_map, location
 from .registry import op
-from .traced_array import TraceContext, TracedArray, public_type, sync_view
+from .traced_array import TraceContext, TracedArray, public_type, read_through, sync_view
 
-__all__ = ["assign", "broadcast_values", "can_store", "copyto", "positions", "scatter", "selected_positions",
-           "setitem", "setitem_indexed", "ufunc"]
+__all__ = ["assign", "can_store", "copyto", "scatter", "scatter_flat", "setitem", "ufunc"]
+
+#: ``combine(block, old, value)``: the scalar a scatter stores where it found ``old`` (``value``
+#: in its own dtype; ``""`` for a unary one), in the array's dtype.
+Combine = Callable[[Block, str, str], str]
 
 _AUGMENTED = {
     "add": "+=",
@@ -62,15 +70,41 @@ def _shape(dims: tuple[int | None, ...]) -> str:
     return f"({inner},)" if len(dims) == 1 else f"({inner})"
 
 
+#: NumPy's message for writing into a read-only array, by the operation (default: assignment).
+_READONLY = {
+    "numpy.put": "put: output array is read-only",
+    "numpy.putmask": "putmask: output array is read-only",
+    "numpy.place": "WRITEBACKIFCOPY base is read-only",
+    "numpy.fill_diagonal": "underlying array is read-only",
+    "ndarray.sort": "sort array is read-only",
+}
+
+
+def _readonly_message(op: str) -> str:
+    if op in _READONLY:
+        return _READONLY[op]
+    if op in _AUGMENTED.values() or op.endswith("(out=...)"):
+        return "output array is read-only"
+    if op.endswith(".at"):
+        return "operand array with iterator write flag set is read-only"
+    return "assignment destination is read-only"
+
+
 def _check_target(target: TracedArray, op: str) -> None:
-    """``target`` can be updated: an array, or a view that is a permutation of one (the update
-    goes to that array, as in NumPy)."""
-    if target._base is not None and target._perm is None and target._region is None:
-        raise unsupported(
-            op,
-            f"writing through a view made by {target._view_op}: whether NumPy's {target._view_op} "
-            "is a view depends on the array's memory layout; update the array itself",
-        )
+    """``target`` can be updated: an array, or a view of one through any chain of NumPy's views
+    (the update goes to that array, as in NumPy). NumPy's ValueError for a read-only view
+    (``broadcast_to``, ``diagonal``); a TraceError for a reshape whose being a view depends
+    on the memory layout."""
+    if target._base is None:
+        return
+    for step in target._path:
+        if step.write is None:
+            raise trace_error(_readonly_message(op), ValueError)
+    for step in target._path:
+        if step.layout:
+            raise unsupported(op, step.layout)
+    if not target._path and target._perm is None and target._region is None:
+        raise unsupported(op, f"writing through a view made by {target._view_op}")
 
 
 def _check_shape(target: TracedArray, value: Any, op: str, ufunc_output: bool) -> None:
@@ -170,30 +204,41 @@ def assign(target: Any, value: Any, *, op: str, casting: str, ufunc_name: str | 
             v != 1 or t == 1 for v, t in zip(value._dims, target._dims))
         if overlap.reads_overwritten(ctx, held, target._value, value._value, aligned):
             value = overlap.stage(ctx, value)
-    new = _store(ctx, target, value)
-    ctx.note_update(target._base if target._base is not None else target)
-    root = target._base
-    if root is None:
-        target._value = new
-        _updated(target)
-        return target
-    if target._region is not None:
-        contents = TracedArray(ctx, new, target._dtype, target._dims)
-        contents._dim_ssa = dict(target._dim_ssa)
-        root._value = indexing.insert(root, target._region, contents)
-        _updated(root)
-        target._value = new
-        target._base_version = root._version
-        return target
-    # through a view: its new contents, permuted back, are the new contents of the array
-    inverse = [0] * len(target._perm)  # type: ignore[arg-type]
-    for i, p in enumerate(target._perm):  # type: ignore[arg-type]
-        inverse[p] = i
-    root._value = shapes.transpose(TracedArray(ctx, new, target._dtype, target._dims), inverse)._value
-    _updated(root)
-    target._value = new
-    target._base_version = root._version
+    _write(target, TracedArray(ctx, _store(ctx, target, value), target._dtype, target._dims))
     return target
+
+
+def _write(target: TracedArray, new: TracedArray) -> None:
+    """Gives ``target`` (an array, or a view checked by :func:`_check_target`) the contents
+    ``new`` (its shape and dtype): a view's base gets them through the view's chain of steps,
+    each step writing its new contents into its parent's, as NumPy's view writes its base."""
+    ctx = target._ctx
+    root = target._base if target._base is not None else target
+    overlap.held_values(ctx, root)
+    ctx.note_update(root)
+    new.copy_sizes_from(target)
+    if target._base is None:
+        target._value = new._value
+        _updated(target)
+        return
+    if target._region is not None:  # one region of the array
+        root._value = indexing.insert(root, target._region, new)
+    elif target._perm is not None:  # a permutation of the array
+        inverse = [0] * len(target._perm)
+        for i, p in enumerate(target._perm):
+            inverse[p] = i
+        root._value = shapes.transpose(new, inverse)._value
+    else:
+        parents = [read_through(root, [])]
+        for step in target._path[:-1]:
+            parents.append(step.read(parents[-1]))
+        contents = new
+        for step, parent in zip(reversed(target._path), reversed(parents)):
+            contents = step.write(parent, contents)  # type: ignore[misc]
+        root._value = contents._value
+    _updated(root)
+    target._value = new._value
+    target._base_version = root._version
 
 
 def _updated(root: TracedArray) -> None:
@@ -227,6 +272,7 @@ def setitem(target: TracedArray, key: Any, value: Any) -> None:
         )
     op = "item assignment"
     ctx = lowering.context_of(target, value)
+    _check_target(target, op)
     parts = indexing.normalize_key(key, target.ndim)
     if isinstance(value, float) and target._dtype.is_int:
         # NumPy converts the Python float, then casts it like an array (truncating)
@@ -236,32 +282,124 @@ def setitem(target: TracedArray, key: Any, value: Any) -> None:
         assign(view, value, op=op, casting="unsafe")
         return
     mask = [p for p in parts if not (isinstance(p, slice) and p == slice(None))]
-    if len(mask) == 1 and isinstance(mask[0], TracedArray) and mask[0]._dtype.is_bool and parts[0] is mask[0]:
+    if len(mask) == 1 and isinstance(mask[0], TracedArray) and mask[0]._dtype.is_bool and parts[0] is mask[0] \
+            and (isinstance(value, MaskedSelection) or not (lowering.is_tensor(value) and value.ndim > 0)):
         _masked_store(target, mask[0], value)
         return
-    _scatter(target, parts, value)
+    scatter(target, tuple(parts), value, op)
 
 
-def _scatter(target: TracedArray, parts: list[Any], value: Any) -> None:
-    """``target[parts] = value`` with index arrays among ``parts``: NumPy assigns the selected
-    elements in order, so where indices repeat the last one wins. An ``scf.for`` nest over the
-    selection (:func:`indexing.select`) stores each element of ``value`` (broadcast to the
-    selection, cast unsafely) with ``tensor.insert`` into the view the basic parts select,
-    which is then written back. ``x[i] += v`` is this after a gather, so a repeated index adds
-    once, as in NumPy."""
-    op = "item assignment"
+def _index_parts(target: TracedArray, key: Any) -> list[Any]:
+    """``key`` normalised against ``target`` (:func:`indexing.normalize_key`), each traced boolean
+    mask replaced by the index arrays of its True elements (``np.nonzero``), as NumPy does."""
+    parts = indexing.normalize_key(key, target.ndim)
+    out: list[Any] = []
+    for p in parts:
+        if isinstance(p, TracedArray) and p._dtype.is_bool and p.ndim > 0:
+            out.extend(registry.lookup("nonzero").impl(p))  # type: ignore[union-attr]
+        else:
+            out.append(p)
+    return out
+
+
+def scatter(target: TracedArray, key: Any, values: Any, op: str, combine: Combine | None = None) -> None:
+    """``target[key] = values`` for a key with index arrays: the one scatter, which every update
+    at indices uses (``x[i] = v``, ``x[i] += v``, ``put``, ``put_along_axis``, ``place``,
+    ``fill_diagonal``, ``ufunc.at``).
+
+    NumPy stores the selected elements one after the other, so where indices repeat the last
+    one wins; with ``combine(block, old, value)`` (``ufunc.at``, the value in its own dtype)
+    each repeat combines again.  An ``scf.for`` nest over the selection (:func:`indexing.select`,
+    which checks the indices in bounds and wraps negative ones) reads the indices and the value
+    (``values`` broadcast to the selection; converted unsafely) and stores with
+    ``tensor.insert`` into the view the key's basic parts select, which is then written back:
+    the work is the selection's size, not the array's."""
     ctx = target._ctx
+    _check_target(target, op)
+    sync_view(target)
+    if isinstance(key, TracedArray) and key._dtype.is_bool and key.ndim == 0:
+        # a 0-d mask selects all of the array or nothing: ``where``
+        scattered = lowering.copy(target)
+        scatter(scattered, Ellipsis, values, op, combine)
+        assign(target, elementwise.where(key, scattered, target), op=op, casting="unsafe")
+        return
+    parts = _index_parts(target, key)
+    if indexing.is_basic_key(parts):  # no index arrays: no element is selected twice
+        view = indexing.getitem(target, tuple(parts), view=True)
+        if combine is not None:
+            view_dt = view._dtype
+            operands: list[tuple[Any, D.DType]] = [(view, view_dt)]
+            if values is not None:
+                value = _operand(ctx, values, op)
+                operands.append((value, lowering.promote([value])[0]))
+            values = lowering.emit_elementwise(
+                ctx, "combined", operands, view_dt,
+                lambda b, v: combine(b, v[0], v[1] if len(v) > 1 else ""), None)  # type: ignore[misc]
+        assign(view, values, op=op, casting="unsafe")
+        return
     sel = indexing.select(target, parts)
-    view = indexing.getitem(target, tuple(sel.basic))
-    dt, R = target._dtype, len(sel.dims)
-    value = lowering.to_tensor(ctx, lowering.lift(ctx, value, op))
-    if value._dtype != dt:
-        value = elementwise.astype(value, dt.name)
-    selection = TracedArray(ctx, lowering.empty(ctx, sel.dims, dt, sel.sizes), dt, sel.dims, sizes=sel.sizes)
-    dims, _ = lowering.broadcast([value, selection])
-    if len(dims) != R or any(d is not None and e is not None and d != e for d, e in zip(dims, sel.dims)):
-        raise trace_error(f"shape mismatch: value array of shape {value.shape} could not be broadcast to "
-                          f"indexing result of shape {selection.shape}", ValueError)
+    view = indexing.getitem(target, tuple(sel.basic), view=True)
+    _write(view, _scatter_loop(ctx, sel, view, values, op, combine))
+
+
+def scatter_flat(target: TracedArray, at: Any, values: Any, op: str, combine: Combine | None = None,
+                 cycle: bool = False) -> None:
+    """:func:`scatter` at the flat (C order) positions ``at`` (a 1-D integer array; negative ones
+    count from the end, others out of range are NumPy's IndexError) of ``target``, as
+    ``target.flat[at] = values`` (``put``, ``place``, ``fill_diagonal``)."""
+    ctx = target._ctx
+    _check_target(target, op)
+    sync_view(target)
+    extents = [target._dims[k] if target._dims[k] is not None else ctx.dim(target, k) for k in range(target.ndim)]
+    total: int | str = 1
+    for e in extents:
+        total = indexing.index_product(ctx, total, e)
+    # a stand-in of the flattened array (never read): the selection of ``at`` on it checks the
+    # indices against its size, as NumPy's flat indexing does
+    dims = [total if isinstance(total, int) else None]
+    flat = TracedArray(ctx, lowering.empty(ctx, dims, target._dtype, [None if dims[0] is not None else total]),
+                       target._dtype, dims, sizes=[None if dims[0] is not None else total])  # type: ignore[list-item]
+    sel = indexing.select(flat, [at])
+    size = sel.extents[0]
+
+    def coords(b: Block, indices: list[str], _iv: Callable[[int], str]) -> list[str]:
+        # the C-order coordinates of flat position ``p`` (a negative one from the end)
+        if not extents:
+            return []
+        idx = b.op("i", f"arith.index_cast {indices[0]} : {sel.arrays[0]._dtype.mlir} to index")
+        neg = b.op("neg", f"arith.cmpi slt, {idx}, {b.const(0, 'index')} : index")
+        p = b.op("p", f"arith.select {neg}, {b.op('w', f'arith.addi {idx}, {size} : index')}, {idx} : index")
+        out: list[str] = []
+        for e in reversed(extents[1:]):
+            n = b.const(e, "index") if isinstance(e, int) else e
+            out.append(b.op("c", f"arith.remui {p}, {n} : index"))
+            p = b.op("p", f"arith.divui {p}, {n} : index")
+        return [p, *reversed(out)]
+
+    _write(target, _scatter_loop(ctx, sel, lowering.copy(target), values, op, combine, coords, cycle))
+
+
+def _scatter_loop(ctx: TraceContext, sel: indexing.Selection, view: TracedArray, values: Any, op: str,
+                  combine: Combine | None, coords_of: Any = None, cycle: bool = False) -> TracedArray:
+    """The new contents of ``view`` (the contents of ``sel.view``) with ``values`` scattered over
+    the selection ``sel`` in NumPy's order (see :func:`scatter`); ``values`` None for a unary
+    ``combine``. ``coords_of(block, indices, iv)``: where in ``view`` the selection's element
+    lies (default: ``sel.view_coords``, ``view`` being ``sel.view``). ``cycle``: ``values`` is 1-D
+    and repeats along the 1-D selection (``put``, ``place``), instead of broadcasting."""
+    dt, R = view._dtype, len(sel.dims)
+    value: TracedArray | None = None
+    if values is not None:
+        value = lowering.to_tensor(ctx, _operand(ctx, values, op))
+        if combine is None and value._dtype != dt:
+            value = elementwise.astype(value, dt.name)
+    if value is not None and not cycle:
+        selection = TracedArray(ctx, lowering.empty(ctx, sel.dims, dt, sel.sizes), dt, sel.dims, sizes=sel.sizes)
+        fits = value.ndim <= R and all(
+            v == 1 or s is None or v is None or v == s for v, s in zip(value._dims, sel.dims[R - value.ndim:]))
+        if not fits:
+            raise trace_error(f"shape mismatch: value array of shape {_shape(value._dims)} could not be "
+                              f"broadcast to indexing result of shape {_shape(tuple(sel.dims))}", ValueError)
+        lowering.broadcast([value, selection])  # run-time checks of dynamic sizes
     ctx.begin_op()
     top, fresh = ctx.top, ctx.names.fresh
     ivs = ["%" + fresh("i") for _ in range(R)]
@@ -275,12 +413,21 @@ def _scatter(target: TracedArray, parts: list[Any], value: Any) -> None:
 
     indices = [body.op("idx", f"tensor.extract {a._value}[{', '.join(at(sel.index_at(n)))}] : {a.mlir_type}")
                for n, a in enumerate(sel.arrays)]
-    coords = sel.view_coords(body, indices, lambda i: ivs[i])
-    if value._is_scalar:
-        element = value._value
-    else:
-        reads = ["0" if value._dims[k] == 1 else f"d{R - value.ndim + k}" for k in range(value.ndim)]
-        element = body.op("v", f"tensor.extract {value._value}[{', '.join(at(reads))}] : {value.mlir_type}")
+    coords = (coords_of or sel.view_coords)(body, indices, lambda i: ivs[i])
+    element = ""
+    if value is not None:
+        if value._is_scalar:
+            element = value._value
+        elif cycle:
+            n = value._dims[0] if value._dims[0] is not None else ctx.dim(value, 0)
+            k = body.op("k", f"arith.remui {ivs[0]}, {body.const(n, 'index') if isinstance(n, int) else n} : index")
+            element = body.op("v", f"tensor.extract {value._value}[{k}] : {value.mlir_type}")
+        else:
+            reads = ["0" if value._dims[k] == 1 else f"d{R - value.ndim + k}" for k in range(value.ndim)]
+            element = body.op("v", f"tensor.extract {value._value}[{', '.join(at(reads))}] : {value.mlir_type}")
+    if combine is not None:
+        old = body.op("old", f"tensor.extract {carried[R]}[{', '.join(coords)}] : {ty}")
+        element = combine(body, old, element)
     stored = body.op("stored", f"tensor.insert {element} into {carried[R]}[{', '.join(coords)}] : {ty}")
     body.raw(f"scf.yield {stored} : {ty}")
 
@@ -295,13 +442,12 @@ def _scatter(target: TracedArray, parts: list[Any], value: Any) -> None:
         if k + 1 < R:
             Block.raw(inner := Block(ctx.names, indent=top.indent + k + 1), f"scf.yield {results[k + 1]} : {ty}")
             loop.lines.extend(inner.lines)
-        loop.raw("}")
+        loop.raw(f"}} {location()}".rstrip())
         return loop.lines
 
     top.lines.extend(nest(0))
-    updated = TracedArray(ctx, results[0], dt, view._dims,
-                          sizes=[ctx.dim(view, j) if d is None else None for j, d in enumerate(view._dims)])
-    assign(view, updated, op=op, casting="unsafe")
+    return TracedArray(ctx, results[0], dt, view._dims,
+                       sizes=[ctx.dim(view, j) if d is None else None for j, d in enumerate(view._dims)])
 
 
 def _masked_store(target: TracedArray, mask: TracedArray, value: Any) -> None:
@@ -373,77 +519,6 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
 # scatters: x[index arrays] = v, put, put_along_axis, place, putmask, fill_diagonal, ufunc.at
 
 
-def positions(x: TracedArray) -> TracedArray:
-    """The flat (C order) position of every element of ``x``, int64 in ``x``'s shape: indexing it
-    as ``x`` would be indexed gives the positions the key selects, checked as NumPy checks."""
-    ctx = x._ctx
-    R = x.ndim
-    extents = [ctx.dim(x, k) for k in range(R)]
-    strides: list[str] = [ctx.top.const(1, "index")] * R
-    for k in range(R - 2, -1, -1):
-        strides[k] = ctx.top.op("stride", f"arith.muli {strides[k + 1]}, {extents[k + 1]} : index")
-    i64 = D.INT64
-
-    def body(b: Block, _args: list[str], _out: str) -> str:
-        at = b.const(0, "index")
-        for k in range(R):
-            i = b.op("i", f"linalg.index {k} : index")
-            at = b.op("at", f"arith.addi {at}, {b.op('i', f'arith.muli {i}, {strides[k]} : index')} : index")
-        return b.op("at", f"arith.index_cast {at} : index to i64")
-
-    sizes = [extents[k] if x._dims[k] is None else None for k in range(R)]
-    value = lowering.emit_generic(
-        ctx, "positions", [], [], lowering.empty(ctx, x._dims, i64, sizes), tensor_type(x._dims, i64), i64,
-        affine_map(R, [f"d{j}" for j in range(R)]), ["parallel"] * R, body,
-    )
-    return TracedArray(ctx, value, i64, x._dims, sizes=sizes)
-
-
-def selected_positions(target: TracedArray, key: Any) -> TracedArray:
-    """The flat positions of the elements of ``target`` that ``key`` selects, shaped as
-    ``target[key]`` (a traced boolean mask's selection compacted: a size the data gives)."""
-    at = indexing.getitem(positions(target), key)
-    return at.compact() if isinstance(at, MaskedSelection) else at
-
-
-#: ``combine(block, old, value)``: the scalar a scatter stores where it found ``old``.
-Combine = Callable[[Block, str, str], str]
-
-
-def scatter(target: TracedArray, at: TracedArray, values: TracedArray, op: str,
-            combine: Combine | None = None) -> None:
-    """Stores ``values`` (1-D, in ``at``'s order, any dtype: converted unsafely) at the flat
-    positions ``at`` (1-D int64, in range) of ``target``, one after the other as NumPy's loop
-    does: the last of repeated positions wins, or ``combine(block, old, value)`` (the value in
-    its own dtype) gives what to store, in ``target``'s dtype.  An ``scf.for`` carrying the
-    flattened contents, then stored into ``target``."""
-    ctx = target._ctx
-    sync_view(target)
-    tdt = target._dtype
-    flat = shapes.reshape(lowering.copy(target), (-1,))
-    top = ctx.top
-    ty = flat.mlir_type
-    c0, c1 = top.const(0, "index"), top.const(1, "index")
-    n = ctx.dim(at, 0)
-    i, acc, done = ("%" + ctx.names.fresh(h) for h in ("i", "acc", "scattered"))
-    step = Block(ctx.names, indent=top.indent + 1)
-    p = step.op("at", f"tensor.extract {at._value}[{i}] : {at.mlir_type}")
-    k = step.op("k", f"arith.index_cast {p} : i64 to index")
-    v = step.op("v", f"tensor.extract {values._value}[{i}] : {values.mlir_type}")
-    if combine is None:
-        v = lowering.convert(step, v, values._dtype, tdt)
-    else:
-        v = combine(step, step.op("old", f"tensor.extract {acc}[{k}] : {ty}"), v)
-    updated = step.op("acc", f"tensor.insert {v} into {acc}[{k}] : {ty}")
-    step.raw(f"scf.yield {updated} : {ty}")
-    top.raw(f"{done} = scf.for {i} = {c0} to {n} step {c1} iter_args({acc} = {flat._value}) -> ({ty}) {{")
-    top.lines.extend(step.lines)
-    top.raw(f"}} {location()}".rstrip())
-    new = TracedArray(ctx, done, tdt, flat._dims)
-    new.copy_sizes_from(flat)
-    assign(target, shapes.reshape(new, target.shape), op=op, casting="unsafe")
-
-
 def _operand(ctx: TraceContext, value: Any, op: str) -> Any:
     """``value`` lifted into the trace; Python lists and tuples as NumPy makes arrays of them."""
     if isinstance(value, (list, tuple)):
@@ -458,39 +533,18 @@ def _target(a: Any, op: str) -> TracedArray:
     return a
 
 
-def broadcast_values(at: TracedArray, values: Any, op: str) -> TracedArray:
-    """``values`` broadcast to the shape of the positions ``at`` (NumPy's ValueError when they do
-    not broadcast to it), in their own dtype (a Python scalar's stays weak)."""
-    ctx = at._ctx
-    values = _operand(ctx, values, op)
-    vdt, weak = lowering.promote([values])
-    if lowering.is_tensor(values):
-        off = at.ndim - values.ndim
-        if off < 0 or any(v not in (1, None) and a is not None and v != a or (a == 1 and v not in (1,))
-                          for a, v in zip(at._dims[off:], values._dims)):
-            raise trace_error(f"shape mismatch: value array of shape {_shape(values._dims)} could not be "
-                              f"broadcast to indexing result of shape {_shape(at._dims)}", ValueError)
-    return lowering.emit_elementwise(ctx, "values", [(at, D.INT64), (values, vdt)], vdt, lambda b, v: v[1], weak)
+def _cycled(ctx: TraceContext, values: Any, op: str) -> TracedArray | None:
+    """``values`` flattened, to repeat along the positions as NumPy's ``put``, ``place`` and
+    ``putmask`` repeat a shorter ``values``; None when ``values`` is empty."""
+    v = shapes.reshape(lowering.to_tensor(ctx, _operand(ctx, values, op)), (-1,))
+    return None if v._dims[0] == 0 else v
 
 
-def setitem_indexed(target: TracedArray, key: Any, value: Any, op: str = "item assignment",
-                    combine: Combine | None = None) -> None:
-    """``target[key] = value`` for a key with index arrays: the positions the key selects (read
-    from :func:`positions` as ``target`` would be, with NumPy's checks), then a scatter."""
-    at = selected_positions(target, key)
-    values = broadcast_values(at, value, op)
-    scatter(target, shapes.reshape(at, (-1,)), shapes.reshape(values, (-1,)), op, combine)
-
-
-def _cycled(ctx: TraceContext, values: Any, count: TracedArray, op: str) -> TracedArray | None:
-    """``values`` flattened and repeated to the length of ``count`` (1-D), as NumPy's ``put`` and
-    ``place`` repeat a shorter ``values``; None when ``values`` is empty."""
-    v = lowering.to_tensor(ctx, _operand(ctx, values, op))
-    v = shapes.reshape(v, (-1,))
-    if v._dims[0] == 0:
-        return None
-    n = count._dims[0] if count._dims[0] is not None else ctx.dim(count, 0)
-    return indexing.take(v, indexing.axis_iota(ctx, n, 0, 1), mode="wrap")
+def _length(at: Any) -> int | str:
+    """The length of the 1-D index array ``at`` (NumPy's or traced)."""
+    if isinstance(at, np.ndarray):
+        return int(at.size)
+    return at._dims[0] if at._dims[0] is not None else at._ctx.dim(at, 0)  # type: ignore[no-any-return]
 
 
 def _safe_values(ctx: TraceContext, target: TracedArray, values: Any, op: str) -> Any:
@@ -511,20 +565,38 @@ def _safe_values(ctx: TraceContext, target: TracedArray, values: Any, op: str) -
     return values
 
 
-def _put_at(target: TracedArray, at: TracedArray, values: Any, op: str) -> None:
-    cycled = _cycled(target._ctx, values, at, op)
+def _put_at(target: TracedArray, at: Any, values: Any, op: str) -> None:
+    cycled = _cycled(target._ctx, values, op)
     if cycled is not None:
-        scatter(target, at, cycled, op)
+        scatter_flat(target, at, cycled, op, cycle=True)
+
+
+def _flat_indices(ctx: TraceContext, ind: Any, op: str) -> Any:
+    """``ind`` as a 1-D integer index array (a NumPy array when known while tracing)."""
+    if isinstance(ind, (list, tuple)) and lowering.holds_traced(ind):
+        ind = _operand(ctx, ind, op)
+    ind = indexing.index_operand(ctx, ind, op)
+    if isinstance(ind, np.ndarray):
+        return ind.reshape(-1)
+    return shapes.reshape(lowering.to_tensor(ctx, ind), (-1,))
 
 
 @op("put", method="put")
 def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
-    """``a.flat[ind] = v``: ``v`` repeated as needed, indices out of range as ``mode`` says."""
+    """``a.flat[ind] = v``: ``v`` repeated as needed, indices out of range as ``mode`` says
+    (``"raise"``: NumPy's IndexError, ``"wrap"``, ``"clip"``), negative ones from the end."""
     if not isinstance(a, TracedArray):
         return np.put(a, ind, v, mode=mode)  # type: ignore[no-any-return]
     target = _target(a, "numpy.put")
-    at = indexing.take(shapes.reshape(positions(target), (-1,)), ind, mode=mode)
-    _put_at(target, shapes.reshape(lowering.to_tensor(target._ctx, at), (-1,)), v, "numpy.put")
+    ctx = target._ctx
+    at = _flat_indices(ctx, ind, "numpy.put")
+    size = target.size
+    at = indexing.apply_mode(ctx, at, size if isinstance(size, int) else ctx.dim(shapes.reshape(target, (-1,)), 0),
+                             mode, "numpy.put")
+    if not isinstance(at, np.ndarray):
+        at = lowering.to_tensor(ctx, at)
+    if _length(at) != 0:
+        _put_at(target, at, v, "numpy.put")
     return None
 
 
@@ -542,12 +614,10 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
     if axis is None:
         if ind.ndim != 1:
             raise trace_error("when axis=None, `indices` must have a single dimension.", ValueError)
-        at = indexing.getitem(shapes.reshape(positions(target), (-1,)), ind)
-        scatter(target, at, shapes.reshape(broadcast_values(at, values, "numpy.put_along_axis"), (-1,)),
-                "numpy.put_along_axis")
+        scatter_flat(target, ind, values, "numpy.put_along_axis")
         return None
     (k,) = indexing.normalize_axes(axis, target.ndim, "numpy.put_along_axis", allow_none=False)
-    setitem_indexed(target, indexing.along_axis_key(target, ind, k), values, "numpy.put_along_axis")
+    scatter(target, indexing.along_axis_key(target, ind, k), values, "numpy.put_along_axis")
     return None
 
 
@@ -562,11 +632,11 @@ def place(arr: Any, mask: Any, vals: Any) -> None:
     m = lowering.to_tensor(ctx, _operand(ctx, mask, "numpy.place"))
     _same_size(target, m, "place: mask and data must be the same size")
     at = registry.lookup("flatnonzero").impl(m)  # type: ignore[union-attr]
-    cycled = _cycled(ctx, _safe_values(ctx, target, vals, "numpy.place"), at, "numpy.place")
+    cycled = _cycled(ctx, _safe_values(ctx, target, vals, "numpy.place"), "numpy.place")
     if cycled is None:
         lowering.runtime_check(np.logical_not(np.any(m)), "invalid_argument", "Cannot insert from an empty array!")
         return None
-    scatter(target, at, cycled, "numpy.place")
+    scatter_flat(target, at, cycled, "numpy.place", cycle=True)
     return None
 
 
@@ -591,12 +661,18 @@ def putmask(a: Any, mask: Any, values: Any) -> None:
     ctx = target._ctx
     m = lowering.to_tensor(ctx, _operand(ctx, mask, "numpy.putmask"))
     _same_size(target, m, "putmask: mask and data must be the same size")
-    at = shapes.reshape(positions(target), (-1,))
-    cycled = _cycled(ctx, _safe_values(ctx, target, values, "numpy.putmask"), at, "numpy.putmask")
+    cycled = _cycled(ctx, _safe_values(ctx, target, values, "numpy.putmask"), "numpy.putmask")
     if cycled is None:
         return None
-    chosen = elementwise.where(shapes.reshape(elementwise.astype(m, "bool"), target.shape),
-                               shapes.reshape(cycled, target.shape), target)
+    if cycled._dims[0] == 1:
+        fill = indexing.getitem(cycled, 0)
+    else:
+        flat = shapes.reshape(lowering.copy(target), (-1,))
+        n = flat._dims[0] if flat._dims[0] is not None else ctx.dim(flat, 0)
+        if cycled._dims[0] is None or cycled._dims[0] != n:
+            cycled = indexing.take(cycled, indexing.axis_iota(ctx, n, 0, 1), mode="wrap")
+        fill = shapes.reshape(cycled, target.shape)
+    chosen = elementwise.where(shapes.reshape(elementwise.astype(m, "bool"), target.shape), fill, target)
     assign(target, chosen, op="numpy.putmask", casting="unsafe")
     return None
 

@@ -19,7 +19,7 @@ from .errors import trace_error, unsupported
 from .mlir_text import affine_map, tensor_type
 from .numpy_proxy import numpy_proxy as xp
 from .registry import op
-from .traced_array import SymbolicDim, TracedArray
+from .traced_array import SymbolicDim, TracedArray, derived_view
 
 __all__ = ["diagonal"]
 
@@ -43,8 +43,15 @@ def _offset(k: Any, name: str) -> int:
 @op("diagonal", method="diagonal")
 @lowering.numpy_unless_traced(np.diagonal)
 def diagonal(a: Any, offset: Any = 0, axis1: Any = 0, axis2: Any = 1) -> TracedArray:
-    """The ``offset`` diagonal of the ``axis1``/``axis2`` planes, as the last axis of the result
-    (a copy; NumPy's is a read-only view)."""
+    """The ``offset`` diagonal of the ``axis1``/``axis2`` planes, as the last axis of the result:
+    NumPy's read-only view (writing it is NumPy's ValueError; it shows later updates of ``a``)."""
+    x = _array(a, "diagonal")
+    return derived_view(x, _diagonal_of(x, offset, axis1, axis2), "diagonal",
+                        lambda p: _diagonal_of(p, offset, axis1, axis2), None)
+
+
+def _diagonal_of(a: Any, offset: Any, axis1: Any, axis2: Any) -> TracedArray:
+    """The contents of ``numpy.diagonal(a, offset, axis1, axis2)``."""
     x = _array(a, "diagonal")
     off = _offset(offset, "diagonal")
     if x.ndim < 2:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import creation, elementwise, inplace, lowering, reductions, registry, shapes
+from . import creation, elementwise, inplace, lowering, reductions, registry
 from . import dtypes as D
 from .errors import trace_error, unsupported
 from .mlir_text import Block, affine_map, tensor_type
@@ -267,17 +267,16 @@ def _at(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) 
         raise unsupported(name, "the array to update is not an array of the traced function")
     ctx = a.context
     tdt = a.element_type
-    at = inplace.selected_positions(a, indices)
+    values: Any = None
     if declared.arity == 2:
-        values = inplace.broadcast_values(at, inputs[2], name)
         given = inputs[2]
-        typed = declared.result(a, creation.array_operand(ctx, given, name) if isinstance(given, (list, tuple))
-                                else given)
+        values = lowering.to_tensor(ctx, creation.array_operand(ctx, given, name) if isinstance(given, (list, tuple))
+                                    else lowering.lift(ctx, given, name))
+        typed = declared.result(a, values if isinstance(given, (list, tuple)) else given)
     else:
-        values = at
         typed = declared.result(a)
     common = typed.common
-    vdt = values.element_type
+    vdt = values.element_type if values is not None else tdt
 
     def combine(block: Block, old: str, v: str) -> str:
         outer = ctx.top
@@ -293,5 +292,4 @@ def _at(ufunc: Any, qual: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) 
         finally:
             ctx.top = outer
 
-    flat_at = shapes.reshape(at, (-1,))
-    inplace.scatter(a, flat_at, shapes.reshape(values, (-1,)), name, combine)
+    inplace.scatter(a, indices, values, name, combine)

@@ -12,7 +12,7 @@ from . import lowering
 from .errors import TraceError, trace_error, unsupported
 from .mlir_text import tensor_type
 from .registry import op
-from .traced_array import SymbolicDim, TracedArray, make_view
+from .traced_array import SymbolicDim, TracedArray, ViewStep, known_c_contiguous, make_view
 
 __all__ = ["reshape", "transpose"]
 
@@ -30,8 +30,12 @@ def _transpose(x: Any, axes: Any = None) -> TracedArray:
         perm = [int(a) % R if R else int(a) for a in axes]
         if sorted(perm) != list(range(R)):
             raise trace_error(f"transpose: axes {tuple(axes)} don't match array of dimension {R}", ValueError)
+    inverse = [0] * R
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    step = ViewStep("transpose", lambda p: _transpose(p, perm), lambda _p, new: _transpose(new, inverse))
     if perm == list(range(R)):
-        view = make_view(x, x.value, x.dims, "transpose", perm)
+        view = make_view(x, x.value, x.dims, "transpose", perm, step=step)
         view.copy_sizes_from(x)
         return view
     ctx.begin_op()
@@ -44,7 +48,7 @@ def _transpose(x: Any, axes: Any = None) -> TracedArray:
         f"linalg.transpose ins({x.value} : {x.mlir_type}) outs({e} : {ty}) "
         f"permutation = [{', '.join(str(p) for p in perm)}]",
     )
-    out = make_view(x, r, dims, "transpose", perm)
+    out = make_view(x, r, dims, "transpose", perm, step=step)
     for j, s in enumerate(sizes):
         if s is not None:
             out.set_size(j, s)
@@ -106,7 +110,7 @@ def _reshape(x: Any, shape: Any) -> TracedArray:
         elif all(d is not None for d in tdims) and prod_known != total:
             raise trace_error(f"reshape: cannot reshape array of size {total} into shape {tuple(target)}", ValueError)
     if tuple(tdims) == x.dims and all(d is not None for d in tdims):
-        return make_view(x, x.value, x.dims, "reshape")
+        return make_view(x, x.value, x.dims, "reshape", step=_reshape_step(x, tuple(tdims)))
     ctx.begin_op()
     # SSA sizes of the target dims
     if infer >= 0 and tdims[infer] is None:
@@ -124,7 +128,7 @@ def _reshape(x: Any, shape: Any) -> TracedArray:
         tsizes[infer] = ctx.top.op("size", f"arith.divui {total_v}, {others} : index")
     regrouped = _regrouping_reshape(x, tdims, tsizes, infer)
     if regrouped is not None:
-        out = make_view(x, regrouped.value, regrouped.dims, "reshape")
+        out = make_view(x, regrouped.value, regrouped.dims, "reshape", step=_reshape_step(x, regrouped.shape))
         for j in range(regrouped.ndim):
             size = regrouped.known_size(j)
             if regrouped.dims[j] is None and size is not None:
@@ -139,11 +143,28 @@ def _reshape(x: Any, shape: Any) -> TracedArray:
         "reshaped",
         f"tensor.reshape {x.value}({shp}) : ({x.mlir_type}, tensor<{len(vals)}xindex>) -> {ty}",
     )
-    out = make_view(x, r, tdims, "reshape")
+    shown = tuple(d if d is not None else SymbolicDim(ctx, z, f"dim {j}")  # type: ignore[arg-type]
+                  for j, (d, z) in enumerate(zip(tdims, tsizes)))
+    out = make_view(x, r, tdims, "reshape", step=_reshape_step(x, shown))
     for j, (d, z) in enumerate(zip(tdims, tsizes)):
         if d is None and z is not None:
             out.set_size(j, z)
     return out
+
+
+def _reshape_step(x: TracedArray, shape: tuple[Any, ...]) -> ViewStep:
+    """How the reshape of ``x`` to ``shape`` reads and writes ``x``. NumPy's reshape is a view
+    when it only adds or drops size-1 dims, or when ``x`` is C-contiguous; otherwise whether
+    it copies depends on the memory layout, which the trace does not know."""
+    source = x.shape
+    kept_in = [d for d in x.dims if d != 1]
+    kept_out = [d if isinstance(d, int) else None for d in shape if not (isinstance(d, int) and d == 1)]
+    units_only = kept_in == kept_out and all(d is not None for d in kept_in)
+    layout = "" if units_only or known_c_contiguous(x) else (
+        "writing through a reshape of an array whose memory layout is not known while tracing (an "
+        "argument, or a view of one): NumPy's reshape is a view of a C-contiguous array and a copy "
+        "of others; update the array itself, or reshape a copy (numpy.array(x))")
+    return ViewStep("reshape", lambda p: _reshape(p, shape), lambda _p, new: _reshape(new, source), layout=layout)
 
 
 def _regrouping_reshape(x: TracedArray, tdims: list[int | None], tsizes: list[str | None],

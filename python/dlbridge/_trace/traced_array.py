@@ -38,11 +38,15 @@ __all__ = [
     "TraceContext",
     "TracedArray",
     "UseGuard",
+    "ViewStep",
     "begin_trace",
     "current_context",
+    "derived_view",
     "end_trace",
+    "known_c_contiguous",
     "make_view",
     "public_type",
+    "read_through",
     "region_hooks",
     "sync_view",
 ]
@@ -557,7 +561,7 @@ class TracedArray:
     __slots__ = (
         "_ctx", "_ssa", "_guard", "_dtype", "_dims", "_weak", "_is_scalar", "_dim_ssa", "_alias",
         "_base", "_base_version", "_view_op", "_perm", "_region", "_version", "_updated_at",
-        "_arg", "_serial", "_sources", "_recipe",
+        "_arg", "_serial", "_sources", "_recipe", "_path",
     )
     __array_priority__ = 1000.0
 
@@ -592,6 +596,8 @@ class TracedArray:
         self._perm: tuple[int, ...] | None = None
         # for a view made by basic indexing: the region of the base it shows (indexing.Region)
         self._region: Any = None
+        # for a view: the operations that made it from its base, in order (ViewStep)
+        self._path: tuple[ViewStep, ...] = ()
         # in-place updates of this array so far, and the user's line of the last one
         self._version = 0
         self._updated_at = ""
@@ -771,6 +777,23 @@ class TracedArray:
     # array_methods.py.
 
 
+@dataclass(frozen=True)
+class ViewStep:
+    """One view-making operation in the chain from an array to a view of it (``x.T``, ``x[1:]``,
+    ``x[:, None]``, a reshape, ``x.real``): how the view's contents are read from its parent's
+    (``read``), and how new contents of the view give new contents of the parent (``write``;
+    None: NumPy's result is read-only, ``readonly`` says why). ``layout`` is empty when NumPy's
+    result is a view whatever the memory layout, else why it may be a copy (a reshape of an
+    array whose layout the trace does not know): writes through it, and reads of it after
+    its base changed, are refused."""
+
+    op: str
+    read: Callable[[TracedArray], TracedArray]
+    write: Callable[[TracedArray, TracedArray], TracedArray] | None
+    readonly: str = ""
+    layout: str = ""
+
+
 def make_view(
     x: TracedArray,
     value: str,
@@ -778,19 +801,24 @@ def make_view(
     op: str,
     perm: Sequence[int] | None = None,
     region: Any = None,
+    step: ViewStep | None = None,
 ) -> TracedArray:
     """A NumPy view of ``x`` (``op`` made it) whose current contents are ``value``; ``perm`` when
     it is ``x`` with its dims permuted (``view dim i`` is ``x`` dim ``perm[i]``), ``region``
-    (an ``indexing.Region`` of ``x``) when basic indexing made it.
+    (an ``indexing.Region`` of ``x``) when basic indexing made it; ``step`` how it is read from
+    and written into ``x`` (see :class:`ViewStep`).
 
-    The view records how it maps to the array that owns the storage (its base), as a
-    permutation or as a region of the base, when it can: writes through it then update the base.
+    The view records the chain of steps from the array that owns the storage (its base), and,
+    when it can, how it maps to that array as one permutation or one region of it: writes
+    through it update the base.
     """
     root = x._base if x._base is not None else x
     view = TracedArray(x._ctx, value, x._dtype, dims, alias=x._alias)
     view._base = root
     view._base_version = root._version
     view._view_op = op
+    if step is not None and (x._base is None or x._path):
+        view._path = (x._path if x._base is not None else ()) + (step,)
     outer = x._perm if x._base is not None else tuple(range(root.ndim))
     x_is_whole = outer is not None and list(outer) == list(range(root.ndim))
     if region is not None:
@@ -798,6 +826,8 @@ def make_view(
             view._region = region
         elif x._region is not None:
             view._region = region_hooks["compose"](x._ctx, x._region, region)
+        elif outer is not None:
+            view._region = region_hooks["permute"](outer, region)
     elif perm is not None and outer is not None:
         view._perm = tuple(outer[p] for p in perm)
     elif perm is not None and x._region is not None and list(perm) == list(range(len(perm))):
@@ -805,8 +835,43 @@ def make_view(
     return view
 
 
+def derived_view(x: TracedArray, out: TracedArray, op: str, read: Callable[[TracedArray], TracedArray],
+                 write: Callable[[TracedArray, TracedArray], TracedArray] | None, layout: str = "") -> TracedArray:
+    """``out`` (computed from ``x`` by ``read``) as NumPy's view of ``x``: it shows later updates
+    of ``x``, and writes through it reach ``x`` by ``write`` (None: NumPy's view is read-only);
+    ``layout``: why NumPy's result may be a view or a copy (see :class:`ViewStep`)."""
+    step = ViewStep(op, read, write, readonly="" if write is not None else f"numpy.{op} is a read-only view",
+                    layout=layout)
+    view = make_view(x, out._value, out._dims, op, step=step)
+    view._dtype = out._dtype
+    view._dim_ssa = dict(out._dim_ssa)
+    return view
+
+
+def known_c_contiguous(x: TracedArray) -> bool:
+    """Whether NumPy's ``x`` is known to be C-contiguous while tracing: an array the function
+    made (not an argument, whose layout is the caller's), or a reshape of one. (A copy in
+    NumPy's order ``"K"`` of a transposed array, ``np.copy(x.T)``, is Fortran-ordered in NumPy;
+    it is taken as C-contiguous here.)"""
+    root = x._base if x._base is not None else x
+    if root._arg is not None:
+        return False
+    return x._base is None or all(s.op == "reshape" and not s.layout for s in x._path)
+
+
+def read_through(x: TracedArray, steps: Sequence[ViewStep]) -> TracedArray:
+    """The contents of the view ``steps`` make of ``x``'s current contents."""
+    v = TracedArray(x._ctx, x._value, x._dtype, x._dims, alias=x._alias)
+    v._dim_ssa = dict(x._dim_ssa)
+    for s in steps:
+        v = s.read(v)
+    return v
+
+
 #: Set by the indexing module (which imports this one): ``compose(outer, inner)`` is the region
-#: of a view's region ``inner`` in the view's base, ``extract(base, region)`` its contents.
+#: of a view's region ``inner`` in the view's base, ``extract(base, region)`` its contents,
+#: ``permute(perm, region)`` the region of the base that ``region`` of the base's transpose by
+#: ``perm`` is (None when it shows the base's dims out of order).
 region_hooks: dict[str, Callable[..., Any]] = {}
 
 
@@ -817,8 +882,10 @@ def sync_view(x: TracedArray) -> None:
     base = x._base
     if base is None or base._version == x._base_version:
         return
-    if x._region is not None:
-        fresh_value = region_hooks["extract"](base, x._region)
+    if x._region is not None or (x._perm is None and x._path and not any(s.layout for s in x._path)):
+        # one region of the array, read directly; else the chain of steps
+        fresh_value = region_hooks["extract"](base, x._region) if x._region is not None else \
+            read_through(base, x._path)
         x._value = fresh_value._value
         x._dim_ssa = dict(fresh_value._dim_ssa)
         x._base_version = base._version
