@@ -29,7 +29,8 @@ The modules, one job each:
   ``conversion`` (``asarray``, ``array``, ``item``), ``splitting`` (``split``...),
   ``editing`` (``insert``, ``delete``), ``padding`` (``pad``), ``inplace`` (item assignment,
   ``copyto``), ``masked`` (``x[mask]`` selections), ``compaction`` (``nonzero``, ``unique``...),
-  ``histograms``, ``linalg``, ``matrices`` (``diagonal``, ``diag``, ``trace``, ``tri``,
+  ``histograms``, ``linalg`` (``solve``, ``inv``, ``det``...), ``decompositions`` (``qr``,
+  ``eigh``, ``svd``, ``lstsq``...), ``matrices`` (``diagonal``, ``diag``, ``trace``, ``tri``,
   ``vander``, ``kron``, ``cross``, ``matrix_power``), ``numerics`` (``isclose``, ``trapezoid``,
   ``gradient``, ``convolve``, ``interp``, ``digitize``, ``isin``, ``select``, ``nan_to_num``,
   ``polyval``, ``unravel_index``...), ``windows`` (``sliding_window_view``).
@@ -48,6 +49,7 @@ from . import (  # noqa: F401 - importing a module declares its operations
     contractions,
     conversion,
     creation,
+    decompositions,
     editing,
     elementwise,
     histograms,

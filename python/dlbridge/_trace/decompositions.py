@@ -1,0 +1,319 @@
+"""``numpy.linalg``'s decompositions: ``qr``, ``eigh``/``eigvalsh``, ``svd``, and ``lstsq``,
+``pinv`` and ``matrix_rank`` on top of the SVD.
+
+As the solvers in ``linalg``, each is the NumPy program of its textbook algorithm, traced like a
+user's function (its ``range`` loops become ``scf.for``), so they run on the CPU and on CUDA
+alike and one kernel serves every size:
+
+- ``qr``: Householder reflections as LAPACK's ``geqrf`` makes them (``beta = -sign(alpha) *
+  norm``, no reflection where the column below the diagonal is zero), ``Q`` accumulated
+  backwards as ``orgqr`` does; so ``Q`` and ``R`` carry LAPACK's, hence NumPy's, signs.
+- ``eigh``: Jacobi rotations on the symmetric matrix in the parallel (round-robin) order of
+  Brent and Luk: each round rotates ``n // 2`` disjoint pairs at once, a few whole-array
+  operations, and ``n`` rounds make a sweep in which every pair meets.
+- ``svd``: one-sided Jacobi (Hestenes) on the columns, in the same order; ``U`` from a QR of the
+  rotated columns, which also completes it for ``full_matrices``.
+
+Jacobi sweeps converge quadratically once the off-diagonal part is small; since a loop cannot
+stop on a value yet, they run a fixed :data:`SWEEPS` sweeps, enough for float64 accuracy at the
+sizes Jacobi is meant for (a few hundred): the off-diagonal mass falls below ``1e-300`` of the
+matrix's within 8 sweeps for random matrices up to 200 x 200, and further sweeps change nothing
+(their rotations are by angles that round to zero).
+
+As NumPy does, float32 matrices are decomposed in float64 and the results given in float32;
+integer matrices give float64.  Complex matrices and stacks of matrices are refused.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from . import elementwise, linalg, lowering
+from .errors import trace_error, unsupported
+from .numpy_proxy import numpy_proxy as xp
+from .registry import op
+from .traced_array import SymbolicDim, TracedArray
+
+#: Jacobi sweeps run by ``eigh`` and ``svd`` (see the module's docstring).
+SWEEPS = 12
+
+_LINALG = getattr(np.linalg, "_linalg", None)
+QRResult = getattr(_LINALG, "QRResult", None) or namedtuple("QRResult", "Q R")
+EighResult = getattr(_LINALG, "EighResult", None) or namedtuple("EighResult", "eigenvalues eigenvectors")
+SVDResult = getattr(_LINALG, "SVDResult", None) or namedtuple("SVDResult", "U S Vh")
+
+
+def _matrix(a: Any, what: str) -> tuple[TracedArray, str]:
+    """``a`` as a float64 matrix, and the dtype NumPy gives its results."""
+    ctx = lowering.context_of(a)
+    a = lowering.lift(ctx, a, what)
+    rank = a.ndim if isinstance(a, TracedArray) else 0
+    if rank < 2:
+        raise trace_error(f"{rank}-dimensional array given. Array must be at least two-dimensional", ValueError)
+    if rank > 2:
+        raise unsupported(what, "stacks of matrices")
+    if a.element_type.is_complex:
+        raise unsupported(what, "complex matrices")
+    result = "float32" if a.dtype == np.float32 or a.dtype == np.float16 else "float64"
+    return elementwise.astype(a, "float64"), result
+
+
+def _size_min(ctx: Any, a: Any, b: Any) -> Any:
+    """``min(a, b)`` of two sizes: an int, or a SymbolicDim computed when the kernel runs."""
+    if isinstance(a, int) and isinstance(b, int):
+        return min(a, b)
+    top = ctx.top
+    value = top.op("min", f"arith.minsi {a.value if isinstance(a, SymbolicDim) else top.const(a, 'index')}, "
+                          f"{b.value if isinstance(b, SymbolicDim) else top.const(b, 'index')} : index")
+    return SymbolicDim(ctx, value, "the shorter side")
+
+
+# --------------------------------------------------------------------------------------------------
+# the algorithms, in NumPy
+
+
+def _householder_steps(a: Any, steps: Any) -> Any:
+    """LAPACK's ``geqrf`` on ``a`` for ``steps`` columns: the reduced matrix (``R`` on and above
+    the diagonal), the reflectors' vectors (columns, 1 on the diagonal) and their ``tau``."""
+    m = a.shape[0]
+    rows = xp.arange(m)
+    vectors = xp.zeros((m, steps))
+    taus = xp.zeros(steps)
+    for k in range(steps):
+        column = a[:, k]
+        alpha = column[k]
+        below = xp.where(rows > k, column, 0.0)
+        scale = xp.max(xp.abs(below))
+        unit = xp.where(scale > 0, scale, 1.0)
+        xnorm = unit * xp.sqrt(xp.sum((below / unit) ** 2))
+        reflect = xnorm > 0
+        beta = xp.where(alpha >= 0, -1.0, 1.0) * xp.hypot(alpha, xnorm)
+        tau = xp.where(reflect, (beta - alpha) / xp.where(reflect, beta, 1.0), 0.0)
+        v = xp.where(rows > k, below / xp.where(reflect, alpha - beta, 1.0), xp.where(rows == k, 1.0, 0.0))
+        a = a - tau * (v[:, None] * (v @ a)[None, :])
+        a[:, k] = xp.where(rows == k, xp.where(reflect, beta, alpha), xp.where(rows > k, 0.0, column))
+        vectors[:, k] = v
+        taus[k] = tau
+    return a, vectors, taus
+
+
+def _accumulate_q(vectors: Any, taus: Any, q: Any) -> Any:
+    """LAPACK's ``orgqr``: ``H_0 H_1 ... H_{k-1} q`` for the first columns ``q`` of the identity."""
+    steps = taus.shape[0]
+    for step in range(steps):
+        k = steps - 1 - step
+        v = vectors[:, k]
+        q = q - taus[k] * (v[:, None] * (v @ q)[None, :])
+    return q
+
+
+def _partners(index: Any, n: Any, step: Any) -> Any:
+    """Round ``step`` of a round-robin tournament among ``n`` players (a bye for the odd one):
+    each index's partner, itself where it has none.  Player 0 stays, the others turn."""
+    players = n + n % 2
+    turn = players - 1
+    position = xp.where(index == 0, 0, (index - 1 - step) % turn + 1)
+    facing = turn - position
+    partner = xp.where(facing == 0, 0, (facing - 1 + step) % turn + 1)
+    return xp.where(partner < n, partner, index)
+
+
+def _rotations(app: Any, aqq: Any, apq: Any, paired: Any) -> Any:
+    """The Jacobi rotation zeroing ``apq`` of the symmetric 2 x 2 ``[[app, apq], [apq, aqq]]``:
+    its cosine and sine (no rotation where ``paired`` is false or ``apq`` is zero)."""
+    rotate = paired & (apq != 0)
+    theta = (aqq - app) / xp.where(rotate, 2.0 * apq, 1.0)
+    t = xp.where(theta >= 0, 1.0, -1.0) / (xp.abs(theta) + xp.hypot(theta, 1.0))
+    t = xp.where(rotate, t, 0.0)
+    cos = 1.0 / xp.sqrt(1.0 + t * t)
+    return cos, t * cos
+
+
+def _jacobi_eigen_steps(a: Any, sweeps: int) -> Any:
+    """Jacobi's method on the symmetric ``a``: its diagonalised form and the rotations' product."""
+    n = a.shape[0]
+    index = xp.arange(n)
+    vectors = xp.eye(n)
+    for _ in range(sweeps):
+        for step in range(n):
+            partner = _partners(index, n, step)
+            first = index < partner
+            diagonal = xp.diagonal(a)
+            mine = diagonal
+            theirs = diagonal[partner]
+            apq = xp.where(first, a[index, partner], a[partner, index])
+            cos, sin = _rotations(xp.where(first, mine, theirs), xp.where(first, theirs, mine), apq,
+                                  partner != index)
+            sin = xp.where(first, -sin, sin)
+            a = cos[:, None] * a + sin[:, None] * a[partner]
+            a = a * cos[None, :] + a[:, partner] * sin[None, :]
+            vectors = vectors * cos[None, :] + vectors[:, partner] * sin[None, :]
+    return a, vectors
+
+
+def _hestenes_steps(a: Any, sweeps: int) -> Any:
+    """One-sided Jacobi on the columns of ``a``: ``a @ v`` with orthogonal columns, and ``v``."""
+    n = a.shape[1]
+    index = xp.arange(n)
+    v = xp.eye(n)
+    for _ in range(sweeps):
+        for step in range(n):
+            partner = _partners(index, n, step)
+            first = index < partner
+            other = a[:, partner]
+            norms = xp.sum(a * a, axis=0)
+            theirs = norms[partner]
+            gamma = xp.sum(a * other, axis=0)
+            cos, sin = _rotations(xp.where(first, norms, theirs), xp.where(first, theirs, norms), gamma,
+                                  partner != index)
+            sin = xp.where(first, -sin, sin)
+            a = a * cos[None, :] + other * sin[None, :]
+            v = v * cos[None, :] + v[:, partner] * sin[None, :]
+    return a, v
+
+
+def _eigh_steps(a: Any, sweeps: int) -> Any:
+    """Eigenvalues (ascending) and eigenvectors of the symmetric ``a``, each eigenvector's
+    largest component positive."""
+    n = a.shape[0]
+    diagonalised, vectors = linalg.traced(_jacobi_eigen_steps)(a, sweeps)
+    values = xp.diagonal(diagonalised)
+    order = xp.argsort(values, kind="stable")
+    vectors = vectors[:, order]
+    largest = xp.argmax(xp.abs(vectors), axis=0)
+    sign = xp.where(vectors[largest, xp.arange(n)] < 0, -1.0, 1.0)
+    return values[order], vectors * sign[None, :]
+
+
+def _orthonormal_columns(w: Any, columns: Any) -> Any:
+    """The first ``columns`` columns of the ``Q`` of ``w``'s QR, each turned to point as its
+    column of ``w`` does: ``w``'s columns normalised where they are orthogonal and not zero,
+    completed to an orthonormal set."""
+    m, k = w.shape
+    r, vectors, taus = linalg.traced(_householder_steps)(w, k)
+    q = linalg.traced(_accumulate_q)(vectors, taus, xp.eye(m, columns))
+    sign = xp.ones(columns)
+    sign[:k] = xp.where(xp.diagonal(r) < 0, -1.0, 1.0)
+    return q * sign[None, :]
+
+
+# --------------------------------------------------------------------------------------------------
+# the operations
+
+
+def _float_matrix(a: Any, what: str, square: bool = False) -> tuple[TracedArray, str]:
+    """``a`` as a float64 matrix to decompose, and the dtype NumPy gives its results; as
+    NumPy, float32 is decomposed in float64 and float16 refused."""
+    ctx = lowering.context_of(a)
+    a = lowering.lift(ctx, a, what)
+    rank = a.ndim if isinstance(a, TracedArray) else 0
+    if rank < 2:
+        raise trace_error(f"{rank}-dimensional array given. Array must be at least two-dimensional", ValueError)
+    if rank > 2:
+        raise unsupported(what, "stacks of matrices")
+    if a.element_type.is_complex:
+        raise unsupported(what, "complex matrices")
+    if a.dtype == np.float16:
+        raise trace_error("array type float16 is unsupported in linalg", TypeError)
+    if square:
+        linalg.require_square(a)
+    return elementwise.astype(a, "float64"), "float32" if a.dtype == np.float32 else "float64"
+
+
+@op("qr")
+@lowering.numpy_unless_traced(np.linalg.qr)
+def qr(a: Any, mode: str = "reduced") -> Any:
+    """The QR decomposition of a matrix (``mode`` ``'reduced'``, ``'complete'``, ``'r'`` or
+    ``'raw'``), with LAPACK's signs."""
+    if mode not in ("reduced", "complete", "r", "raw"):
+        if mode in ("f", "full", "e", "economic"):
+            raise unsupported("numpy.linalg.qr", f"the deprecated mode={mode!r}")
+        raise trace_error(f"Unrecognized mode '{mode}'", ValueError)
+    a, result = _float_matrix(a, "numpy.linalg.qr")
+    m, n = a.shape
+    steps = _size_min(a.context, m, n)
+    r, vectors, taus = linalg.traced(_householder_steps)(a, steps)
+    if mode == "r":
+        return elementwise.astype(xp.triu(r[:steps]), result)
+    if mode == "raw":
+        raw = r.copy()
+        raw[:, :steps] = r[:, :steps] + xp.tril(vectors, -1)
+        return elementwise.astype(raw.T, result), elementwise.astype(taus, result)
+    columns = m if mode == "complete" else steps
+    q = linalg.traced(_accumulate_q)(vectors, taus, xp.eye(m, columns))
+    return QRResult(elementwise.astype(q, result), elementwise.astype(xp.triu(r[:columns]), result))
+
+
+def _uplo(uplo: Any) -> str:
+    side = uplo.upper() if isinstance(uplo, str) else uplo
+    if side not in ("L", "U"):
+        raise trace_error("UPLO argument must be 'L' or 'U'", ValueError)
+    return str(side)
+
+
+def _symmetric(a: TracedArray, side: str) -> Any:
+    """The symmetric matrix that ``a``'s ``side`` triangle holds (the other is not read)."""
+    if side == "L":
+        return xp.tril(a) + xp.tril(a, -1).T
+    return xp.triu(a) + xp.triu(a, 1).T
+
+
+@op("eigh")
+@lowering.numpy_unless_traced(np.linalg.eigh)
+def eigh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803 - NumPy's name
+    """The eigenvalues (ascending) and eigenvectors of a symmetric matrix, read from its
+    ``UPLO`` triangle; each eigenvector's largest component is positive."""
+    side = _uplo(UPLO)
+    a, result = _float_matrix(a, "numpy.linalg.eigh", square=True)
+    values, vectors = _eigh_steps(_symmetric(a, side), SWEEPS)
+    return EighResult(elementwise.astype(values, result), elementwise.astype(vectors, result))
+
+
+@op("eigvalsh")
+@lowering.numpy_unless_traced(np.linalg.eigvalsh)
+def eigvalsh(a: Any, UPLO: str = "L") -> TracedArray:  # noqa: N803 - NumPy's name
+    """The eigenvalues (ascending) of a symmetric matrix, read from its ``UPLO`` triangle."""
+    side = _uplo(UPLO)
+    a, result = _float_matrix(a, "numpy.linalg.eigvalsh", square=True)
+    diagonalised, _ = linalg.traced(_jacobi_eigen_steps)(_symmetric(a, side), SWEEPS)
+    return elementwise.astype(xp.sort(xp.diagonal(diagonalised)), result)
+
+
+def _svd(a: TracedArray, full_matrices: bool, compute_uv: bool, hermitian: bool) -> Any:
+    """NumPy's ``svd`` of the float64 matrix ``a``: ``(u, s, vh)`` in float64, or ``s``."""
+    if hermitian:
+        # NumPy's: the eigendecomposition, signs moved into vh
+        values, vectors = _eigh_steps(_symmetric(a, "L"), SWEEPS)
+        order = xp.argsort(xp.abs(values), kind="stable")[::-1]
+        s = xp.abs(values)[order]
+        if not compute_uv:
+            return s
+        u = vectors[:, order]
+        sign = xp.where(values[order] < 0, -1.0, 1.0)
+        return u, s, (u * sign[None, :]).T
+    m, n = a.shape
+    k = _size_min(a.context, m, n)
+    w, v = linalg.traced(_hestenes_steps)(a, SWEEPS)
+    norms = xp.sqrt(xp.sum(w * w, axis=0))
+    order = xp.argsort(-norms, kind="stable")
+    s = norms[order][:k]
+    if not compute_uv:
+        return s
+    u = _orthonormal_columns(w[:, order][:, :k], m if full_matrices else k)
+    v = v[:, order]
+    return u, s, (v if full_matrices else v[:, :k]).T
+
+
+@op("svd")
+@lowering.numpy_unless_traced(np.linalg.svd)
+def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
+    """The singular value decomposition ``u @ diag(s) @ vh`` of a matrix, singular values
+    descending (one-sided Jacobi; ``hermitian``: from ``eigh``, as NumPy)."""
+    a, result = _float_matrix(a, "numpy.linalg.svd", square=bool(hermitian))
+    out = _svd(a, bool(full_matrices), bool(compute_uv), bool(hermitian))
+    if not compute_uv:
+        return elementwise.astype(out, result)
+    return SVDResult(*(elementwise.astype(x, result) for x in out))
