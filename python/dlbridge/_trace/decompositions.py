@@ -317,3 +317,98 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: 
     if not compute_uv:
         return elementwise.astype(out, result)
     return SVDResult(*(elementwise.astype(x, result) for x in out))
+
+
+def _size_max(ctx: Any, a: Any, b: Any) -> Any:
+    """``max(a, b)`` of two sizes, as :func:`_size_min`."""
+    return a + b - _size_min(ctx, a, b)
+
+
+def _reciprocals(s: Any, cutoff: Any) -> Any:
+    """``1 / s`` where ``s`` is above ``cutoff``, else 0: the singular values a pseudo-inverse keeps."""
+    large = s > cutoff
+    return xp.where(large, 1.0 / xp.where(large, s, 1.0), 0.0)
+
+
+@op("pinv")
+@lowering.numpy_unless_traced(np.linalg.pinv)
+def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = np._NoValue) -> TracedArray:
+    """The Moore-Penrose pseudo-inverse of a matrix, from its SVD: singular values up to
+    ``rcond`` (or ``rtol``) times the largest are dropped, as NumPy does."""
+    a, result = _float_matrix(a, "numpy.linalg.pinv", square=bool(hermitian))
+    m, n = a.shape
+    if rcond is None:
+        if rtol is np._NoValue:
+            rcond = 1e-15
+        elif rtol is None:
+            rcond = _size_max(a.context, m, n) * float(np.finfo(result).eps)
+        else:
+            rcond = rtol
+    elif rtol is not np._NoValue:
+        raise trace_error("`rtol` and `rcond` can't be both set.", ValueError)
+    u, s, vh = _svd(a, False, True, bool(hermitian))
+    kept = _reciprocals(s, rcond * xp.max(s, initial=0.0))
+    return elementwise.astype(vh.T @ (kept[:, None] * u.T), result)
+
+
+@op("matrix_rank")
+@lowering.numpy_unless_traced(np.linalg.matrix_rank)
+def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any = None) -> TracedArray:  # noqa: N803
+    """The rank of a matrix: its singular values above ``tol`` (by default ``max(M, N) * eps``
+    times the largest), as NumPy counts them; an array of fewer dims has rank 1 unless all zero."""
+    if rtol is not None and tol is not None:
+        raise trace_error("`tol` and `rtol` can't be both set.", ValueError)
+    ctx = lowering.context_of(A)
+    x = lowering.lift(ctx, A, "numpy.linalg.matrix_rank")
+    if not isinstance(x, TracedArray) or x.ndim < 2:
+        return elementwise.astype(xp.any(x != 0), "int64")
+    a, result = _float_matrix(x, "numpy.linalg.matrix_rank", square=bool(hermitian))
+    s = elementwise.astype(_svd(a, False, False, bool(hermitian)), result)
+    if tol is None:
+        if rtol is None:
+            m, n = a.shape
+            rtol = _size_max(ctx, m, n) * float(np.finfo(result).eps)
+        tol = xp.max(s, initial=0.0) * rtol
+    return xp.sum(s > tol, dtype=xp.int64)
+
+
+@op("lstsq")
+@lowering.numpy_unless_traced(np.linalg.lstsq)
+def lstsq(a: Any, b: Any, rcond: Any = None) -> Any:
+    """The least-squares solution ``x`` of ``a @ x = b``, with the residuals' sums of squares
+    (empty unless ``a`` has full column rank and more rows than columns), ``a``'s rank and its
+    singular values: the minimum-norm solution from the SVD, as LAPACK's ``gelsd`` gives."""
+    a, result_a = _float_matrix(a, "numpy.linalg.lstsq")
+    ctx = a.context
+    b = lowering.lift(ctx, b, "numpy.linalg.lstsq")
+    rank_b = b.ndim if isinstance(b, TracedArray) else 0
+    if rank_b not in (1, 2):
+        raise trace_error(f"{rank_b}-dimensional array given. Array must be two-dimensional", ValueError)
+    if b.element_type.is_complex:
+        raise unsupported("numpy.linalg.lstsq", "complex matrices")
+    if b.dtype == np.float16:
+        raise trace_error("array type float16 is unsupported in linalg", TypeError)
+    result = "float32" if result_a == "float32" and b.dtype == np.float32 else "float64"
+    m, n = a.shape
+    if isinstance(m, int) and isinstance(b.shape[0], int):
+        if m != b.shape[0]:
+            raise trace_error("Incompatible dimensions", ValueError)
+    else:
+        lowering.runtime_check(xp.equal(m, b.shape[0]), "invalid_argument", "Incompatible dimensions")
+    columns = elementwise.astype(b if rank_b == 2 else b[:, None], "float64")
+    eps = float(np.finfo(np.float64).eps)
+    if rcond is None:
+        rcond = _size_max(ctx, m, n) * eps
+    elif isinstance(rcond, (int, float)) and rcond < 0:
+        rcond = eps  # gelsd: a negative rcond means machine precision
+    u, s, vh = _svd(a, False, True, False)
+    smax = xp.max(s, initial=0.0)
+    x = vh.T @ (_reciprocals(s, rcond * smax)[:, None] * (u.T @ columns))
+    rank = xp.sum(s > rcond * smax, dtype=xp.int32)
+    left = columns - a @ x
+    sums = xp.sum(left * left, axis=0)
+    full = (rank == n) & xp.greater(m, n)
+    residuals = sums[xp.broadcast_to(full, sums.shape)]
+    x = x if rank_b == 2 else x[:, 0]
+    return (elementwise.astype(x, result), elementwise.astype(residuals, result), rank,
+            elementwise.astype(s, result))
