@@ -335,12 +335,15 @@ def _reciprocals(s: Any, cutoff: Any) -> Any:
 def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = np._NoValue) -> TracedArray:
     """The Moore-Penrose pseudo-inverse of a matrix, from its SVD: singular values up to
     ``rcond`` (or ``rtol``) times the largest are dropped, as NumPy does."""
-    a, result = _float_matrix(a, "numpy.linalg.pinv", square=bool(hermitian))
+    given = lowering.lift(lowering.context_of(a), a, "numpy.linalg.pinv")
+    a, result = _float_matrix(given, "numpy.linalg.pinv", square=bool(hermitian))
     m, n = a.shape
     if rcond is None:
         if rtol is np._NoValue:
             rcond = 1e-15
         elif rtol is None:
+            if not given.element_type.is_inexact:  # NumPy asks finfo of the matrix's dtype
+                raise trace_error(f"data type {given.dtype.type!r} not inexact", ValueError)
             rcond = _size_max(a.context, m, n) * float(np.finfo(result).eps)
         else:
             rcond = rtol
