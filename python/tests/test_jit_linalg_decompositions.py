@@ -38,8 +38,13 @@ def _leaves(value: Any) -> list[Any]:
     return [value]
 
 
+#: Whether the matrix being checked is float32: NumPy's float32 products (``a @ a.T``) round
+#: differently from the kernel's, so results of float32 inputs agree to float32 precision only.
+SINGLE = {"input": False}
+
+
 def _rtol(dtype: Any) -> float:
-    return 2e-5 if np.dtype(dtype) == np.float32 else 1e-9
+    return 2e-5 if np.dtype(dtype) == np.float32 or SINGLE["input"] else 1e-9
 
 
 def check_same(got: Any, want: Any) -> None:
@@ -183,16 +188,22 @@ def test_construct_matches_numpy(name: str, dtype: str, layout: str) -> None:
     fn, check, square, _ = CONSTRUCTS[name]
     shapes = [s for s in SHAPES if (not square or s[0] == s[1]) and (dtype == "float64" or s != (1, 1))]
     jitted = JITTED[name]
-    for shape in shapes:
-        args = arguments(name, shape, dtype, layout)
-        before = [a.copy() for a in args]
-        kernels = jitted.num_specialisations
-        got = jitted(*args)
-        for a, b in zip(args, before):
-            np.testing.assert_array_equal(a, b)
-        check(got, fn(*args), args[0])
-        if shape != (1, 1) and shape != shapes[1]:
-            assert jitted.num_specialisations == kernels, f"{shape} needed a kernel of its own"
+    compiled = False
+    SINGLE["input"] = dtype == "float32"
+    try:
+        for shape in shapes:
+            args = arguments(name, shape, dtype, layout)
+            before = [a.copy() for a in args]
+            kernels = jitted.num_specialisations
+            got = jitted(*args)
+            for a, b in zip(args, before):
+                np.testing.assert_array_equal(a, b)
+            check(got, fn(*args), args[0])
+            if shape != (1, 1):
+                assert not compiled or jitted.num_specialisations == kernels, f"{shape} needed a kernel of its own"
+                compiled = True
+    finally:
+        SINGLE["input"] = False
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
