@@ -15,10 +15,12 @@ alike and one kernel serves every size:
   rotated columns, which also completes it for ``full_matrices``.
 
 Jacobi sweeps converge quadratically once the off-diagonal part is small; since a loop cannot
-stop on a value yet, they run a fixed :data:`SWEEPS` sweeps, enough for float64 accuracy at the
-sizes Jacobi is meant for (a few hundred): the off-diagonal mass falls below ``1e-300`` of the
-matrix's within 8 sweeps for random matrices up to 200 x 200, and further sweeps change nothing
-(their rotations are by angles that round to zero).
+stop on a value yet, they run a fixed :data:`SWEEPS` sweeps. Measured on random symmetric
+matrices, the largest off-diagonal element falls to rounding level (``1e-15`` of the largest
+element) within 6 sweeps at 20 x 20, 8 at 50 x 50 and 9 at 200 x 200, the count growing with
+``log n``; 12 leave a margin up to about a thousand rows. Sweeps after convergence change nothing
+(their rotations are by angles that round to zero), they only cost time: ``n`` rounds of
+``O(n^2)`` work each.
 
 As NumPy does, float32 matrices are decomposed in float64 and the results given in float32;
 integer matrices give float64.  Complex matrices and stacks of matrices are refused.
@@ -44,21 +46,6 @@ _LINALG = getattr(np.linalg, "_linalg", None)
 QRResult = getattr(_LINALG, "QRResult", None) or namedtuple("QRResult", "Q R")
 EighResult = getattr(_LINALG, "EighResult", None) or namedtuple("EighResult", "eigenvalues eigenvectors")
 SVDResult = getattr(_LINALG, "SVDResult", None) or namedtuple("SVDResult", "U S Vh")
-
-
-def _matrix(a: Any, what: str) -> tuple[TracedArray, str]:
-    """``a`` as a float64 matrix, and the dtype NumPy gives its results."""
-    ctx = lowering.context_of(a)
-    a = lowering.lift(ctx, a, what)
-    rank = a.ndim if isinstance(a, TracedArray) else 0
-    if rank < 2:
-        raise trace_error(f"{rank}-dimensional array given. Array must be at least two-dimensional", ValueError)
-    if rank > 2:
-        raise unsupported(what, "stacks of matrices")
-    if a.element_type.is_complex:
-        raise unsupported(what, "complex matrices")
-    result = "float32" if a.dtype == np.float32 or a.dtype == np.float16 else "float64"
-    return elementwise.astype(a, "float64"), result
 
 
 def _size_min(ctx: Any, a: Any, b: Any) -> Any:
@@ -183,8 +170,9 @@ def _eigh_steps(a: Any, sweeps: int) -> Any:
     values = xp.diagonal(diagonalised)
     order = xp.argsort(values, kind="stable")
     vectors = vectors[:, order]
-    largest = xp.argmax(xp.abs(vectors), axis=0)
-    sign = xp.where(vectors[largest, xp.arange(n)] < 0, -1.0, 1.0)
+    padded = xp.concatenate([vectors, xp.zeros((1, n))])  # a row to find for a 0 x 0 matrix
+    largest = xp.argmax(xp.abs(padded), axis=0)
+    sign = xp.where(padded[largest, xp.arange(n)] < 0, -1.0, 1.0)
     return values[order], vectors * sign[None, :]
 
 
