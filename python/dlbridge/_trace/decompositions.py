@@ -18,7 +18,7 @@ Jacobi sweeps converge quadratically once the off-diagonal part is small; since 
 stop on a value yet, they run a fixed :data:`SWEEPS` sweeps. Measured on random symmetric
 matrices, the largest off-diagonal element falls to rounding level (``1e-15`` of the largest
 element) within 6 sweeps at 20 x 20, 8 at 50 x 50 and 9 at 200 x 200, the count growing with
-``log n``; 12 leave a margin up to about a thousand rows. Sweeps after convergence change nothing
+``log n``; 12 leave a margin to, by extrapolation, about a thousand rows. Sweeps after convergence change nothing
 (their rotations are by angles that round to zero), they only cost time: ``n`` rounds of
 ``O(n^2)`` work each.
 
@@ -256,7 +256,9 @@ def eigh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803 - NumPy's name
     ``UPLO`` triangle; each eigenvector's largest component is positive."""
     side = _uplo(UPLO)
     a, result = _float_matrix(a, "numpy.linalg.eigh", square=True)
-    values, vectors = _eigh_steps(_symmetric(a, side), SWEEPS)
+    symmetric = _symmetric(a, side)
+    _converges(symmetric, "Eigenvalues did not converge")
+    values, vectors = _eigh_steps(symmetric, SWEEPS)
     return EighResult(elementwise.astype(values, result), elementwise.astype(vectors, result))
 
 
@@ -266,15 +268,26 @@ def eigvalsh(a: Any, UPLO: str = "L") -> TracedArray:  # noqa: N803 - NumPy's na
     """The eigenvalues (ascending) of a symmetric matrix, read from its ``UPLO`` triangle."""
     side = _uplo(UPLO)
     a, result = _float_matrix(a, "numpy.linalg.eigvalsh", square=True)
-    diagonalised, _ = linalg.traced(_jacobi_eigen_steps)(_symmetric(a, side), SWEEPS)
+    symmetric = _symmetric(a, side)
+    _converges(symmetric, "Eigenvalues did not converge")
+    diagonalised, _ = linalg.traced(_jacobi_eigen_steps)(symmetric, SWEEPS)
     return elementwise.astype(xp.sort(xp.diagonal(diagonalised)), result)
 
 
-def _svd(a: TracedArray, full_matrices: bool, compute_uv: bool, hermitian: bool) -> Any:
+def _converges(a: Any, message: str) -> None:
+    """LAPACK does not converge on NaNs, and NumPy raises ``LinAlgError(message)``: so do we,
+    when the kernel runs."""
+    lowering.runtime_check(xp.logical_not(xp.any(xp.isnan(a))), "invalid_argument", message)
+
+
+def _svd(a: TracedArray, full_matrices: bool, compute_uv: bool, hermitian: bool,
+         message: str = "SVD did not converge") -> Any:
     """NumPy's ``svd`` of the float64 matrix ``a``: ``(u, s, vh)`` in float64, or ``s``."""
     if hermitian:
         # NumPy's: the eigendecomposition, signs moved into vh
-        values, vectors = _eigh_steps(_symmetric(a, "L"), SWEEPS)
+        symmetric = _symmetric(a, "L")
+        _converges(symmetric, "Eigenvalues did not converge")
+        values, vectors = _eigh_steps(symmetric, SWEEPS)
         order = xp.argsort(xp.abs(values), kind="stable")[::-1]
         s = xp.abs(values)[order]
         if not compute_uv:
@@ -282,10 +295,14 @@ def _svd(a: TracedArray, full_matrices: bool, compute_uv: bool, hermitian: bool)
         u = vectors[:, order]
         sign = xp.where(values[order] < 0, -1.0, 1.0)
         return u, s, (u * sign[None, :]).T
+    _converges(a, message)
     m, n = a.shape
     k = _size_min(a.context, m, n)
-    w, v = linalg.traced(_hestenes_steps)(a, SWEEPS)
-    norms = xp.sqrt(xp.sum(w * w, axis=0))
+    # rotated in units of its largest element, so that no square overflows or underflows
+    largest = xp.max(xp.abs(a), initial=0.0)
+    unit = xp.where((largest > 0) & (largest < xp.inf), largest, 1.0)
+    w, v = linalg.traced(_hestenes_steps)(a / unit, SWEEPS)
+    norms = xp.sqrt(xp.sum(w * w, axis=0)) * unit
     order = xp.argsort(-norms, kind="stable")
     s = norms[order][:k]
     if not compute_uv:
@@ -392,7 +409,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> Any:
         rcond = _size_max(ctx, m, n) * eps
     elif isinstance(rcond, (int, float)) and rcond < 0:
         rcond = eps  # gelsd: a negative rcond means machine precision
-    u, s, vh = _svd(a, False, True, False)
+    u, s, vh = _svd(a, False, True, False, "SVD did not converge in Linear Least Squares")
     smax = xp.max(s, initial=0.0)
     x = vh.T @ (_reciprocals(s, rcond * smax)[:, None] * (u.T @ columns))
     rank = xp.sum(s > rcond * smax, dtype=xp.int32)
