@@ -11,8 +11,9 @@ alike and one kernel serves every size:
 - ``eigh``: Jacobi rotations on the symmetric matrix in the parallel (round-robin) order of
   Brent and Luk: each round rotates ``n // 2`` disjoint pairs at once, a few whole-array
   operations, and ``n`` rounds make a sweep in which every pair meets.
-- ``svd``: one-sided Jacobi (Hestenes) on the columns, in the same order; ``U`` from a QR of the
-  rotated columns, which also completes it for ``full_matrices``.
+- ``svd``: a QR first (so the rotations work on ``min(m, n)`` rows), then one-sided Jacobi
+  (Hestenes) on the columns of ``R``, in the same order; ``U`` is ``Q`` times the rotated
+  columns normalised by a second QR, which also completes them where singular values are zero.
 
 Jacobi sweeps converge quadratically once the off-diagonal part is small; since a loop cannot
 stop on a value yet, they run a fixed :data:`SWEEPS` sweeps. Measured on random symmetric
@@ -301,13 +302,20 @@ def _svd(a: TracedArray, full_matrices: bool, compute_uv: bool, hermitian: bool,
     # rotated in units of its largest element, so that no square overflows or underflows
     largest = xp.max(xp.abs(a), initial=0.0)
     unit = xp.where((largest > 0) & (largest < xp.inf), largest, 1.0)
-    w, v = linalg.traced(_hestenes_steps)(a / unit, SWEEPS)
+    # as LAPACK's gesvd: a = q r first, and the rotations on the k x n r (k = min(m, n)), not
+    # on the m rows of a tall matrix
+    reduced, vectors, taus = linalg.traced(_householder_steps)(a / unit, k)
+    w, v = linalg.traced(_hestenes_steps)(xp.triu(reduced[:k]), SWEEPS)
     norms = xp.sqrt(xp.sum(w * w, axis=0)) * unit
     order = xp.argsort(-norms, kind="stable")
     s = norms[order][:k]
     if not compute_uv:
         return s
-    u = _orthonormal_columns(w[:, order][:, :k], m if full_matrices else k)
+    rotated = _orthonormal_columns(w[:, order][:, :k], k)
+    columns = m if full_matrices else k
+    block = xp.eye(m, columns)
+    block[:k, :k] = rotated
+    u = linalg.traced(_accumulate_q)(vectors, taus, block)
     v = v[:, order]
     return u, s, (v if full_matrices else v[:, :k]).T
 
