@@ -1,4 +1,5 @@
-"""``numpy.linalg``'s solvers: ``cholesky``, ``solve``, ``inv`` and ``det`` of square matrices.
+"""``numpy.linalg``'s solvers: ``cholesky``, ``solve``, ``inv``, ``det`` and ``slogdet`` of square
+matrices (the decompositions are in ``decompositions``).
 
 Each is written here as the NumPy program of its textbook algorithm (Cholesky–Banachiewicz;
 Gaussian elimination with partial pivoting, as LAPACK's ``getrf``/``getrs`` do) and traced like a
@@ -9,7 +10,10 @@ pass of array operations, so they run on the CPU and on CUDA alike. Failures are
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any, Callable
+
+import numpy as np
 
 from . import elementwise, lowering
 from .errors import trace_error
@@ -18,8 +22,12 @@ from .numpy_proxy import numpy_proxy as xp
 from .registry import op
 from .traced_array import TracedArray
 
+#: NumPy's result type of ``slogdet`` (a named tuple ``(sign, logabsdet)``).
+SlogdetResult = getattr(getattr(np.linalg, "_linalg", None), "SlogdetResult", None) or \
+    namedtuple("SlogdetResult", "sign logabsdet")
 
-def _square(a: Any, what: str) -> TracedArray:
+
+def square_matrix(a: Any, what: str) -> TracedArray:
     """``a`` as a float matrix, checked square (statically, or when called)."""
     ctx = lowering.context_of(a)
     a = lowering.lift(ctx, a, what)
@@ -31,6 +39,12 @@ def _square(a: Any, what: str) -> TracedArray:
         a = elementwise.astype(a, "float64")
     if a.element_type.is_complex:
         raise trace_error(f"{what}: complex matrices are not supported", TypeError)
+    require_square(a)
+    return a
+
+
+def require_square(a: TracedArray) -> None:
+    """Checks that the matrix ``a`` is square (statically, or when called), as NumPy does."""
     rows, cols = a.shape
     if isinstance(rows, int) and isinstance(cols, int):
         if rows != cols:
@@ -38,11 +52,11 @@ def _square(a: Any, what: str) -> TracedArray:
     else:
         lowering.runtime_check(xp.equal(rows, cols), "invalid_argument",
                                "Last 2 dimensions of the array must be square")
-    return a
 
 
-def _traced(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` with its loops compiled as ``scf.for``, as a user's function's are."""
+def traced(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (an algorithm written in NumPy) with its loops compiled as ``scf.for``, as a user's
+    function's are."""
     return rewrite_loops(fn)[0]
 
 
@@ -83,7 +97,7 @@ def _eliminate(m: Any, n: Any) -> Any:
 
 def _solve_steps(a: Any, b: Any) -> Any:
     n = a.shape[0]
-    m, pivots, _ = _traced(_eliminate)(xp.concatenate([a, b], axis=1), n)
+    m, pivots, _ = traced(_eliminate)(xp.concatenate([a, b], axis=1), n)
     rows = xp.arange(n)
     x = m[:, n:]
     for step in range(n):
@@ -95,9 +109,15 @@ def _solve_steps(a: Any, b: Any) -> Any:
 
 
 def _det_steps(a: Any) -> Any:
-    _, pivots, swaps = _traced(_eliminate)(a, a.shape[0])
+    _, pivots, swaps = traced(_eliminate)(a, a.shape[0])
     sign = xp.where(xp.sum(swaps) % 2 == 0, 1, -1).astype(pivots.dtype)
     return sign * xp.prod(pivots)
+
+
+def _slogdet_steps(a: Any) -> Any:
+    _, pivots, swaps = traced(_eliminate)(a, a.shape[0])
+    sign = xp.where(xp.sum(swaps) % 2 == 0, 1.0, -1.0) * xp.prod(xp.sign(pivots))
+    return sign, xp.sum(xp.log(xp.abs(pivots)))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -107,8 +127,8 @@ def _det_steps(a: Any) -> Any:
 @op("cholesky")
 def cholesky(a: Any, upper: bool = False) -> TracedArray:
     """The lower (or upper) Cholesky factor of a symmetric positive-definite matrix."""
-    a = _square(a, "numpy.linalg.cholesky")
-    low = _traced(_cholesky_steps)(a)
+    a = square_matrix(a, "numpy.linalg.cholesky")
+    low = traced(_cholesky_steps)(a)
     lowering.runtime_check(xp.all(xp.isfinite(low)), "invalid_argument", "Matrix is not positive definite")
     return low.T if upper else low
 
@@ -116,14 +136,14 @@ def cholesky(a: Any, upper: bool = False) -> TracedArray:
 @op("solve")
 def solve(a: Any, b: Any) -> TracedArray:
     """The solution ``x`` of ``a @ x = b`` for a square matrix ``a`` and a vector or matrix ``b``."""
-    a = _square(a, "numpy.linalg.solve")
+    a = square_matrix(a, "numpy.linalg.solve")
     ctx = a.context
     b = lowering.lift(ctx, b, "numpy.linalg.solve")
     if not isinstance(b, TracedArray) or b.ndim not in (1, 2):
         raise trace_error("numpy.linalg.solve: b must be a vector or a matrix", ValueError)
     dtype = xp.result_type(a.dtype, b.dtype)
     columns = b.reshape(b.shape[0], -1) if b.ndim == 1 else b
-    x, pivots = _traced(_solve_steps)(a.astype(dtype), columns.astype(dtype))
+    x, pivots = traced(_solve_steps)(a.astype(dtype), columns.astype(dtype))
     lowering.runtime_check(xp.all(pivots != 0), "invalid_argument", "Singular matrix")
     return x.reshape(b.shape[0]) if b.ndim == 1 else x
 
@@ -131,8 +151,8 @@ def solve(a: Any, b: Any) -> TracedArray:
 @op("inv")
 def inv(a: Any) -> TracedArray:
     """The inverse of a square matrix."""
-    a = _square(a, "numpy.linalg.inv")
-    x, pivots = _traced(_solve_steps)(a, xp.eye(a.shape[0], dtype=a.dtype))
+    a = square_matrix(a, "numpy.linalg.inv")
+    x, pivots = traced(_solve_steps)(a, xp.eye(a.shape[0], dtype=a.dtype))
     lowering.runtime_check(xp.all(pivots != 0), "invalid_argument", "Singular matrix")
     return x
 
@@ -140,4 +160,17 @@ def inv(a: Any) -> TracedArray:
 @op("det")
 def det(a: Any) -> TracedArray:
     """The determinant of a square matrix."""
-    return _traced(_det_steps)(_square(a, "numpy.linalg.det"))
+    return traced(_det_steps)(square_matrix(a, "numpy.linalg.det"))
+
+
+@op("slogdet")
+@lowering.numpy_unless_traced(np.linalg.slogdet)
+def slogdet(a: Any) -> Any:
+    """The sign and the natural log of the absolute value of a square matrix's determinant
+    (``0`` and ``-inf`` for a singular one), computed in float64 as NumPy does."""
+    a = square_matrix(a, "numpy.linalg.slogdet")
+    if a.dtype == np.float16:
+        raise trace_error("array type float16 is unsupported in linalg", TypeError)
+    result = "float32" if a.dtype == np.float32 else "float64"
+    sign, logdet = traced(_slogdet_steps)(elementwise.astype(a, "float64"))
+    return SlogdetResult(elementwise.astype(sign, result), elementwise.astype(logdet, result))
