@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import butterfly_kernels
 import dlbridge
 import numpy as np
 import pytest
@@ -198,6 +199,20 @@ def test_an_element_is_a_copy_and_a_zero_d_view_is_a_view() -> None:
         x[1, 0], x[0, 1] = x[0, 1], x[1, 0]
 
     _run_in_place(g, np.arange(6.0).reshape(2, 3))
+
+
+def test_a_dynamic_size_stored_where_a_slice_kept_size_1_is_checked_when_called() -> None:
+    """In a traced loop ``x[s:s + h]`` may be one element long while tracing (a size of 1) and
+    ``x[s + h:s + 2 * h]`` dynamic: storing the second into the first is fine when it is 1 when
+    the function runs, and NumPy's broadcast error otherwise."""
+    jitted = dlbridge.jit(butterfly_kernels.pairwise_stages)
+    for n in (2, 8, 16):
+        x = np.arange(float(n))
+        np.testing.assert_array_equal(jitted(x), butterfly_kernels.pairwise_stages(x))
+    store = dlbridge.jit(lambda a: a.__setitem__(slice(None, 1), a[a > 0]))
+    store(np.array([1.0, -2.0, -1.0]))
+    with pytest.raises(ValueError, match=r"could not broadcast input array from shape \(\?,\) into shape \(1,\)"):
+        store(np.array([1.0, 2.0, -1.0]))
 
 
 def test_local_array_slice_writes() -> None:

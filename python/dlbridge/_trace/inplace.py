@@ -112,23 +112,32 @@ def _check_shape(target: TracedArray, value: Any, op: str, ufunc_output: bool) -
     if not lowering.is_tensor(value):
         return
     off = target.ndim - value.ndim
-    # size-1 dims broadcast; a dim the specialisation knows to be 1 takes no other size at run
-    # time; dynamic sizes must equal the other side's at run time
+    # size-1 dims broadcast; dynamic sizes must equal the other side's at run time. A dynamic
+    # value dim stored into a dim of 1 must be 1 when the function runs: sizes computed while
+    # tracing (``x[s + h:s + 2 * h]`` where ``x[s:s + h]`` had a size of 1) may be 1 there
     fits = off >= 0 and all(
-        v == 1 or (t != 1 and (t is None or v is None or t == v))
+        v == 1 or t is None or v is None or t == v
         for t, v in zip(target._dims[off:], value._dims)
     )
     if fits:
+        ctx = target._ctx
+        for k, (t, v) in enumerate(zip(target._dims[off:], value._dims)):
+            if t == 1 and v is None:
+                size = ctx.dim(value, k)
+                one = ctx.top.op("is_one", f"arith.cmpi eq, {size}, {ctx.top.const(1, 'index')} : index")
+                text = lowering.message_literal(_shape_error(target, value, op, ufunc_output))
+                ctx.top.raw(f'dlpack.assert {one}, shape_mismatch, "{text} (a size of {{0}} where 1 is stored)" '
+                            f"({size} : index)")
         return
+    raise trace_error(_shape_error(target, value, op, ufunc_output), ValueError)
+
+
+def _shape_error(target: TracedArray, value: TracedArray, op: str, ufunc_output: bool) -> str:
+    """NumPy's message for ``value`` that does not broadcast to ``target``'s shape."""
     if ufunc_output:
-        msg = (
-            f"{op}: non-broadcastable output operand with shape {_shape(target._dims)} doesn't "
-            f"match the broadcast shape {_shape(value._dims)}"
-        )
-    else:
-        msg = (f"{op}: could not broadcast input array from shape {_shape(value._dims)} "
-               f"into shape {_shape(target._dims)}")
-    raise trace_error(msg, ValueError)
+        return (f"{op}: non-broadcastable output operand with shape {_shape(target._dims)} doesn't "
+                f"match the broadcast shape {_shape(value._dims)}")
+    return f"{op}: could not broadcast input array from shape {_shape(value._dims)} into shape {_shape(target._dims)}"
 
 
 def _store(ctx: TraceContext, target: TracedArray, value: Any) -> str:
