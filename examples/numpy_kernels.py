@@ -395,6 +395,48 @@ def clip_outliers(x, k):
     return x
 
 
+# ---------------------------------------------------------------- scalar programs, decompositions
+
+
+def edit_distance(a, b):
+    """The Levenshtein distance between two integer sequences, by the textbook dynamic program."""
+    n, m = a.shape[0], b.shape[0]
+    d = np.zeros((n + 1, m + 1), dtype=np.int64)
+    d[:, 0] = np.arange(n + 1)
+    d[0, :] = np.arange(m + 1)
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            d[i, j] = min(d[i - 1, j] + 1, d[i, j - 1] + 1, d[i - 1, j - 1] + cost)
+    return d[n, m]
+
+
+def huber_loss(residuals, delta):
+    """The mean Huber loss, its per-element rule written as a Python function and vectorised."""
+    def one(r):
+        if abs(r) <= delta:
+            return 0.5 * r * r
+        return delta * (abs(r) - 0.5 * delta)
+
+    return np.vectorize(one)(residuals).mean()
+
+
+def polynomial_fit(x, y, degree):
+    """Least-squares polynomial coefficients (highest power first), their fitted values' residual
+    and the design matrix's singular values."""
+    design = np.vander(x, degree + 1)
+    coef, residual, _, singular = np.linalg.lstsq(design, y, rcond=None)
+    return coef, design @ coef, singular
+
+
+def explained_variance(samples):
+    """The share of the variance each principal component explains, largest first."""
+    centred = samples - samples.mean(axis=0)
+    cov = centred.T @ centred / (samples.shape[0] - 1)
+    eigenvalues = np.linalg.eigvalsh(cov)[::-1]
+    return eigenvalues / eigenvalues.sum()
+
+
 # ---------------------------------------------------------------- inputs
 
 
@@ -529,4 +571,10 @@ KERNELS: tuple[KernelSpec, ...] = (
     KernelSpec(sgd_momentum, lambda n: (*_f32(n, (n,), (n,), (n,)), 0.01, 0.9), 16, 8_000_000,
                writes=(0, 2), rtol=1e-5),
     KernelSpec(adam_update, _adam, 16, 3_000_000, writes=(0, 2, 3), rtol=1e-5),
+    KernelSpec(edit_distance, lambda n: (_rng(n).integers(0, 4, n), _rng(n + 1).integers(0, 4, n + 3)), 12, 80),
+    KernelSpec(huber_loss, lambda n: (_rng(n).standard_normal(n) * 3, 1.5), 16, 20_000),
+    KernelSpec(polynomial_fit, lambda n: (np.linspace(-1.0, 1.0, n), np.cos(3 * np.linspace(-1.0, 1.0, n)), 4),
+               16, 200_000, static=("degree",), rtol=1e-8),
+    KernelSpec(explained_variance, lambda n: (_rng(n).standard_normal((4 * n, n)) @ _matrices(n, 1)[0],), 8, 120,
+               rtol=1e-8),
 )

@@ -147,7 +147,9 @@ def vander(x: Any, N: Any = None, increasing: bool = False) -> TracedArray:
         raise trace_error("x must be a one-dimensional array or sequence.", ValueError)
     n = v.shape[0] if N is None else N
     if isinstance(n, TracedArray):
-        raise unsupported("numpy.vander", "an N that is not known while tracing")
+        if n.ndim or not n.element_type.is_int:
+            raise unsupported("numpy.vander", "an N that is not known while tracing")
+        n = int(n)  # a Python int argument (``degree + 1``): the kernel is specialised on it
     dt = np.promote_types(np.dtype(v.element_type.name), np.dtype(int))
     v = v.astype(dt.name)
     first = xp.equal(lowering.expand_units(v.context, creation.arange(n), [0]), 0)
