@@ -68,6 +68,7 @@ from .loops import (
     mark_dead,
     restore_updates,
     same_python_value,
+    take_results,
     type_of,
 )
 from .mlir_text import Block
@@ -450,12 +451,7 @@ def _traced_if(ctx: TraceContext, cond: Any, branches: Sequence[Callable[[tuple[
         values[j] = out = carried_value(ctx, next(outs), r.carried)
         if isinstance(out, TracedArray) and any(isinstance(v, TracedArray) and v.may_alias_argument for v in r.values):
             out._alias = True  # a branch may give an argument's buffer back: returned, it is copied
-    for root in roots:
-        root._value = next(outs)
-        root._dim_ssa = {}
-        root._version = ctx.fresh_version()
-        if root._arg is not None:
-            root._arg.written = True
+    take_results(ctx, roots, outs)
     for j, r in flagged:
         assert r.message is not None
         values[j]._guard = UseGuard([(next(outs), r.message)])
@@ -609,16 +605,7 @@ class _While(Loop):
     def emit_while(self) -> tuple[Any, ...]:
         """Emits the loop; returns the values of the names its body binds."""
         ctx = self.ctx
-        types_, roots, checked = self._discover()
-        for root in roots:
-            ctx.note_update(root)
-        carried = [(j, t) for j, t in enumerate(types_) if t is not None]
-        checked = {j: m for j, m in checked.items() if types_[j] is not None}
-        all_types = [t for _, t in carried] + [Carried("tensor", r._dtype, r._dims) for r in roots]
-        inits = [convert_unchecked(ctx, self.initial[j], t) for j, t in carried]
-        for root in roots:
-            lowering.lift(ctx, root, "loop")
-            inits.append(root._value)
+        types_, roots, carried, checked, all_types, inits = self.carried_operands()
         all_types += [FLAG for _ in checked]
         inits += [ctx.top.const(True, "i1") for _ in checked]
         all_types.append(_INDEX)
@@ -678,12 +665,7 @@ class _While(Loop):
         values: list[Any] = list(self.initial)
         for j, t in carried:
             values[j] = carried_value(ctx, next(outs), t)
-        for root in roots:
-            root._value = next(outs)
-            root._dim_ssa = {}
-            root._version = ctx.fresh_version()
-            if root._arg is not None:
-                root._arg.written = True
+        take_results(ctx, roots, outs)
         flag_values = {j: next(outs) for j in checked}
         count = next(outs)
         self.ran = top.op("ran", f"arith.cmpi sgt, {count}, {top.const(0, 'index')} : index")

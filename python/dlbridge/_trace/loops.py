@@ -33,7 +33,7 @@ from __future__ import annotations
 import builtins
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -52,7 +52,7 @@ __all__ = [
     "FLAG", "UNBOUND", "UNROLL_LIMIT", "Carried", "IterationCall", "Loop", "LoopOutcome", "NoValue", "NotTraceable",
     "all_ok", "carried_value", "convert", "convert_unchecked", "dummy", "enter_iteration", "enter_loop",
     "globals_read", "guard_of", "is_number", "iteration_call", "iteration_row", "join_types", "kind_of",
-    "mark_dead", "python_range", "range_loop", "restore_updates", "same_python_value", "type_of",
+    "mark_dead", "python_range", "range_loop", "restore_updates", "same_python_value", "take_results", "type_of",
 ]
 
 #: Loops with a trip count known while tracing and at most this are unrolled: their few copies
@@ -838,8 +838,12 @@ class Loop:
             checks.append(flag)
         return checks
 
-    def emit(self) -> LoopOutcome:
-        """Emits the loop; returns the values of its target and of the names its body binds."""
+    def carried_operands(self) -> tuple[list[Carried | None], list[TracedArray], list[tuple[int, Carried]],
+                                        dict[int, str], list[Carried], list[str]]:
+        """What the loop carries (found by :meth:`_discover`): the types of the names, the arrays
+        the body updates in place, the carried names (position, type), those whose value after an
+        iteration is checked (with the message), and the types and initial values of the loop's
+        operands (the carried names, then the arrays)."""
         ctx = self.ctx
         types_, roots, checked = self._discover()
         for root in roots:  # a loop around this one carries them too
@@ -851,6 +855,12 @@ class Loop:
         for root in roots:
             lowering.lift(ctx, root, "loop")
             inits.append(root._value)
+        return types_, roots, carried, checked, all_types, inits
+
+    def emit(self) -> LoopOutcome:
+        """Emits the loop; returns the values of its target and of the names its body binds."""
+        ctx = self.ctx
+        types_, roots, carried, checked, all_types, inits = self.carried_operands()
         args = ["%" + ctx.names.fresh("carried") for _ in all_types]
         flags = {j: ("%" + ctx.names.fresh("set"), m) for j, m in checked.items()}
         for arg, _ in flags.values():
@@ -917,12 +927,7 @@ class Loop:
         values: list[Any] = [None] * len(self.names)
         for j, t in carried:
             values[j + 1] = carried_value(ctx, next(results), t)
-        for root in roots:
-            root._value = next(results)
-            root._dim_ssa = {}
-            root._version = ctx.fresh_version()
-            if root._arg is not None:
-                root._arg.written = True
+        take_results(ctx, roots, results)
         for j, (_, message) in flags.items():
             checks = self._after_checks(self.initial[j], (next(results), message), None)
             values[j + 1]._guard = UseGuard(checks)
@@ -943,6 +948,17 @@ class Loop:
             if checks:
                 values[k]._guard = UseGuard(checks)
         return LoopOutcome(False, values=tuple(values))
+
+
+def take_results(ctx: TraceContext, roots: Sequence[TracedArray], results: Iterator[str]) -> None:
+    """Gives the arrays a structured op updated in place (``roots``) their values after it: the
+    next of its ``results`` each."""
+    for root in roots:
+        root._value = next(results)
+        root._dim_ssa = {}
+        root._version = ctx.fresh_version()
+        if root._arg is not None:
+            root._arg.written = True
 
 
 def restore_updates(log: dict[int, Any]) -> None:
