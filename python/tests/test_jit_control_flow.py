@@ -449,14 +449,6 @@ def returns_in_a_traced_while(x):
     return x
 
 
-def continues_in_a_traced_loop(x):
-    for i in range(x.shape[0]):
-        if x[i] < 0:  # <- continue
-            continue
-        x[i] = 1.0
-    return x
-
-
 def appends_in_a_branch(x):
     parts = []
     if x.max() > 0:  # <- list
@@ -467,7 +459,6 @@ def appends_in_a_branch(x):
 @pytest.mark.parametrize(("fn", "words"), [
     (returns_in_a_loop, ("if on a condition known only at run time", "return")),
     (returns_in_a_traced_while, ("while loop on a condition known only at run time", "return")),
-    (continues_in_a_traced_loop, ("if on a condition known only at run time", "continue")),
     (appends_in_a_branch, ("if on a condition known only at run time", "the list 'parts'")),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_what_cannot_be_traced_is_a_trace_error_at_the_line(fn: Callable[..., Any], words: tuple[str, ...]) -> None:
@@ -553,3 +544,54 @@ def test_branches_of_two_dtypes_promote_as_numpy() -> None:
         got = jitted(x)
         assert got.dtype == np.float64
         np.testing.assert_array_equal(got, branches_of_two_dtypes(x))
+
+
+def power_iteration_to_tolerance(a, tol):
+    v = np.ones(a.shape[0]) / np.sqrt(a.shape[0])
+    lam = 0.0
+    for _ in range(1000):
+        w = a @ v
+        new = np.linalg.norm(w)
+        v = w / new
+        if abs(new - lam) < tol:
+            break
+        lam = new
+    return lam, v
+
+
+def first_negative(x):
+    found = -1
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            found = i
+            break
+    return found
+
+
+def positive_sum_backwards(x, stop):
+    total = 0.0
+    for k in range(x.shape[0] - 1, stop, -1):
+        if x[k] < 0:
+            continue
+        total += x[k]
+    return total
+
+
+def test_for_loops_left_early_on_traced_conditions_are_traced_whiles() -> None:
+    """``break``/``continue`` on a value the kernel computes, in a ``for`` over a range: the loop
+    runs as the ``while`` Python runs it by, one kernel for every length and outcome."""
+    rng = np.random.default_rng(8)
+    a = rng.random((6, 6))
+    a = a + a.T
+    power = dlbridge.jit(power_iteration_to_tolerance)
+    for tol in (1e-3, 1e-12):
+        for g, w in zip(power(a, tol), power_iteration_to_tolerance(a, tol)):
+            np.testing.assert_allclose(g, w, rtol=1e-12)
+    first = dlbridge.jit(first_negative)
+    for x in (np.array([1.0, 2.0, -3.0, -1.0]), np.array([1.0, 2.0]), np.zeros(0), -np.ones(7)):
+        assert int(first(x)) == first_negative(x)
+    assert first.num_specialisations <= 2
+    assert "scf.while" in first.lower(np.ones(3))
+    backwards = dlbridge.jit(positive_sum_backwards)
+    for x, stop in ((np.array([1.0, -2.0, 3.0, 4.0]), -1), (np.array([1.0, -2.0, 3.0, 4.0]), 1), (np.zeros(0), -1)):
+        np.testing.assert_allclose(backwards(x, stop), positive_sum_backwards(x, stop))

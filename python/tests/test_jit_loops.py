@@ -176,9 +176,9 @@ def test_zero_step_is_value_error() -> None:
         dlbridge.jit(f)(np.zeros(2), 0)
 
 
-def test_break_keeps_python_semantics_or_refuses() -> None:
-    """A loop that breaks runs as Python: over a range of sizes or int arguments, fixed at the
-    call's values and guarded; over a loop index, refused."""
+def test_break_keeps_python_semantics() -> None:
+    """A loop that breaks runs as the ``while`` Python runs it by: as Python over a range known
+    while tracing, traced over a size or a loop index (one kernel for every size)."""
     def f(x: Any) -> Any:
         for i in range(4):
             if i == 2:
@@ -195,11 +195,10 @@ def test_break_keeps_python_semantics_or_refuses() -> None:
             x = x + i
         return x
 
-    # A loop Python must run (it breaks) over a size: traced again for each size, guarded.
     jitted = dlbridge.jit(g)
-    for n in (3, 1, 5, 3):
+    for n in (3, 2, 5, 3):
         np.testing.assert_array_equal(jitted(np.zeros(n)), g(np.zeros(n)))
-    assert jitted.num_specialisations == 3
+    assert jitted.num_specialisations == 1
 
     def h(x: Any) -> Any:
         for i in range(x.shape[0]):
@@ -209,9 +208,9 @@ def test_break_keeps_python_semantics_or_refuses() -> None:
                 x = x + 1
         return x
 
-    # ... but not over a loop index, which no call fixes
-    with pytest.raises(dlbridge.TraceError, match="'break'.* at test_jit_loops.py:[0-9]+: for _ in range"):
-        dlbridge.jit(h)(np.zeros(3))
+    jitted = dlbridge.jit(h)
+    for n in (3, 4):
+        np.testing.assert_array_equal(jitted(np.zeros(n)), h(np.zeros(n)))
 
 
 def test_float_range_argument_is_type_error() -> None:
@@ -525,8 +524,6 @@ def continues(x: Any, n: int) -> Any:
     (global_counter, "'_COUNTER', which is declared global or nonlocal"),
     (dict_state, "changes the dict 'd'"),
     (list_state, "changes the list 'parts'"),
-    (breaks, "'break'"),
-    (continues, "'continue'"),
 ])
 def test_loops_python_must_run_fix_their_trip_count(fn: Callable[..., Any], what: str) -> None:
     """A loop scf.for cannot carry (``what``) runs as Python: with a static trip count as it is,
@@ -543,6 +540,16 @@ def test_loops_python_must_run_fix_their_trip_count(fn: Callable[..., Any], what
         _COUNTER = 0
         jitted(np.ones(2), n)
     assert jitted.num_specialisations == 2, what
+
+
+@pytest.mark.parametrize("fn", [breaks, continues])
+def test_loops_left_early_over_an_int_argument_are_one_kernel(fn: Callable[..., Any]) -> None:
+    """A range loop that breaks or continues runs as the ``while`` Python runs it by: its trip
+    count stays an argument of one kernel."""
+    jitted = dlbridge.jit(fn)
+    for n in (20, 7, 0, 20):
+        np.testing.assert_allclose(jitted(np.ones(2), n), fn(np.ones(2), n))
+    assert jitted.num_specialisations == 1
 
 
 def test_nonlocal_rebound_in_a_loop() -> None:

@@ -213,11 +213,11 @@ def data_dependent_while_returning(a):
 
 
 @case(TraceError)
-def data_dependent_if_with_break_in_a_loop(a):
+def data_dependent_break_whose_index_is_read_after(a):
     for i in range(a.shape[0]):
         if a[i, 0] > 3:  # <-
             break
-    return a
+    return a[i]
 
 
 @case(TraceError)
@@ -229,9 +229,9 @@ def data_dependent_if_appending_to_a_list(a):
 
 
 @case(TraceError)
-def data_dependent_if_changing_the_dtype(a):
+def data_dependent_if_changing_the_rank(a):
     if a.sum() > 0:  # <-
-        b = a.astype(np.float32)
+        b = a.sum(axis=0)
     else:
         b = a
     return b
@@ -267,8 +267,8 @@ def int_of_an_array(a):
 
 
 @case(TraceError)
-def float_of_a_result(a):
-    return float(a.sum())  # <-
+def formatted_result(a):
+    return a * len(f"{a.sum():.3f}")  # <-
 
 
 @case(TypeError)

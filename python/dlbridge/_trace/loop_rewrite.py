@@ -763,8 +763,70 @@ class _Branches:
 
 def _carried(name: str) -> bool:
     """Whether a traced branch or loop body carries ``name`` it binds: the user's names, and the
-    rewrite's flags and value returned."""
-    return not name.startswith(PREFIX) or name.startswith((f"{PREFIX}go_", f"{PREFIX}next_", _RETURN))
+    rewrite's flags, range positions and value returned."""
+    return not name.startswith(PREFIX) or name.startswith((f"{PREFIX}go_", f"{PREFIX}next_", f"{PREFIX}at_",
+                                                           _RETURN))
+
+
+def _step(args: list[ast.expr]) -> int | None:
+    """The step of ``range(<args>)`` when it is an int literal (1 when absent), else None."""
+    if len(args) < 3:
+        return 1
+    node = args[2]
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node, sign = node.operand, -1
+    if isinstance(node, ast.Constant) and type(node.value) is int and node.value != 0:
+        return sign * node.value
+    return None
+
+
+def _left_early(stmt: ast.stmt, func: ast.AST) -> bool:
+    """Whether ``stmt`` is a ``for <name> in range(...)`` of ``func`` with an int literal step and
+    no ``else`` whose body leaves it early (``break``, ``continue``; no ``return``) and whose
+    target is read nowhere else (after a loop of no trips Python leaves it unbound)."""
+    args = _range_args(stmt)
+    if args is None or _step(args) is None or not isinstance(stmt, ast.For) or stmt.orelse:
+        return False
+    if not isinstance(stmt.target, ast.Name) or not any(_jumps(s) for s in stmt.body):
+        return False
+    inside = {id(n) for n in ast.walk(stmt)}
+    name = stmt.target.id
+    if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in inside
+           for n in ast.walk(func)):
+        return False
+    return not any(isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await)) for n in _own_scope(stmt.body))
+
+
+def _ranges_left_early(body: list[ast.stmt], func: ast.AST, counter: Iterator[int]) -> list[ast.stmt]:
+    """``body`` with each loop :func:`_left_early` names written as the ``while`` Python runs it
+    by: ``at = start; stop = stop; while at < stop: <name> = at; at += step; <body>`` (``>`` for a
+    negative step), so that a jump on a traced condition becomes the traced ``while``'s flags
+    (``_Branches._flagged``) instead of refusing the loop."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append(stmt)
+            continue
+        _rewrite_inner(stmt, lambda inner: _ranges_left_early(inner, func, counter))
+        if not _left_early(stmt, func):
+            out.append(stmt)
+            continue
+        assert isinstance(stmt, ast.For)
+        args = _range_args(stmt)
+        step = _step(args)  # type: ignore[arg-type]
+        assert args is not None and step is not None
+        n = next(counter)
+        at, stop = f"{PREFIX}at_{n}", f"{PREFIX}stop_{n}"
+        start, end = (ast.Constant(0), args[0]) if len(args) == 1 else (args[0], args[1])
+        loop = ast.While(
+            ast.Compare(_name(at), [ast.Lt() if step > 0 else ast.Gt()], [_name(stop)]),
+            [ast.Assign([stmt.target], _name(at)),
+             ast.Assign([_name(at, ast.Store())], ast.BinOp(_name(at), ast.Add(), ast.Constant(step))),
+             *stmt.body], [])
+        for node in (ast.Assign([_name(at, ast.Store())], start), ast.Assign([_name(stop, ast.Store())], end), loop):
+            out.append(ast.fix_missing_locations(ast.copy_location(node, stmt)))
+    return out
 
 
 def _jumps(stmt: ast.stmt) -> bool:
@@ -786,6 +848,8 @@ def _jumps(stmt: ast.stmt) -> bool:
 def rewrite_function(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Rewrites the range loops, ``if`` and ``while`` statements and conditional expressions of
     ``func`` in place (see the module and ``branches``); whether it had any."""
+    if "range" not in _bindings(func.body):
+        func.body = _ranges_left_early(func.body, func, itertools.count())
     _analyse(func)
     rewriter = _Rewriter()
     func.body = rewriter.statements(func.body)
