@@ -231,15 +231,6 @@ def data_dependent_if_appending_to_a_list(a):
 @case(TraceError)
 def data_dependent_if_changing_the_rank(a):
     if a.sum() > 0:  # <-
-        b = a.sum(axis=0)
-    else:
-        b = a
-    return b
-
-
-@case(TraceError)
-def data_dependent_if_changing_the_rank(a):
-    if a.sum() > 0:  # <-
         b = a[0]
     else:
         b = a

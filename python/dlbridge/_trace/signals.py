@@ -73,15 +73,14 @@ def _window(name: str, numpy_window: Any, shape: Any) -> Any:
     """Declares NumPy's window ``name`` of ``M`` points, ``shape(n, M - 1)`` over
     ``n = -(M - 1), -(M - 3), ..., M - 1`` and 1 for a single point."""
 
-    @op(name)
-    @lowering.numpy_unless_traced(numpy_window)
     def window(M: Any) -> Any:
         n = xp.arange(1 - M, M, 2)
         width = xp.maximum(M - 1, 1) * 1.0
         return xp.where(xp.equal(M, 1), 1.0, shape(n, width))
 
+    window.__name__ = window.__qualname__ = name
     window.__doc__ = f"NumPy's ``{name}`` window of ``M`` points (a dynamic size, or an int argument)."
-    return window
+    return op(name)(lowering.numpy_unless_traced(numpy_window)(window))
 
 
 _window("hanning", np.hanning, lambda n, w: 0.5 + 0.5 * xp.cos(math.pi * n / w))
