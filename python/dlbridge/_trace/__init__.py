@@ -34,14 +34,16 @@ The modules, one job each:
   ``vander``, ``kron``, ``cross``, ``matrix_power``), ``numerics`` (``isclose``, ``trapezoid``,
   ``gradient``, ``convolve``, ``interp``, ``digitize``, ``isin``, ``select``, ``nan_to_num``,
   ``polyval``, ``unravel_index``...), ``windows`` (``sliding_window_view``),
-  ``functional`` (``apply_along_axis``, ``apply_over_axes``, ``piecewise``), ``signals``
-  (``angle``, ``unwrap``, ``sinc``, window functions).
+  ``functional`` (``apply_along_axis``, ``apply_over_axes``, ``piecewise``, ``vectorize``),
+  ``signals`` (``angle``, ``unwrap``, ``sinc``, window functions); ``complex_math``: the
+  transcendental functions of complex numbers, as elementwise's scalar code.
 - ``overlap``: whether an in-place update reads what it writes.
 - ``loops``, ``loop_source``, ``loop_rewrite``, ``loop_state``: Python loops as ``scf.for``
   (the loop operations, the source rewrite, its AST transform, the Python state around it);
   ``branches``: ``if``, ``while`` and ``a if c else b`` on values known only at run time as
   ``scf.if``/``scf.while`` (through the same rewrite).
-- ``numpy_proxy``: NumPy as the traced function sees it; ``numpy_dispatch``: NumPy's
+- ``numpy_proxy``: NumPy as the traced function sees it (``np.random``'s global state refused);
+  ``math_proxy``: Python's ``math`` module, its functions on traced scalars; ``numpy_dispatch``: NumPy's
   ``__array_ufunc__``/``__array_function__``; ``array_methods``: ``TracedArray``'s methods;
   ``public_functions``: ``dlbridge.<name>``.
 """
