@@ -595,3 +595,33 @@ def test_for_loops_left_early_on_traced_conditions_are_traced_whiles() -> None:
     backwards = dlbridge.jit(positive_sum_backwards)
     for x, stop in ((np.array([1.0, -2.0, 3.0, 4.0]), -1), (np.array([1.0, -2.0, 3.0, 4.0]), 1), (np.zeros(0), -1)):
         np.testing.assert_allclose(backwards(x, stop), positive_sum_backwards(x, stop))
+
+
+def zero_leading_until_small(x):
+    r = x.copy()
+    i = 0
+    while r.sum() > 1:
+        r[i] = 0
+        i += 1
+    return r
+
+
+def clear_negatives_skipping(x):
+    r = x.copy()
+    i = 0
+    while i < r.shape[0]:
+        if r[i] < 0:
+            r[i] = 0
+            i += 2
+            continue
+        i += 1
+    return r
+
+
+@pytest.mark.parametrize("fn", [zero_leading_until_small, clear_negatives_skipping])
+def test_traced_while_bodies_update_arrays_in_place(fn: Callable[..., Any]) -> None:
+    """A traced ``while`` carries the arrays its body writes (the condition reads them)."""
+    jitted = dlbridge.jit(fn)
+    for x in (np.array([0.5, 0.7, 0.2, 0.9]), np.array([0.1, 0.2]), np.array([1.0, -2.0, 3.0, -4.0, -1.0, 2.0])):
+        np.testing.assert_array_equal(jitted(x), fn(x.copy()))
+    assert "scf.while" in jitted.lower(np.ones(3))

@@ -624,7 +624,11 @@ class _While(Loop):
             _, test, log, _, _ = self._run_body(before, types_, roots, b_args[:values_n], b_args[-1], b_flags)
         finally:
             self.body = self._body
-        if log:
+        # the arrays the body updates are the region's arguments there (logged as updates): the
+        # condition writes one only if it leaves it another value, or another array
+        root_args = b_args[len(carried):values_n]
+        if any(all(r is not root for root in roots) for r, _ in log.values()) or any(
+                root._value != arg for root, arg in zip(roots, root_args)):
             restore_updates(log)
             mark_dead(ctx, before, b_args, f"the while loop at {self.where}")
             raise NotTraceable("its condition updates an array in place")
