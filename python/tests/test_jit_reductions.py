@@ -119,13 +119,15 @@ def test_matrix_norms_other_than_frobenius_are_refused() -> None:
 
 
 def test_complex_max_and_min_follow_numpys_lexicographic_order_and_nans() -> None:
-    """``max``/``min`` of complex arrays compare real parts, then imaginary ones; the first
-    element with a NaN part wins, as NumPy's ``maximum.reduce``."""
+    """``max``/``min`` (and ``argmax``/``argmin``) of complex arrays compare real parts, then
+    imaginary ones; the first element with a NaN part wins, as NumPy's ``maximum.reduce``."""
     nan = np.nan
     cases = [np.array([1 + 1j, 3 - 2j, 3 + 1j, -5j]), np.array([[1 + 1j, nan + 2j], [3 + nan * 1j, 2]]),
              np.array([2 + 0j, complex(2, nan), 1]), np.array([[1j, -1j], [1 - 1j, 1 + 0j]], dtype=np.complex64)]
     fns = [lambda a: a.max(), lambda a: a.min(), lambda a: np.max(a, axis=0),
-           lambda a: np.min(a, axis=-1, keepdims=True), lambda a: np.amax(a, initial=0), lambda a: np.ptp(a, 0)]
+           lambda a: np.min(a, axis=-1, keepdims=True), lambda a: np.amax(a, initial=0), lambda a: np.ptp(a, 0),
+           lambda a: a.argmax(), lambda a: np.argmin(a), lambda a: np.argmax(a, axis=0),
+           lambda a: a.argmin(axis=-1, keepdims=True)]
     for fn in fns:
         jitted = dlbridge.jit(fn)
         for x in cases:

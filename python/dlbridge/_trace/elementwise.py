@@ -37,7 +37,8 @@ from .mlir_text import Block, affine_map, tensor_type
 from .registry import DTypeRule, op
 from .traced_array import TraceContext, TracedArray, derived_view
 
-__all__ = ["astype", "binary", "clip", "complex_extreme", "float_unary_names", "unary", "where"]
+__all__ = ["astype", "binary", "clip", "compare_scalars", "complex_extreme", "float_unary_names", "isnan_scalar",
+           "unary", "where"]
 
 
 def _check_no_negative_exponent(ctx: TraceContext, y: Any, dt: DType) -> None:
@@ -179,6 +180,22 @@ def _beyond_range(pred: str, x: Any, y: Any, dt: DType) -> tuple[TracedArray, bo
         if value < info.min:
             return array, p in ("gt", "ge", "ne")
     return None
+
+
+def compare_scalars(b: Block, pred: str, x: str, y: str, dt: DType) -> str:
+    """``x <pred> y`` (eq ne lt le gt ge) of scalars of ``dt`` as NumPy compares them: NaN unequal,
+    complex numbers in NumPy's lexicographic order."""
+    if not dt.is_complex:
+        return lowering.compare(b, pred, x, y, dt)
+    return (_complex_equal if pred in ("eq", "ne") else _complex_order)(b, pred, x, y, dt)
+
+
+def isnan_scalar(b: Block, v: str, dt: DType) -> str:
+    """Whether the float or complex scalar ``v`` is (or has a part that is) NaN."""
+    if not dt.is_complex:
+        return b.op("nan", f"arith.cmpf uno, {v}, {v} : {dt.mlir}")
+    re, im = lowering.complex_parts(b, v, dt)
+    return b.op("nan", f"arith.cmpf uno, {re}, {im} : {dt.component.mlir}")
 
 
 def _complex_equal(b: Block, pred: str, x: str, y: str, dt: DType) -> str:

@@ -343,8 +343,6 @@ def _arg_reduce(a: Any, axis: Any, keepdims: bool, out: Any, largest: bool) -> T
     lowering.no_out(out, f"numpy.{name}")
     x = _array(a, name)
     ctx = x._ctx
-    if x._dtype.is_complex:
-        raise unsupported(f"numpy.{name}", "not supported for complex")
     if axis is None:
         flat = shapes.reshape(x, -1) if x.ndim != 1 else x
         r = _arg_reduce(flat, 0, False, None, largest)
@@ -360,8 +358,10 @@ def _arg_reduce(a: Any, axis: Any, keepdims: bool, out: Any, largest: bool) -> T
     dims = [x._dims[k] for k in kept]
     sizes = [ctx.dim(x, k) if x._dims[k] is None else None for k in kept]
     val_ty, idx_ty = tensor_type(dims, dt), tensor_type(dims, D.INT64)
-    if dt.is_float:
-        worst: Any = -np.inf if largest else np.inf
+    if dt.is_complex:  # NumPy's lexicographic order
+        worst: Any = complex(-np.inf, -np.inf) if largest else complex(np.inf, np.inf)
+    elif dt.is_float:
+        worst = -np.inf if largest else np.inf
     elif dt.is_bool:
         worst = not largest
     else:
@@ -379,12 +379,11 @@ def _arg_reduce(a: Any, axis: Any, keepdims: bool, out: Any, largest: bool) -> T
     i64 = blk.op("i", f"arith.index_cast {i} : index to i64")
     earlier = blk.op("earlier", f"arith.cmpi slt, {i64}, {at} : i64")
     pred = "gt" if largest else "lt"
-    better = lowering.compare(blk, pred, v, best, dt)
-    tie = lowering.compare(blk, "eq", v, best, dt)
+    better = elementwise.compare_scalars(blk, pred, v, best, dt)
+    tie = elementwise.compare_scalars(blk, "eq", v, best, dt)
     take = blk.op("take", f"arith.ori {better}, {blk.op('tie', f'arith.andi {tie}, {earlier} : i1')} : i1")
-    if dt.is_float:
-        v_nan = blk.op("nan", f"arith.cmpf uno, {v}, {v} : {dt.mlir}")
-        best_nan = blk.op("nan", f"arith.cmpf uno, {best}, {best} : {dt.mlir}")
+    if dt.is_float or dt.is_complex:
+        v_nan, best_nan = (elementwise.isnan_scalar(blk, u, dt) for u in (v, best))
         first_nan = blk.op("nan", f"arith.andi {v_nan}, {earlier} : i1")
         nan_take = blk.op("nan", f"arith.select {best_nan}, {first_nan}, {v_nan} : i1")
         any_nan = blk.op("nan", f"arith.ori {v_nan}, {best_nan} : i1")
