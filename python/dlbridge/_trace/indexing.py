@@ -399,23 +399,8 @@ def _index_array(ctx: TraceContext, part: Any, axis: int, n: Idx) -> tuple[Trace
     """An advanced index as an integer array, and whether it was checked while tracing (a
     constant: lists and NumPy arrays; a concrete boolean mask becomes the indices it selects)."""
     if isinstance(part, TracedArray):
-        if part._dtype.is_bool:
-            # a mask is the indices it selects (NumPy's definition): a size known when the call runs
-            if part.ndim != 1:
-                raise unsupported("indexing", "a multi-dimensional boolean mask among other indices "
-                                              "(use one 1-D mask per axis)")
-            m = part._dims[0] if part._dims[0] is not None else ctx.dim(part, 0)
-            text = (f"boolean index did not match indexed array along axis {axis}; size of axis is "
-                    f"{{0}} but size of corresponding boolean axis is {{1}}")
-            if isinstance(n, int) and isinstance(m, int):
-                if m != n:
-                    raise trace_error(text.replace("{0}", str(n)).replace("{1}", str(m)), IndexError)
-            else:
-                size, length = _const(ctx, n), _const(ctx, m)
-                same = ctx.top.op("mask_fits", f"arith.cmpi eq, {size}, {length} : index")
-                ctx.top.raw(f'dlpack.assert {same}, index_out_of_range, "{_assert_message(text)}" '
-                            f"({size}, {length} : index, index)")
-            return registry.lookup("flatnonzero").impl(part), True  # type: ignore[union-attr]
+        if part._dtype.is_bool:  # a 0-d mask (the others are their indices: mask_indices)
+            raise unsupported("indexing", "a 0-d boolean mask among other indices")
         if not part._dtype.is_int:
             raise trace_error("arrays used as indices must be of integer (or boolean) type", IndexError)
         return part, False
@@ -512,10 +497,41 @@ class Selection:
         return coords
 
 
+def mask_indices(x: TracedArray, parts: Sequence[Any]) -> list[Any]:
+    """``parts`` with each traced boolean mask replaced by the index arrays of its True elements
+    (``np.nonzero``: NumPy's definition of a mask among other indices, a size known when the call
+    runs), its shape checked against the dims of ``x`` it covers (NumPy's IndexError)."""
+    ctx = x._ctx
+    out: list[Any] = []
+    axis = 0
+    for part in parts:
+        if not (isinstance(part, TracedArray) and part._dtype.is_bool and part.ndim > 0):
+            out.append(part)
+            axis += part is not None
+            continue
+        for k in range(part.ndim):
+            n = x._dims[axis + k] if x._dims[axis + k] is not None else ctx.dim(x, axis + k)
+            m = part._dims[k] if part._dims[k] is not None else ctx.dim(part, k)
+            text = (f"boolean index did not match indexed array along axis {axis + k}; size of axis is "
+                    f"{{0}} but size of corresponding boolean axis is {{1}}")
+            if isinstance(n, int) and isinstance(m, int):
+                if m != n:
+                    raise trace_error(text.replace("{0}", str(n)).replace("{1}", str(m)), IndexError)
+            else:
+                size, length = _const(ctx, n), _const(ctx, m)
+                same = ctx.top.op("mask_fits", f"arith.cmpi eq, {size}, {length} : index")
+                ctx.top.raw(f'dlpack.assert {same}, index_out_of_range, "{_assert_message(text)}" '
+                            f"({size}, {length} : index, index)")
+        out.extend(registry.lookup("nonzero").impl(part))  # type: ignore[union-attr]
+        axis += part.ndim
+    return out
+
+
 def select(x: TracedArray, parts: Sequence[Any]) -> Selection:
     """The :class:`Selection` of ``x[parts]`` (``parts`` from :func:`normalize_key`, at least
-    one an index array), its index arrays checked in bounds."""
+    one an index array or traced mask: :func:`mask_indices`), its index arrays checked in bounds."""
     ctx = x._ctx
+    parts = mask_indices(x, parts)
     if any(p is None for p in parts):
         raise unsupported("indexing", "numpy.newaxis combined with index arrays")
     basic = [slice(None) if _is_advanced(p) else p for p in parts]

@@ -298,19 +298,6 @@ def setitem(target: TracedArray, key: Any, value: Any) -> None:
     scatter(target, tuple(parts), value, op)
 
 
-def _index_parts(target: TracedArray, key: Any) -> list[Any]:
-    """``key`` normalised against ``target`` (:func:`indexing.normalize_key`), each traced boolean
-    mask replaced by the index arrays of its True elements (``np.nonzero``), as NumPy does."""
-    parts = indexing.normalize_key(key, target.ndim)
-    out: list[Any] = []
-    for p in parts:
-        if isinstance(p, TracedArray) and p._dtype.is_bool and p.ndim > 0:
-            out.extend(registry.lookup("nonzero").impl(p))  # type: ignore[union-attr]
-        else:
-            out.append(p)
-    return out
-
-
 def scatter(target: TracedArray, key: Any, values: Any, op: str, combine: Combine | None = None) -> None:
     """``target[key] = values`` for a key with index arrays: the one scatter, which every update
     at indices uses (``x[i] = v``, ``x[i] += v``, ``put``, ``put_along_axis``, ``place``,
@@ -332,7 +319,7 @@ def scatter(target: TracedArray, key: Any, values: Any, op: str, combine: Combin
         scatter(scattered, Ellipsis, values, op, combine)
         assign(target, elementwise.where(key, scattered, target), op=op, casting="unsafe")
         return
-    parts = _index_parts(target, key)
+    parts = indexing.mask_indices(target, indexing.normalize_key(key, target.ndim))
     if indexing.is_basic_key(parts):  # no index arrays: no element is selected twice
         view = indexing.getitem(target, tuple(parts), view=True)
         if combine is not None:

@@ -61,12 +61,14 @@ def _function(name: str, ufunc: str, kind: str) -> Callable[..., Any]:
     return call
 
 
+_ln = _function("log", "log", "float")
+
+
 def _log(x: Any, base: Any = None) -> Any:
     """``math.log(x[, base])``."""
     if not isinstance(x, TracedArray) and not isinstance(base, TracedArray):
         return math.log(x) if base is None else math.log(x, base)
-    ln = _function("log", "log", "float")
-    return ln(x) if base is None else registry.lookup("divide").impl(ln(x), ln(base))  # type: ignore[union-attr]
+    return _ln(x) if base is None else registry.lookup("divide").impl(_ln(x), _ln(base))  # type: ignore[union-attr]
 
 
 #: The ``math`` functions that take traced values, by the ``math`` function they stand for.
